@@ -1,0 +1,18 @@
+/** The `ledger` keys of advisor.json (SPEC §7): how much of the branch reaches the advisor verbatim. */
+export interface LedgerConfig {
+	/** Newest tool rounds of the open segment rendered verbatim; every other round is a one-line card. */
+	tailToolCalls: number;
+	/** Cap per verbatim part (call arguments, result text, reasoning, prose, advice). */
+	tailMaxChars: number;
+	/** A longer user message keeps head and tail around an expandable gap. */
+	userMessageMaxChars: number;
+	/** Visible extension messages are previewed up to this many characters. */
+	customPreviewChars: number;
+}
+
+export const DEFAULT_LEDGER_CONFIG: Readonly<LedgerConfig> = Object.freeze({
+	tailToolCalls: 2,
+	tailMaxChars: 8000,
+	userMessageMaxChars: 20000,
+	customPreviewChars: 500,
+});

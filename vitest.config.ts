@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+	test: {
+		include: ["test/**/*.test.ts"],
+		testTimeout: 60_000,
+		hookTimeout: 60_000,
+		// End-to-end tests start real Pi sessions; two workers match the 2-core CI machine.
+		pool: "forks",
+		maxWorkers: 2,
+	},
+});
