@@ -79,9 +79,17 @@ export const PASTED_IMAGE = (mimeType: string) =>
 	`[pasted image (${mimeType}): not viewable here — ask the executor what it showed]`;
 export const TOOL_IMAGE_WITH_PATH = (mimeType: string, path: string) =>
 	`[image (${mimeType}) from ${path} — read that path to view it]`;
-export const TOOL_IMAGE_NO_PATH = (mimeType: string) => `[image (${mimeType}) produced by the tool; no path to view it]`;
+export const TOOL_IMAGE_NO_PATH = (mimeType: string) =>
+	`[image (${mimeType}) produced by the tool; no path to view it]`;
+export const MESSAGE_IMAGE = (mimeType: string) =>
+	`[image (${mimeType}) attached to an extension message; not viewable here]`;
 
-export const GAP = (omitted: number, id: string) => `[… ${omitted} chars omitted — advisor_expand #${id} returns them …]`;
+export const RESULT_RUNNING = "(still running)";
+export const RESULT_MISSING = "(no result was recorded)";
+export const REASONING_INTRO = "the executor's private reasoning for the step that led to this consultation";
+
+export const GAP = (omitted: number, id: string) =>
+	`[… ${omitted} chars omitted — advisor_expand #${id} returns them …]`;
 
 export const COMPACTION_WORDS_INTRO = "Earlier work was compacted. The user's own words from that span, verbatim:";
 export const COMPACTION_SUMMARY_INTRO = "Pi's paraphrase of that span (a summary, not the user's words):";
@@ -187,4 +195,68 @@ export const FAILURE = Object.freeze({
 export const SKIP_REASONS = Object.freeze({
 	sameModel: (modelId: string) => `the advisor and the executor are the same model (${modelId})`,
 	disabledForModel: (model: string) => `the advisor is disabled for executor model ${model}`,
+});
+
+/** Thrown by the pi-ai loader (SPEC §8); reaches the executor through FAILURE.threw. */
+export const UNSUPPORTED_PI_AI =
+	"pi-ai does not expose completeSimple on /compat or the package root — unsupported host pi-ai version";
+
+// ---------------------------------------------------------------------------------------------
+// Investigation tools: the advisor's own read-only tools (SPEC §3). Their declarations sit in
+// the cached head of every request, so these strings never depend on config or time.
+// ---------------------------------------------------------------------------------------------
+
+export const EXPAND_TOOL_NAME = "advisor_expand";
+export const GIT_DIFF_TOOL_NAME = "git_diff";
+
+export const EXPAND_TOOL_DESCRIPTION =
+	"Return the verbatim text behind ledger cards (`#id tool · …`) and omitted spans (`advisor_expand #id returns them`). Pass the ids as shown, with or without `#`; long texts come back clipped around the middle.";
+/** How many ids one advisor_expand call takes; the rest are named back as not expanded. */
+export const EXPAND_MAX_IDS = 8;
+export const EXPAND_IDS_DESCRIPTION = `Card or gap ids, e.g. ["#a1b2c3d4"]. At most ${EXPAND_MAX_IDS} per call.`;
+
+export const GIT_DIFF_TOOL_DESCRIPTION =
+	"Show the net change in the workspace's git repository: a --stat summary by default, the full patch with patch: true, what is staged with staged: true. Untracked files are listed after the diff. Read-only.";
+export const GIT_DIFF_PATH_DESCRIPTION =
+	"Limit the diff to this file or folder (relative to the workspace; default: all of it)";
+export const GIT_DIFF_PATCH_DESCRIPTION = "Show the full patch instead of the --stat summary (default: false)";
+export const GIT_DIFF_STAGED_DESCRIPTION =
+	"Diff the staged changes (index against HEAD) instead of the unstaged ones (default: false)";
+
+/** Appended to the descriptions of Pi's read, grep, find and ls so the advisor knows the fence. */
+export const WORKSPACE_TOOL_NOTE =
+	" Read-only: paths outside the workspace and credential files (.env, keys, certificates) are refused or left out.";
+
+export const TOOL_REFUSAL = Object.freeze({
+	outside: (path: string) => `${path}: outside the workspace`,
+	denied: (path: string) => `${path}: denied by tools.denyPatterns`,
+	unresolvable: (path: string) => `${path}: cannot be resolved (symlink loop or unreadable folder)`,
+	invalidPath: (path: string) => `${JSON.stringify(path)}: not a usable path`,
+	optionLikePath: (path: string) => `${path}: a path may not start with "-"`,
+	notRegularFile: (path: string) => `${path}: not a regular file`,
+	notFound: (path: string) => `${path}: not found`,
+});
+
+export const TOOL_TEXT = Object.freeze({
+	noChanges: "(no changes)",
+	untrackedHeader: "Untracked files (new, not in the diff above; read them to see their content):",
+	untrackedMore: (more: number) => `… and ${more} more untracked files`,
+	notGitRepo: "git_diff: the workspace is not inside a git repository.",
+	gitFailed: (code: number | string, stderr: string) => `git diff failed (exit ${code}): ${stderr}`,
+	gitOutputCut: "[git output cut: too large to collect in full]",
+	timedOut: (tool: string, seconds: number) => `${tool} timed out after ${seconds}s. Narrow the request.`,
+	cancelled: (tool: string) => `${tool} was cancelled.`,
+	failed: (tool: string, message: string) => `${tool} failed: ${message}`,
+	unknownTool: (name: string) => `Unknown tool: ${name}. Your tools are listed in this request.`,
+	missingBinary: (tool: string, binary: string) =>
+		`${tool} is unavailable: ${binary} is not installed on this machine. Use the other tools.`,
+	clipped: (omitted: number) => `[… ${omitted} chars omitted …]`,
+	binaryFile: (size: string) => `[binary file, ${size}: not shown]`,
+	readPrefixOnly: (shown: string, size: string) =>
+		`[read covers only the first ${shown} of this ${size} file; grep can still search all of it]`,
+	imageTooLarge: (size: string) => `[image file, ${size}: too large to show]`,
+	imageWithheld: (mimeType: string) => `[image (${mimeType}) not shown: this advisor model does not accept images]`,
+	expandNoIds: 'advisor_expand needs at least one id, e.g. {"ids": ["#a1b2c3d4"]}.',
+	expandNotFound: (id: string) => `#${id}: not found (only ids shown in the log can be expanded)`,
+	expandOverCap: (max: number, ids: string) => `Not expanded (at most ${max} ids per call): ${ids}`,
 });

@@ -1,0 +1,61 @@
+/**
+ * Model keys as the user writes them in advisor.json: `provider/modelId`, or the legacy
+ * `provider:modelId` that rpiv-advisor wrote. Canonical form is the slash form; the result
+ * envelope's `details.advisorModel` keeps the colon form older hosts expect.
+ */
+
+export interface ModelKey {
+	provider: string;
+	modelId: string;
+}
+
+/** The fields of a pi-ai `Model` this module needs; any registry model satisfies it. */
+export interface ModelRef {
+	provider: string;
+	id: string;
+	name?: string;
+}
+
+// Provider ids never contain `/` or `:` (they are registry keys such as `amazon-bedrock`),
+// while model ids contain both: `openrouter/anthropic/claude-sonnet-4`,
+// `openrouter:deepseek/deepseek-r1:free`, `ollama:llama3:8b`,
+// `amazon-bedrock/anthropic.claude-3-5-sonnet-20241022-v2:0`. So the key splits at the first
+// separator of either kind, and everything after it is the model id, verbatim.
+const SEPARATOR = /[/:]/;
+const WHITESPACE = /\s/;
+
+/** Parses either form; undefined when there is no provider, no model id, or the provider has spaces. */
+export function parseModelKey(raw: string): ModelKey | undefined {
+	const text = raw.trim();
+	const at = text.search(SEPARATOR);
+	if (at <= 0) return undefined;
+	const provider = text.slice(0, at);
+	const modelId = text.slice(at + 1);
+	if (modelId.length === 0 || WHITESPACE.test(provider)) return undefined;
+	return { provider, modelId };
+}
+
+export function formatModelKey(key: ModelKey): string {
+	return `${key.provider}/${key.modelId}`;
+}
+
+/** `provider:modelId`, the form of `details.advisorModel` (SPEC §4). */
+export function formatColonKey(key: ModelKey): string {
+	return `${key.provider}:${key.modelId}`;
+}
+
+/** `provider/modelId` for either input form; undefined when unparseable. */
+export function canonicalModelKey(raw: string): string | undefined {
+	const key = parseModelKey(raw);
+	return key ? formatModelKey(key) : undefined;
+}
+
+export function modelKeyOf(model: ModelRef): ModelKey {
+	return { provider: model.provider, modelId: model.id };
+}
+
+/** What the user sees for a model: its display name, else its id. */
+export function advisorLabel(model: ModelRef): string {
+	const name = model.name?.trim();
+	return name ? name : model.id;
+}

@@ -1,0 +1,233 @@
+/**
+ * The fold: (ledger, events) → ledger, with immer. Each event is applied on its own, so folding a
+ * branch in one go or in any number of pieces gives the same state (a property test holds us to it).
+ */
+
+import { current, type Draft, Immer } from "immer";
+import type { LedgerEvent } from "../events/types.ts";
+import { ADVISOR_TOOL_NAME, CUSTOM_TYPES } from "../render/constants.ts";
+import { completedAdvice, reviewAdvice } from "./advisor-result.ts";
+import { type Block, emptyLedger, type LedgerState, type RoundBlock } from "./state.ts";
+
+type LedgerDraft = Draft<LedgerState>;
+
+/**
+ * No auto-freeze: events can hold objects the live Pi host owns (tool arguments, details), which
+ * must not be frozen under it, and skipping the freeze keeps an incremental fold O(new events).
+ * Blocks are still never mutated once made; a test checks that folding leaves its input untouched.
+ */
+const immer = new Immer({ autoFreeze: false });
+
+interface ApplyContext {
+	/** Every event up to and including the one being applied (a plain array: reading it makes no drafts). */
+	events: readonly LedgerEvent[];
+	index: number;
+	/** True while a compaction re-applies its kept span: those user words are already recorded. */
+	replay: boolean;
+}
+
+export function foldEvents(state: LedgerState, newEvents: readonly LedgerEvent[]): LedgerState {
+	if (newEvents.length === 0) return state;
+	const events = state.events.concat(newEvents);
+	const first = state.events.length;
+	return immer.produce(state, (draft) => {
+		draft.events = events as LedgerEvent[];
+		for (let index = first; index < events.length; index++) {
+			apply(draft, events[index]!, { events, index, replay: false });
+		}
+	});
+}
+
+export function foldAll(events: readonly LedgerEvent[]): LedgerState {
+	return foldEvents(emptyLedger(), events);
+}
+
+function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void {
+	switch (event.kind) {
+		case "user":
+			draft.open.push({ kind: "user", id: event.id, parts: event.parts });
+			if (!ctx.replay) draft.userWords.push({ id: event.id, parts: event.parts, index: ctx.index });
+			return;
+		case "assistant": {
+			// Pi writes every result of a message before the next assistant message, so calls still
+			// pending now never got one: they become cards where they were given up on.
+			giveUpPendingCalls(draft);
+			const advisorCalls = event.calls.filter((c) => c.name === ADVISOR_TOOL_NAME);
+			for (const call of advisorCalls) {
+				draft.pendingConsultations.push({
+					callId: call.id,
+					callEntryId: event.id,
+					question: event.text,
+					reasoning: event.thinking,
+				});
+			}
+			// The prose beside an advisor call is the question of that consultation, not a log block.
+			if (advisorCalls.length === 0 && event.text.trim().length > 0) {
+				draft.open.push({ kind: "prose", id: event.id, text: event.text });
+			}
+			for (const call of event.calls) {
+				if (call.name === ADVISOR_TOOL_NAME) continue;
+				draft.pendingCalls.push({ callEntryId: event.id, call, reasoning: event.thinking });
+			}
+			return;
+		}
+		case "toolResult": {
+			const consultation = draft.pendingConsultations.findIndex((p) => p.callId === event.callId);
+			if (consultation !== -1 || event.toolName === ADVISOR_TOOL_NAME) {
+				const pending = consultation === -1 ? undefined : draft.pendingConsultations[consultation];
+				if (consultation !== -1) draft.pendingConsultations.splice(consultation, 1);
+				const advice = completedAdvice(event);
+				if (advice !== undefined) closeSegment(draft, "consultation", pending?.question ?? "", advice, event.id);
+				return;
+			}
+			const callIndex = draft.pendingCalls.findIndex((p) => p.call.id === event.callId);
+			const pending = callIndex === -1 ? undefined : draft.pendingCalls[callIndex];
+			if (callIndex !== -1) draft.pendingCalls.splice(callIndex, 1);
+			const block: RoundBlock = {
+				kind: "round",
+				id: event.id,
+				round: {
+					callEntryId: pending?.callEntryId ?? event.id,
+					// A result whose call is not on the branch still deserves a card; its arguments are unknown.
+					call: pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} },
+					resultId: event.id,
+					resultParts: event.parts,
+					status: event.isError ? "error" : "ok",
+					reasoning: pending?.reasoning ?? "",
+				},
+			};
+			draft.open.push(block);
+			return;
+		}
+		case "bashRun":
+			if (event.excluded) {
+				hide(draft, event.id);
+				return;
+			}
+			draft.open.push({
+				kind: "shell",
+				id: event.id,
+				command: event.command,
+				output: event.output,
+				exitCode: event.exitCode,
+				cancelled: event.cancelled,
+				truncated: event.truncated,
+			});
+			return;
+		case "customMessage": {
+			if (event.customType === CUSTOM_TYPES.review) {
+				const advice = reviewAdvice(event);
+				if (advice !== undefined) closeSegment(draft, "review", "", advice, event.id);
+				return;
+			}
+			if (!event.display) {
+				hide(draft, event.id);
+				return;
+			}
+			draft.open.push({ kind: "note", id: event.id, customType: event.customType, parts: event.parts });
+			return;
+		}
+		case "compaction":
+			if (!event.resets) {
+				draft.open.push({
+					kind: "summary",
+					id: event.id,
+					summaryKind: "compaction",
+					summary: event.summary,
+					words: [],
+				});
+				return;
+			}
+			// Like Pi, only the newest compaction counts: an older one inside a kept span is skipped.
+			if (ctx.replay) return;
+			compact(draft, event.id, event.summary, event.firstKeptEntryId, ctx);
+			return;
+		case "branchSummary":
+			draft.open.push({
+				kind: "summary",
+				id: event.id,
+				summaryKind: "branch",
+				summary: event.summary,
+				words: event.hiddenUserWords,
+			});
+			draft.summaryBoundary = { id: event.id, kind: "branch" };
+			return;
+		case "modelChange":
+		case "thinkingLevel":
+		case "custom":
+		case "other":
+			return;
+		default: {
+			const never: never = event;
+			throw new Error(`unhandled ledger event ${JSON.stringify(never)}`);
+		}
+	}
+}
+
+function hide(draft: LedgerDraft, id: string): void {
+	if (!draft.hidden.includes(id)) draft.hidden.push(id);
+}
+
+function giveUpPendingCalls(draft: LedgerDraft): void {
+	if (draft.pendingCalls.length > 0) {
+		for (const pending of draft.pendingCalls) {
+			draft.open.push({
+				kind: "round",
+				id: pending.callEntryId,
+				round: {
+					callEntryId: pending.callEntryId,
+					call: pending.call,
+					resultId: undefined,
+					resultParts: [],
+					status: "no-result",
+					reasoning: pending.reasoning,
+				},
+			});
+		}
+		draft.pendingCalls = [];
+	}
+	// A consultation that never got a result leaves nothing, like a failed one.
+	if (draft.pendingConsultations.length > 0) draft.pendingConsultations = [];
+}
+
+function closeSegment(
+	draft: LedgerDraft,
+	closedBy: "consultation" | "review",
+	question: string,
+	advice: string,
+	closingId: string,
+): void {
+	draft.closed.push({ closedBy, blocks: draft.open as Block[], question, advice, closingId });
+	draft.open = [];
+}
+
+/**
+ * Pi replaced everything before `firstKeptEntryId` with a summary; the advisor's log follows,
+ * except that the user's own words from the summarised span are re-stated ahead of the paraphrase.
+ */
+function compact(
+	draft: LedgerDraft,
+	id: string,
+	summary: string,
+	firstKeptEntryId: string | null,
+	ctx: ApplyContext,
+): void {
+	let kept = ctx.index;
+	if (firstKeptEntryId !== null) {
+		for (let i = 0; i < ctx.index; i++) {
+			if (ctx.events[i]!.id === firstKeptEntryId) {
+				kept = i;
+				break;
+			}
+		}
+	}
+	const words = current(draft.userWords)
+		.filter((w) => w.index < kept)
+		.map((w) => ({ id: w.id, parts: w.parts }));
+	draft.closed = [];
+	draft.open = [{ kind: "summary", id, summaryKind: "compaction", summary, words }];
+	draft.pendingCalls = [];
+	draft.pendingConsultations = [];
+	for (let i = kept; i < ctx.index; i++) apply(draft, ctx.events[i]!, { events: ctx.events, index: i, replay: true });
+	draft.summaryBoundary = { id, kind: "compaction" };
+}

@@ -1,0 +1,141 @@
+/**
+ * The ledger: what the branch folds into. Append-only in spirit — a block, once created, is
+ * never changed; only a compaction replaces the whole sequence (the executor's own context
+ * was replaced, so the advisor's is too).
+ */
+
+import type { ContentPart, HiddenUserWords, LedgerEvent, ToolCallInfo } from "../events/types.ts";
+
+export type RoundStatus = "ok" | "error" | "no-result";
+
+/** One tool call and its result (if one was recorded). */
+export interface Round {
+	/** Entry id of the assistant message that made the call. */
+	callEntryId: string;
+	call: ToolCallInfo;
+	/** Entry id of the toolResult, absent for a call that never got one. */
+	resultId: string | undefined;
+	resultParts: ContentPart[];
+	status: RoundStatus;
+	/** The calling message's private reasoning; rendered only while the round is in the verbatim tail. */
+	reasoning: string;
+}
+
+export interface UserBlock {
+	kind: "user";
+	id: string;
+	parts: ContentPart[];
+}
+
+/** The executor's visible prose (an assistant message's text). */
+export interface ProseBlock {
+	kind: "prose";
+	id: string;
+	text: string;
+}
+
+/** A finished tool round, placed where its result landed (or where it was given up on). */
+export interface RoundBlock {
+	kind: "round";
+	/** The result entry id, or the call's entry id for a call that never got a result. */
+	id: string;
+	round: Round;
+}
+
+export interface SummaryBlock {
+	kind: "summary";
+	id: string;
+	summaryKind: "compaction" | "branch";
+	summary: string;
+	/** The user's own words from the summarised span, re-stated verbatim before the paraphrase. */
+	words: HiddenUserWords[];
+}
+
+/** A visible extension message (preview only). */
+export interface NoteBlock {
+	kind: "note";
+	id: string;
+	customType: string;
+	parts: ContentPart[];
+}
+
+/** A `!cmd` run by the user (in the executor's context). */
+export interface ShellBlock {
+	kind: "shell";
+	id: string;
+	command: string;
+	output: string;
+	exitCode: number | undefined;
+	cancelled: boolean;
+	truncated: boolean;
+}
+
+export type Block = UserBlock | ProseBlock | RoundBlock | SummaryBlock | NoteBlock | ShellBlock;
+
+/** A stretch of the log that a completed consultation or a delivered review closed. */
+export interface ClosedSegment {
+	closedBy: "consultation" | "review";
+	blocks: Block[];
+	/** The executor's prose alongside the advisor call (consultations only; may be empty). */
+	question: string;
+	/** The advice that answered it: replayed as the advisor's own assistant turn. */
+	advice: string;
+	/** Entry id of the advisor result or review message that closed the segment. */
+	closingId: string;
+}
+
+/** An advisor() call that has no result yet. The newest one is the consultation in flight. */
+export interface PendingConsultation {
+	callId: string;
+	callEntryId: string;
+	question: string;
+	reasoning: string;
+}
+
+/** A non-advisor tool call still waiting for its result. */
+export interface PendingCall {
+	callEntryId: string;
+	call: ToolCallInfo;
+	reasoning: string;
+}
+
+export interface UserWordsRecord extends HiddenUserWords {
+	/** Position of the user message among the branch's events. */
+	index: number;
+}
+
+export interface SummaryBoundary {
+	id: string;
+	kind: "compaction" | "branch";
+}
+
+export interface LedgerState {
+	closed: ClosedSegment[];
+	/** Blocks of the open segment, in order. */
+	open: Block[];
+	pendingCalls: PendingCall[];
+	pendingConsultations: PendingConsultation[];
+	/** Entries that must never reach the advisor: hidden extension messages and `!!` runs. */
+	hidden: string[];
+	/** Every user message on the branch, in order; a compaction re-states those it hides. */
+	userWords: UserWordsRecord[];
+	/** The newest compaction or branch summary on the branch. */
+	summaryBoundary: SummaryBoundary | undefined;
+	/** Every event on the branch, in order (compaction refolds from them; advisor_expand reads them). */
+	events: LedgerEvent[];
+	indexById: Record<string, number>;
+}
+
+export function emptyLedger(): LedgerState {
+	return {
+		closed: [],
+		open: [],
+		pendingCalls: [],
+		pendingConsultations: [],
+		hidden: [],
+		userWords: [],
+		summaryBoundary: undefined,
+		events: [],
+		indexById: {},
+	};
+}

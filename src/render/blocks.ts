@@ -1,0 +1,159 @@
+/**
+ * One renderer per block kind. Each returns a complete text part ending in "\n", so parts can be
+ * concatenated by a provider without running into each other. Executor content always passes
+ * through `neutralise` and is capped: nothing unbounded reaches the request.
+ */
+
+import type { ContentPart } from "../events/types.ts";
+import { partsText } from "../reducers/advisor-result.ts";
+import type { Block, Round } from "../reducers/state.ts";
+import { cardArgument, imagePath } from "./card-argument.ts";
+import type { LedgerConfig } from "./config.ts";
+import {
+	BRANCH_SUMMARY_INTRO,
+	BRANCH_WORDS_INTRO,
+	COMPACTION_SUMMARY_INTRO,
+	COMPACTION_WORDS_INTRO,
+	GAP,
+	MESSAGE_IMAGE,
+	NO_HIDDEN_WORDS,
+	PASTED_IMAGE,
+	REASONING_INTRO,
+	RESULT_MISSING,
+	RESULT_RUNNING,
+	TOOL_IMAGE_NO_PATH,
+	TOOL_IMAGE_WITH_PATH,
+} from "./constants.ts";
+import { neutralise } from "./neutralise.ts";
+import { capWithGap, clip, firstLine, formatSize, oneLine, safeHead } from "./text.ts";
+
+const ARGUMENT_MAX = 120;
+const ERROR_LINE_MAX = 120;
+const TOOL_NAME_MAX = 40;
+
+/** Entry ids come from the file; anything but a plain token is replaced so an id cannot break a header. */
+export function displayId(id: string): string {
+	const safe = id.replace(/[^A-Za-z0-9_.:-]/g, "_");
+	return safe.length > 64 ? safe.slice(0, 64) : safe;
+}
+
+function toolName(name: string): string {
+	return clip(oneLine(neutralise(name)), TOOL_NAME_MAX) || "?";
+}
+
+export function userBody(id: string, parts: readonly ContentPart[], config: LedgerConfig): string {
+	const body = parts.map((p) => (p.type === "text" ? neutralise(p.text) : PASTED_IMAGE(p.mimeType))).join("\n");
+	return capWithGap(body, config.userMessageMaxChars, displayId(id));
+}
+
+function userWords(id: string, parts: readonly ContentPart[], config: LedgerConfig): string {
+	return `[user #${displayId(id)}]\n${userBody(id, parts, config)}\n`;
+}
+
+function statusText(round: Round): string {
+	switch (round.status) {
+		case "ok":
+			return "ok";
+		case "error":
+			return "error";
+		case "no-result":
+			return "no result";
+		default: {
+			const never: never = round.status;
+			return never;
+		}
+	}
+}
+
+/** `#id tool · argument · status · size[ · ✗ first error line]` — one line, always. */
+export function cardLine(id: string, round: Round, status = statusText(round)): string {
+	const text = partsText(round.resultParts);
+	const images = round.resultParts.filter((p) => p.type === "image").length;
+	const argument = clip(oneLine(neutralise(cardArgument(round.call))), ARGUMENT_MAX) || "—";
+	let size = formatSize(text.length);
+	if (images > 0) size += ` + ${images} image${images === 1 ? "" : "s"}`;
+	let line = `#${displayId(id)} ${toolName(round.call.name)} · ${argument} · ${status} · ${size}`;
+	if (round.status === "error") {
+		const error = clip(oneLine(neutralise(firstLine(text))), ERROR_LINE_MAX);
+		if (error.length > 0) line += ` · ✗ ${error}`;
+	}
+	return `${line}\n`;
+}
+
+function resultBody(round: Round): string {
+	const path = imagePath(round.call);
+	return round.resultParts
+		.map((p) => {
+			if (p.type === "text") return neutralise(p.text);
+			return path === undefined ? TOOL_IMAGE_NO_PATH(p.mimeType) : TOOL_IMAGE_WITH_PATH(p.mimeType, path);
+		})
+		.join("\n");
+}
+
+function argumentsJson(args: Record<string, unknown>): string {
+	try {
+		return JSON.stringify(args) ?? "{}";
+	} catch {
+		return "{}";
+	}
+}
+
+/** A tail round: the call's arguments and the result text, each capped around an expandable gap. */
+export function verbatimRound(id: string, round: Round, config: LedgerConfig, running: boolean): string {
+	const shownId = displayId(id);
+	const status = running ? "running" : statusText(round);
+	const call = capWithGap(neutralise(argumentsJson(round.call.arguments)), config.tailMaxChars, shownId);
+	let result: string;
+	if (running) result = RESULT_RUNNING;
+	else if (round.status === "no-result") result = RESULT_MISSING;
+	else result = capWithGap(resultBody(round), config.tailMaxChars, shownId);
+	return `[tool #${shownId}] ${toolName(round.call.name)} · ${status}\ncall: ${call}\nresult:\n${result}\n`;
+}
+
+function preview(id: string, parts: readonly ContentPart[], max: number): string {
+	const text = parts.map((p) => (p.type === "text" ? neutralise(p.text) : MESSAGE_IMAGE(p.mimeType))).join("\n");
+	if (text.length <= max) return text;
+	const head = safeHead(text, max);
+	return `${head}\n${GAP(text.length - head.length, displayId(id))}`;
+}
+
+export function reasoningBlock(id: string, thinking: string, config: LedgerConfig): string {
+	const shownId = displayId(id);
+	return `[reasoning #${shownId}] ${REASONING_INTRO}\n${capWithGap(neutralise(thinking), config.tailMaxChars, shownId)}\n`;
+}
+
+/** The stable rendering of a block: rounds as cards. */
+export function renderBlock(block: Block, config: LedgerConfig): string {
+	switch (block.kind) {
+		case "user":
+			return userWords(block.id, block.parts, config);
+		case "prose":
+			return `[executor #${displayId(block.id)}]\n${capWithGap(neutralise(block.text), config.tailMaxChars, displayId(block.id))}\n`;
+		case "round":
+			return cardLine(block.id, block.round);
+		case "summary": {
+			const compaction = block.summaryKind === "compaction";
+			const header = compaction
+				? `[compaction #${displayId(block.id)}]`
+				: `[branch summary #${displayId(block.id)}]`;
+			const words =
+				block.words.length === 0
+					? `${NO_HIDDEN_WORDS}\n`
+					: block.words.map((w) => userWords(w.id, w.parts, config)).join("");
+			const summary = capWithGap(neutralise(block.summary), config.tailMaxChars, displayId(block.id));
+			return `${header} ${compaction ? COMPACTION_WORDS_INTRO : BRANCH_WORDS_INTRO}\n${words}${compaction ? COMPACTION_SUMMARY_INTRO : BRANCH_SUMMARY_INTRO}\n${summary}\n`;
+		}
+		case "note":
+			return `[note #${displayId(block.id)} · ${clip(oneLine(neutralise(block.customType)), TOOL_NAME_MAX)}]\n${preview(block.id, block.parts, config.customPreviewChars)}\n`;
+		case "shell": {
+			let header = `[shell #${displayId(block.id)}] the user ran: ${clip(oneLine(neutralise(block.command)), ARGUMENT_MAX)} · exit ${block.exitCode ?? "?"}`;
+			if (block.cancelled) header += " · cancelled";
+			if (block.truncated) header += " · truncated";
+			return `${header}\n${capWithGap(neutralise(block.output), config.tailMaxChars, displayId(block.id))}\n`;
+		}
+		default: {
+			const never: never = block;
+			return never;
+		}
+	}
+}

@@ -1,0 +1,93 @@
+/**
+ * advisor_expand's source: the verbatim text behind a card or a gap. Only entries the ledger
+ * could have shown answer; hidden extension messages, `!!` runs, extension state and anything
+ * off the branch are "not found", exactly like an id that never existed.
+ */
+
+import type { ContentPart, LedgerEvent } from "../events/types.ts";
+import { completedAdvice, reviewAdvice } from "../reducers/advisor-result.ts";
+import type { LedgerState } from "../reducers/state.ts";
+import { displayId } from "./blocks.ts";
+import { CUSTOM_TYPES, MESSAGE_IMAGE, PASTED_IMAGE, TOOL_IMAGE_NO_PATH } from "./constants.ts";
+
+export type ExpandResult = { kind: "ok"; text: string } | { kind: "not-found" };
+
+function partsWithImages(parts: readonly ContentPart[], image: (mime: string) => string): string {
+	return parts.map((p) => (p.type === "text" ? p.text : image(p.mimeType))).join("\n");
+}
+
+function json(value: unknown): string {
+	try {
+		return JSON.stringify(value) ?? "";
+	} catch {
+		return "";
+	}
+}
+
+function findCall(events: readonly LedgerEvent[], before: number, callId: string) {
+	for (let i = before - 1; i >= 0; i--) {
+		const e = events[i]!;
+		if (e.kind !== "assistant") continue;
+		const call = e.calls.find((c) => c.id === callId);
+		if (call !== undefined) return call;
+	}
+	return undefined;
+}
+
+function expandEvent(events: readonly LedgerEvent[], index: number): string | undefined {
+	const event = events[index]!;
+	switch (event.kind) {
+		case "user":
+			return partsWithImages(event.parts, PASTED_IMAGE);
+		case "assistant": {
+			const sections: string[] = [];
+			if (event.text.trim().length > 0) sections.push(`prose:\n${event.text}`);
+			if (event.thinking.trim().length > 0) sections.push(`reasoning:\n${event.thinking}`);
+			for (const call of event.calls) sections.push(`call ${call.name}: ${json(call.arguments)}`);
+			return sections.length > 0 ? sections.join("\n\n") : undefined;
+		}
+		case "toolResult": {
+			if (event.toolName === "advisor") return completedAdvice(event);
+			const call = findCall(events, index, event.callId);
+			const head = `${event.toolName}${event.isError ? " (error)" : ""}: ${json(call?.arguments ?? {})}`;
+			return `${head}\n${partsWithImages(event.parts, TOOL_IMAGE_NO_PATH)}`;
+		}
+		case "bashRun":
+			return event.excluded ? undefined : `$ ${event.command}\n${event.output}`;
+		case "customMessage":
+			if (event.customType === CUSTOM_TYPES.review) return reviewAdvice(event);
+			return event.display ? partsWithImages(event.parts, MESSAGE_IMAGE) : undefined;
+		case "compaction":
+			return event.summary;
+		case "branchSummary":
+			return event.summary;
+		case "modelChange":
+		case "thinkingLevel":
+		case "custom":
+		case "other":
+			return undefined;
+		default: {
+			const never: never = event;
+			return never;
+		}
+	}
+}
+
+/** Look an id up (`#` optional; the id as shown in the request works too). */
+export function expandEntry(state: LedgerState, rawId: string): ExpandResult {
+	const id = rawId.trim().replace(/^#/, "");
+	if (id.length === 0) return { kind: "not-found" };
+	for (let i = state.events.length - 1; i >= 0; i--) {
+		const event = state.events[i]!;
+		if (event.id !== id && displayId(event.id) !== id) continue;
+		if (state.hidden.includes(event.id)) return { kind: "not-found" };
+		const text = expandEvent(state.events, i);
+		return text === undefined ? { kind: "not-found" } : { kind: "ok", text };
+	}
+	return { kind: "not-found" };
+}
+
+/** Adapter for the advisor_expand tool's `ExpandSource`. */
+export function expandSource(state: LedgerState): { lookup(id: string): ExpandResult } {
+	return { lookup: (id) => expandEntry(state, id) };
+}

@@ -1,0 +1,26 @@
+/**
+ * Executor content is data. A file, a tool result or a user message that contains the
+ * ledger's own framing (`</executor_log>`, a block header, a card line) must not be able to
+ * close the log or forge a block, so such text is defused before it is placed in a block.
+ *
+ * Both rewrites keep the text readable and its length unchanged or +1 per line, and they
+ * only touch text that imitates framing.
+ */
+
+import { HEADER_WORDS, TAGS } from "./constants.ts";
+
+const TAG_NAMES = Object.values(TAGS).join("|");
+/** `<executor_log>`, `</ question >`, any case: the angle brackets become ‹ › so no tag can open or close. */
+const TAG_RE = new RegExp(`<(\\s*/?\\s*(?:${TAG_NAMES})\\s*)>`, "gi");
+
+const HEADER_WORD_RE = HEADER_WORDS.map((w) => w.replace(/ /g, "\\s+")).join("|");
+/**
+ * A line that reads as a block header (`[user #…`, `[tool …`) or as a card (`#id tool · …`).
+ * Such lines get a leading backslash: visibly quoted, no longer at the start of a line.
+ */
+const HEADER_LINE_RE = new RegExp(`^(?=\\s*\\[(?:${HEADER_WORD_RE})[\\s\\]#]|\\s*#\\S+ \\S+ · )`, "gim");
+
+export function neutralise(text: string): string {
+	if (text.indexOf("<") === -1 && text.indexOf("[") === -1 && text.indexOf("#") === -1) return text;
+	return text.replace(TAG_RE, "‹$1›").replace(HEADER_LINE_RE, "\\");
+}

@@ -1,0 +1,362 @@
+/**
+ * Request assembly (SPEC §2): system prompt, tool declarations, the catalogue, one user message
+ * per closed segment followed by its advice, then the open segment ending on the instruction.
+ *
+ * Every block is its own content part and never changes once rendered, so a request rendered at
+ * one point of a branch is, part for part, the head of every later one: the stable portion. Only
+ * the verbatim tail, the question and the instruction (the volatile parts) sit after it.
+ */
+
+import type { AssistantMessage, Context, Message, Tool, UserMessage } from "@mariozechner/pi-ai";
+import type { Block, LedgerState, PendingCall, PendingConsultation, Round } from "../reducers/state.ts";
+import { cardLine, displayId, reasoningBlock, renderBlock, verbatimRound } from "./blocks.ts";
+import { type CatalogueEntry, renderCatalogue } from "./catalogue.ts";
+import type { LedgerConfig } from "./config.ts";
+import {
+	type AdvisorToolsMode,
+	advisorSystemPrompt,
+	CONSULT_INSTRUCTION,
+	DEFAULT_QUESTION,
+	LOG_CLOSE,
+	LOG_OPEN,
+	REVIEW_INSTRUCTION,
+	REVIEW_MARKER,
+	TAGS,
+} from "./constants.ts";
+import { estimateToolsTokens, tokensForChars } from "./estimate.ts";
+import { chainHash, hashString } from "./hash.ts";
+import { neutralise } from "./neutralise.ts";
+import { capWithGap } from "./text.ts";
+
+export type RequestMode = "consult" | "review";
+
+export interface RenderOptions {
+	config: LedgerConfig;
+	/** Every tool registered in the executor's session (name + description). */
+	catalogue: readonly CatalogueEntry[];
+	/** The advisor's own tool declarations, sent as provider tools. */
+	tools: readonly Tool[];
+	toolsMode: AdvisorToolsMode;
+	mode: RequestMode;
+	/** The advisor call being answered; defaults to the newest one without a result. */
+	inFlightCallId?: string;
+}
+
+/** One content part (or the system prompt / the declarations) as the cache sees it. */
+export interface RequestUnit {
+	/** Chained hash of every unit up to and including this one. */
+	prefixHash: string;
+	/** Characters of every unit up to and including this one (flattened form). */
+	prefixChars: number;
+	/** The flattened text of this unit: a message-start mark and role marker, then the part text. */
+	text: string;
+}
+
+export interface StablePortion {
+	/** The message holding the last stable part (the open segment's message). */
+	messageIndex: number;
+	/** How many leading parts of that message are stable. */
+	partCount: number;
+	/** Units (system prompt, declarations, parts) in the stable portion. */
+	unitCount: number;
+	/** Chained hash at the end of the stable portion. */
+	hash: string;
+	chars: number;
+	tokens: number;
+}
+
+export interface LedgerRequest {
+	context: Context;
+	stable: StablePortion;
+	units: RequestUnit[];
+	/** Hash of the whole request (all units). */
+	hash: string;
+	tokens: number;
+	messageCount: number;
+}
+
+const ZERO_USAGE: AssistantMessage["usage"] = Object.freeze({
+	input: 0,
+	output: 0,
+	cacheRead: 0,
+	cacheWrite: 0,
+	totalTokens: 0,
+	cost: Object.freeze({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }),
+}) as AssistantMessage["usage"];
+
+function userMessage(parts: readonly string[]): UserMessage {
+	return { role: "user", content: parts.map((text) => ({ type: "text" as const, text })), timestamp: 0 };
+}
+
+/** Past advice, replayed as the advisor's own turn. Fixed metadata keeps the bytes independent of who answered. */
+function adviceMessage(text: string): AssistantMessage {
+	return {
+		role: "assistant",
+		content: [{ type: "text", text }],
+		api: "advisor-ledger",
+		provider: "advisor-ledger",
+		model: "past-advice",
+		usage: ZERO_USAGE,
+		stopReason: "stop",
+		timestamp: 0,
+	};
+}
+
+/**
+ * Memo of rendered blocks, by block identity. The reducers never change a block once made, so
+ * after an incremental fold only the new blocks are rendered. One memo per ledger config.
+ */
+export interface RenderMemo {
+	block(block: Block, config: LedgerConfig): string;
+	partHash(text: string): string;
+	catalogue(entries: readonly CatalogueEntry[]): string;
+}
+
+export function createRenderMemo(): RenderMemo {
+	const byConfig = new Map<string, WeakMap<Block, string>>();
+	const hashes = new Map<string, string>();
+	let lastCatalogue: { entries: readonly CatalogueEntry[]; key: string; text: string } | undefined;
+	return {
+		block(block, config) {
+			const key = `${config.tailToolCalls}:${config.tailMaxChars}:${config.userMessageMaxChars}:${config.customPreviewChars}`;
+			let memo = byConfig.get(key);
+			if (memo === undefined) {
+				memo = new WeakMap();
+				byConfig.set(key, memo);
+			}
+			let text = memo.get(block);
+			if (text === undefined) {
+				text = renderBlock(block, config);
+				memo.set(block, text);
+			}
+			return text;
+		},
+		partHash(text) {
+			let hash = hashes.get(text);
+			if (hash === undefined) {
+				hash = hashString(text);
+				// Bounded: the working set is one branch's parts; past that, start over rather than grow.
+				if (hashes.size > 200_000) hashes.clear();
+				hashes.set(text, hash);
+			}
+			return hash;
+		},
+		catalogue(entries) {
+			if (lastCatalogue?.entries === entries) return lastCatalogue.text;
+			const key = JSON.stringify(entries.map((e) => [e.name, e.description]));
+			if (lastCatalogue?.key !== key) lastCatalogue = { entries, key, text: renderCatalogue(entries) };
+			else lastCatalogue = { ...lastCatalogue, entries };
+			return lastCatalogue.text;
+		},
+	};
+}
+
+const sharedMemo = createRenderMemo();
+
+interface TailSelection {
+	/** Index in `open` of the first block that is not stable. */
+	firstVolatile: number;
+	/** Pending calls rendered verbatim (in the tail) or as running cards (older than the tail). */
+	pendingTail: PendingCall[];
+	pendingCards: PendingCall[];
+	/** Reasoning of the messages that made the tail rounds, by entry id, in order. */
+	reasoning: { id: string; thinking: string }[];
+}
+
+/**
+ * The newest `tailToolCalls` rounds of the open segment stay verbatim. Rounds are ordered by where
+ * they sit in the log; calls still running come after every finished round.
+ */
+function selectTail(state: LedgerState, config: LedgerConfig): TailSelection {
+	const want = Math.max(0, Math.floor(config.tailToolCalls));
+	const pending = state.pendingCalls;
+	const pendingInTail = Math.min(want, pending.length);
+	const pendingTail = pending.slice(pending.length - pendingInTail);
+	const pendingCards = pending.slice(0, pending.length - pendingInTail);
+	let needBlocks = want - pendingInTail;
+	let firstVolatile = state.open.length;
+	const tailRounds: Round[] = [];
+	for (let i = state.open.length - 1; i >= 0 && needBlocks > 0; i--) {
+		const block = state.open[i]!;
+		if (block.kind !== "round") continue;
+		firstVolatile = i;
+		tailRounds.unshift(block.round);
+		needBlocks--;
+	}
+	const reasoning: { id: string; thinking: string }[] = [];
+	const seen = new Set<string>();
+	for (const round of [...tailRounds, ...pendingTail.map(pendingRound)]) {
+		if (round.reasoning.trim().length === 0 || seen.has(round.callEntryId)) continue;
+		seen.add(round.callEntryId);
+		reasoning.push({ id: round.callEntryId, thinking: round.reasoning });
+	}
+	return { firstVolatile, pendingTail, pendingCards, reasoning };
+}
+
+function pendingRound(pending: PendingCall): Round {
+	return {
+		callEntryId: pending.callEntryId,
+		call: pending.call,
+		resultId: undefined,
+		resultParts: [],
+		status: "no-result",
+		reasoning: pending.reasoning,
+	};
+}
+
+function questionSection(question: string, id: string, config: LedgerConfig): string {
+	const text =
+		question.trim().length > 0 ? capWithGap(neutralise(question.trim()), config.tailMaxChars, id) : DEFAULT_QUESTION;
+	return `<${TAGS.question}>\n${text}\n</${TAGS.question}>\n`;
+}
+
+function reviewSection(): string {
+	return `<${TAGS.review}>\n${REVIEW_MARKER}\n</${TAGS.review}>\n`;
+}
+
+function inFlight(state: LedgerState, callId: string | undefined): PendingConsultation | undefined {
+	const all = state.pendingConsultations;
+	if (callId !== undefined) return all.find((p) => p.callId === callId);
+	return all[all.length - 1];
+}
+
+export function renderRequest(
+	state: LedgerState,
+	options: RenderOptions,
+	memo: RenderMemo = sharedMemo,
+): LedgerRequest {
+	const { config } = options;
+	const messages: Message[] = [];
+	const partsOf: string[][] = [];
+	const push = (message: Message, parts: string[]) => {
+		messages.push(message);
+		partsOf.push(parts);
+	};
+
+	const catalogue = [memo.catalogue(options.catalogue)];
+	push(userMessage(catalogue), catalogue);
+
+	for (const segment of state.closed) {
+		const parts = [LOG_OPEN];
+		for (const block of segment.blocks) parts.push(memo.block(block, config));
+		parts.push(
+			LOG_CLOSE +
+				(segment.closedBy === "review"
+					? reviewSection()
+					: questionSection(segment.question, displayId(segment.closingId), config)),
+		);
+		push(userMessage(parts), parts);
+		// Neutralised too: a review arrives as a custom message, which any extension could write.
+		const advice = [capWithGap(neutralise(segment.advice), config.tailMaxChars, displayId(segment.closingId))];
+		push(adviceMessage(advice[0]!), advice);
+	}
+
+	const tail = selectTail(state, config);
+	const open = [LOG_OPEN];
+	for (let i = 0; i < tail.firstVolatile; i++) open.push(memo.block(state.open[i]!, config));
+	const stablePartCount = open.length;
+
+	let volatile = "";
+	for (let i = tail.firstVolatile; i < state.open.length; i++) {
+		const block = state.open[i]!;
+		volatile +=
+			block.kind === "round" ? verbatimRound(block.id, block.round, config, false) : memo.block(block, config);
+	}
+	for (const pending of tail.pendingCards) volatile += cardLine(pending.callEntryId, pendingRound(pending), "running");
+	for (const pending of tail.pendingTail)
+		volatile += verbatimRound(pending.callEntryId, pendingRound(pending), config, true);
+
+	const consultation = options.mode === "consult" ? inFlight(state, options.inFlightCallId) : undefined;
+	const reasoning = [...tail.reasoning];
+	if (consultation !== undefined && consultation.reasoning.trim().length > 0) {
+		if (!reasoning.some((r) => r.id === consultation.callEntryId)) {
+			reasoning.push({ id: consultation.callEntryId, thinking: consultation.reasoning });
+		}
+	}
+	for (const r of reasoning) volatile += reasoningBlock(r.id, r.thinking, config);
+	if (volatile.length > 0) open.push(volatile);
+
+	if (options.mode === "consult") {
+		open.push(
+			LOG_CLOSE +
+				questionSection(consultation?.question ?? "", displayId(consultation?.callEntryId ?? "question"), config),
+		);
+		open.push(CONSULT_INSTRUCTION);
+	} else {
+		open.push(LOG_CLOSE);
+		open.push(REVIEW_INSTRUCTION);
+	}
+	push(userMessage(open), open);
+
+	const systemPrompt = advisorSystemPrompt(options.toolsMode);
+	const tools = [...options.tools];
+	const context: Context = { systemPrompt, messages, tools };
+	return measure(context, partsOf, stablePartCount, memo);
+}
+
+/** Units, hashes and token counts of an assembled request. */
+function measure(
+	context: Context,
+	partsOf: readonly string[][],
+	stablePartCount: number,
+	memo: RenderMemo,
+): LedgerRequest {
+	const units: RequestUnit[] = [];
+	let prefixHash = "";
+	let prefixChars = 0;
+	const addUnit = (text: string) => {
+		prefixHash = chainHash(prefixHash, memo.partHash(text));
+		prefixChars += text.length;
+		units.push({ prefixHash, prefixChars, text });
+	};
+	const systemPrompt = context.systemPrompt ?? "";
+	const toolsJson = JSON.stringify(context.tools ?? []);
+	addUnit(systemPrompt);
+	addUnit(toolsJson);
+
+	let tokens = tokensForChars(systemPrompt.length) + estimateToolsTokens(context.tools ?? []);
+	const lastMessage = partsOf.length - 1;
+	let stableTokens = tokens;
+	let stableUnits = 0;
+	let stableHash = "";
+	let stableChars = 0;
+	for (let m = 0; m < partsOf.length; m++) {
+		const role = context.messages[m]!.role === "assistant" ? "a" : "u";
+		const parts = partsOf[m]!;
+		let messageChars = 0;
+		for (let p = 0; p < parts.length; p++) {
+			const text = parts[p]!;
+			addUnit(`${p === 0 ? "\u0001" : ""}${role}\u0000${text}`);
+			messageChars += text.length;
+			if (m === lastMessage && p === stablePartCount - 1) {
+				stableUnits = units.length;
+				stableHash = prefixHash;
+				stableChars = prefixChars;
+				stableTokens = tokens + tokensForChars(messageChars);
+			}
+		}
+		tokens += tokensForChars(messageChars);
+	}
+	return {
+		context,
+		stable: {
+			messageIndex: lastMessage,
+			partCount: stablePartCount,
+			unitCount: stableUnits,
+			hash: stableHash,
+			chars: stableChars,
+			tokens: stableTokens,
+		},
+		units,
+		hash: prefixHash,
+		tokens,
+		messageCount: context.messages.length,
+	};
+}
+
+/** The provider-neutral flattened form: what the prefix invariant compares. */
+export function flatten(request: LedgerRequest, unitCount = request.units.length): string {
+	let out = "";
+	for (let i = 0; i < unitCount; i++) out += request.units[i]!.text;
+	return out;
+}

@@ -1,0 +1,73 @@
+/** Text shaping shared by the renderers. Every function is total and never splits a surrogate pair. */
+
+import { GAP } from "./constants.ts";
+
+function isHighSurrogate(code: number): boolean {
+	return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+	return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/** The first `n` UTF-16 units, one fewer when the cut would leave half a surrogate pair. */
+export function safeHead(text: string, n: number): string {
+	if (n <= 0) return "";
+	if (n >= text.length) return text;
+	const end = isHighSurrogate(text.charCodeAt(n - 1)) ? n - 1 : n;
+	return text.slice(0, end);
+}
+
+/** The last `n` UTF-16 units, one fewer when the cut would start inside a surrogate pair. */
+export function safeTail(text: string, n: number): string {
+	if (n <= 0) return "";
+	if (n >= text.length) return text;
+	const start = text.length - n;
+	return text.slice(isLowSurrogate(text.charCodeAt(start)) ? start + 1 : start);
+}
+
+/** Clip to at most `max` units, ending in `…` when something was cut. */
+export function clip(text: string, max: number): string {
+	if (text.length <= max) return text;
+	return `${safeHead(text, Math.max(0, max - 1))}…`;
+}
+
+/** Collapse every run of whitespace (newlines included) to one space, so the text fits on one line. */
+export function oneLine(text: string): string {
+	return text.replace(/\s+/g, " ").trim();
+}
+
+/**
+ * Keep head and tail around a marked gap naming the entry that advisor_expand can fill it from.
+ * The gap sits on a line of its own so nothing on either side can pair up across it.
+ */
+export function capWithGap(text: string, max: number, id: string): string {
+	if (text.length <= max) return text;
+	const headLen = Math.ceil(max * 0.6);
+	const head = safeHead(text, headLen);
+	const tail = safeTail(text, max - headLen);
+	return `${head}\n${GAP(text.length - head.length - tail.length, id)}\n${tail}`;
+}
+
+/** Human size of a text: "812 chars", "12.4k chars". */
+export function formatSize(chars: number): string {
+	if (chars < 1000) return `${chars} chars`;
+	if (chars < 1_000_000) return `${(chars / 1000).toFixed(1)}k chars`;
+	return `${(chars / 1_000_000).toFixed(1)}M chars`;
+}
+
+/** First non-empty line, trimmed. */
+export function firstLine(text: string): string {
+	for (const line of text.split("\n")) {
+		const trimmed = line.trim();
+		if (trimmed.length > 0) return trimmed;
+	}
+	return "";
+}
+
+/** First sentence of a tool description: up to the first sentence end or line break. */
+export function firstSentence(text: string): string {
+	const line = firstLine(text);
+	const match = /^(.*?[.!?])(\s|$)/.exec(line);
+	return (match?.[1] ?? line).trim();
+}

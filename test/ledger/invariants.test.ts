@@ -1,0 +1,294 @@
+/**
+ * DESIGN.md invariants 1–6 as fast-check properties over realistic generated Pi sessions, read
+ * through the project's own reader (so the properties cover the whole pure pipeline).
+ * Runs per property: 200, or FC_RUNS.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { readSession } from "../../src/events/index.ts";
+import type { LedgerEvent } from "../../src/events/types.ts";
+import { foldAll, foldEvents } from "../../src/reducers/index.ts";
+import type { LedgerState, Round } from "../../src/reducers/state.ts";
+import { cardLine, displayId, userBody } from "../../src/render/blocks.ts";
+import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/config.ts";
+import { CONSULT_INSTRUCTION, LOG_CLOSE, LOG_OPEN, REVIEW_INSTRUCTION } from "../../src/render/constants.ts";
+import { neutralise } from "../../src/render/neutralise.ts";
+import {
+	createRenderMemo,
+	flatten,
+	type LedgerRequest,
+	type RenderOptions,
+	renderRequest,
+} from "../../src/render/request.ts";
+import { RUNS, sessionArb } from "../support/session-gen.ts";
+
+const CATALOGUE = [
+	{ name: "read", description: "Read a file." },
+	{ name: "bash", description: "Run a command. Output is truncated." },
+	{ name: "advisor", description: "Ask the advisor." },
+];
+const TOOLS = [
+	{ name: "advisor_expand", description: "Expand ids.", parameters: { type: "object", properties: {} } as never },
+];
+
+const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
+	tailToolCalls: fc.integer({ min: 0, max: 4 }),
+	tailMaxChars: fc.constantFrom(200, 1000, 8000),
+	userMessageMaxChars: fc.constantFrom(100, 20000),
+	customPreviewChars: fc.constantFrom(50, 500),
+});
+
+function options(config: LedgerConfig = DEFAULT_LEDGER_CONFIG, extra: Partial<RenderOptions> = {}): RenderOptions {
+	return { config, catalogue: CATALOGUE, tools: TOOLS, toolsMode: "repo", mode: "consult", ...extra };
+}
+
+const eventsOf = (jsonl: string) => readSession(jsonl).events;
+const isBoundary = (e: LedgerEvent) => (e.kind === "compaction" && e.resets) || e.kind === "branchSummary";
+
+describe("invariant 1: prefix", () => {
+	it("(a) the stable part of render(P) is a byte prefix of render(B) for any prefix P of B", () => {
+		fc.assert(
+			fc.property(sessionArb(), configArb, fc.double({ min: 0, max: 1, noNaN: true }), (session, config, at) => {
+				const events = eventsOf(session.jsonl);
+				let start = 0;
+				events.forEach((e, i) => {
+					if (isBoundary(e)) start = i + 1;
+				});
+				const cut = start + Math.floor(at * (events.length - start + 1));
+				const p = renderRequest(foldAll(events.slice(0, cut)), options(config));
+				const b = renderRequest(foldAll(events), options(config));
+				expect(flatten(b).startsWith(flatten(p, p.stable.unitCount))).toBe(true);
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+
+	it("(b) a consultation's stable parts stay whole and in place in every later request that holds its result", () => {
+		fc.assert(
+			fc.property(sessionArb({ minSteps: 4 }), configArb, (session, config) => {
+				const read = readSession(session.jsonl);
+				const events = read.events;
+				const index = new Map(events.map((e, i) => [e.id, i]));
+				for (const c of session.consultations) {
+					const resultAt = index.get(c.resultEntryId);
+					if (resultAt === undefined) continue; // consultation on an abandoned branch
+					const dispatch = renderRequest(
+						foldAll(events.slice(0, resultAt)),
+						options(config, { inFlightCallId: c.callId }),
+					);
+					let end = events.length;
+					for (let i = resultAt + 1; i < events.length; i++) {
+						if (events[i]!.kind === "compaction") {
+							end = i;
+							break;
+						}
+					}
+					for (const upTo of new Set([resultAt + 1, Math.floor((resultAt + 1 + end) / 2), end])) {
+						const later = renderRequest(foldAll(events.slice(0, upTo)), options(config));
+						const n = dispatch.stable.unitCount;
+						expect(later.units.length).toBeGreaterThanOrEqual(n);
+						for (let u = 0; u < n; u++) expect(later.units[u]!.text).toBe(dispatch.units[u]!.text);
+						expect(later.units[n - 1]!.prefixHash).toBe(dispatch.stable.hash);
+					}
+				}
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+});
+
+/** Rounds of the open segment, newest last, with still-running calls after every finished one. */
+function openRounds(state: LedgerState): { round: Round; id: string; pending: boolean }[] {
+	const finished = state.open.flatMap((b) =>
+		b.kind === "round" ? [{ round: b.round, id: b.id, pending: false }] : [],
+	);
+	const pending = state.pendingCalls.map((p) => ({
+		round: {
+			callEntryId: p.callEntryId,
+			call: p.call,
+			resultId: undefined,
+			resultParts: [],
+			status: "no-result" as const,
+			reasoning: "",
+		},
+		id: p.callEntryId,
+		pending: true,
+	}));
+	return [...finished, ...pending];
+}
+
+const CARD_RE =
+	/^#[A-Za-z0-9_.:-]+ \S+ · .* · (ok|error|no result|running) · \d+(\.\d)?[kM]? chars( \+ \d+ images?)?( · ✗ .+)?$/;
+
+describe("invariant 2: card/tail split", () => {
+	it("the newest tailToolCalls rounds of the open segment are verbatim, every other round is one card line", () => {
+		fc.assert(
+			fc.property(sessionArb(), configArb, (session, config) => {
+				const state = foldAll(eventsOf(session.jsonl));
+				const text = messageText(renderRequest(state, options(config)));
+				const open = openRounds(state);
+				const tail = open.slice(Math.max(0, open.length - config.tailToolCalls));
+				const older = [
+					...state.closed.flatMap((s) =>
+						s.blocks.flatMap((b) => (b.kind === "round" ? [{ round: b.round, id: b.id, pending: false }] : [])),
+					),
+					...open.slice(0, open.length - tail.length),
+				];
+				const cardLines = text.split("\n").filter((l) => /^#\S+ \S+ · /.test(l));
+				expect(cardLines.length).toBe(older.length);
+				for (const line of cardLines) expect(line).toMatch(CARD_RE);
+				for (const r of older) {
+					expect(text).toContain(cardLine(r.id, r.round, r.pending ? "running" : undefined));
+				}
+				const verbatim = text.split("\n").filter((l) => l.startsWith("[tool #"));
+				expect(verbatim.length).toBe(tail.length);
+				tail.forEach((r, i) => {
+					expect(verbatim[i]!.startsWith(`[tool #${displayId(r.id)}] `)).toBe(true);
+				});
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+});
+
+describe("invariant 3: user words", () => {
+	it("every user message on the branch appears verbatim (or head + tail around a gap) exactly once", () => {
+		fc.assert(
+			fc.property(sessionArb(), configArb, (session, config) => {
+				const events = eventsOf(session.jsonl);
+				const text = messageText(renderRequest(foldAll(events), options(config)));
+				for (const e of events) {
+					if (e.kind !== "user") continue;
+					const header = `[user #${displayId(e.id)}]\n`;
+					expect(text.split(header).length - 1).toBe(1);
+					expect(text).toContain(`${header}${userBody(e.id, e.parts, config)}\n`);
+				}
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+});
+
+describe("invariant 4: roles", () => {
+	it("executor content only in user messages, past advice only as assistant turns, ending on the instruction", () => {
+		fc.assert(
+			fc.property(
+				sessionArb(),
+				fc.constantFrom("consult", "review") as fc.Arbitrary<"consult" | "review">,
+				(session, mode) => {
+					const state = foldAll(eventsOf(session.jsonl));
+					const req = renderRequest(state, options(DEFAULT_LEDGER_CONFIG, { mode }));
+					const messages = req.context.messages;
+					const assistants = messages.filter((m) => m.role === "assistant");
+					expect(assistants.length).toBe(state.closed.length);
+					expect(messages.every((m) => m.role === "user" || m.role === "assistant")).toBe(true);
+					const last = messages.at(-1)!;
+					expect(last.role).toBe("user");
+					const parts = last.content as { type: string; text: string }[];
+					expect(parts.at(-1)!.text).toBe(mode === "consult" ? CONSULT_INSTRUCTION : REVIEW_INSTRUCTION);
+					// Closed segment k is user message 1 + 2k, its advice 2 + 2k.
+					state.closed.forEach((segment, k) => {
+						expect(messages[1 + 2 * k]!.role).toBe("user");
+						expect(messages[2 + 2 * k]!.role).toBe("assistant");
+						const advice = (messages[2 + 2 * k]!.content as { text: string }[])[0]!.text;
+						expect(neutralise(segment.advice).startsWith(advice.split("\n[… ")[0]!)).toBe(true);
+					});
+				},
+			),
+			{ numRuns: RUNS },
+		);
+	});
+});
+
+describe("invariant 5: purity", () => {
+	it("folding in any split gives the same state and the same bytes; folding never mutates its input", () => {
+		fc.assert(
+			fc.property(
+				sessionArb(),
+				fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 6 }),
+				(session, cuts) => {
+					const events = eventsOf(session.jsonl);
+					const batch = foldAll(events);
+					const points = [...new Set(cuts.map((c) => Math.floor(c * events.length)))].sort((a, b) => a - b);
+					let state = foldAll([]);
+					let from = 0;
+					for (const p of [...points, events.length]) {
+						const before = JSON.stringify(state);
+						const next = foldEvents(state, events.slice(from, p));
+						expect(JSON.stringify(state)).toBe(before);
+						state = next;
+						from = p;
+					}
+					expect(state).toEqual(batch);
+					const a = renderRequest(batch, options(), createRenderMemo());
+					const b = renderRequest(state, options(), createRenderMemo());
+					expect(JSON.stringify(b.context)).toBe(JSON.stringify(a.context));
+					expect(b.hash).toBe(a.hash);
+				},
+			),
+			{ numRuns: RUNS },
+		);
+	});
+
+	it("the same session text always renders the same bytes (ids, order and hashes included)", () => {
+		fc.assert(
+			fc.property(sessionArb(), (session) => {
+				const one = renderRequest(foldAll(eventsOf(session.jsonl)), options(), createRenderMemo());
+				const two = renderRequest(foldAll(eventsOf(session.jsonl)), options(), createRenderMemo());
+				expect(JSON.stringify(two)).toBe(JSON.stringify(one));
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+});
+
+/** The text of every message part, in order (no role markers, no system prompt). */
+function messageText(req: LedgerRequest): string {
+	return framing(req).join("");
+}
+
+function count(haystack: string, needle: string): number {
+	return haystack.split(needle).length - 1;
+}
+
+function framing(req: LedgerRequest) {
+	const parts = req.context.messages.flatMap((m) =>
+		typeof m.content === "string" ? [m.content] : m.content.map((p) => (p.type === "text" ? p.text : "")),
+	);
+	return parts;
+}
+
+describe("invariant 6: no embedded images, no forged framing", () => {
+	it("the request holds no image and executor text can neither close nor open the log or a section", () => {
+		fc.assert(
+			fc.property(sessionArb(), (session) => {
+				const state = foldAll(eventsOf(session.jsonl));
+				const req = renderRequest(state, options());
+				const json = JSON.stringify(req.context);
+				expect(json).not.toContain('"type":"image"');
+				expect(json).not.toContain("iVBORw0KGgo");
+				const text = messageText(req);
+				const logs = state.closed.length + 1;
+				expect(count(text.toLowerCase(), "<executor_log>")).toBe(logs);
+				expect(count(text.toLowerCase(), "</executor_log>")).toBe(logs);
+				const consultations = state.closed.filter((s) => s.closedBy === "consultation").length + 1;
+				expect(count(text, "<question>")).toBe(consultations);
+				expect(count(text, "</question>")).toBe(consultations);
+				// The framing parts are exactly where the layout puts them.
+				const parts = framing(req);
+				expect(parts.filter((p) => p === LOG_OPEN).length).toBe(logs);
+				expect(parts.filter((p) => p.startsWith(LOG_CLOSE)).length).toBe(logs);
+				// Every block header line names a real entry of the branch (or an abandoned branch's user message).
+				const known = new Set<string>();
+				for (const e of readSession(session.jsonl).entries) known.add(displayId(e.id));
+				for (const line of text.split("\n")) {
+					const m = /^\[(user|executor|tool|reasoning|compaction|branch summary|note|shell) #([^\]\s]+)\]/.exec(
+						line,
+					);
+					if (m) expect(known.has(m[2]!)).toBe(true);
+				}
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+});

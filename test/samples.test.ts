@@ -1,0 +1,151 @@
+// The committed sample sessions (samples/*.jsonl, recorded by scripts/record-samples.ts against a real
+// Pi 0.73.1 host) exist, are valid Pi v3 JSONL and still contain every feature the replay command and
+// the tests rely on. Reads the files with plain JSON.parse (independent of the project's own reader).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, test } from "vitest";
+import {
+	type FeatureName,
+	hasFork,
+	missingFeatures,
+	parseSampleJsonl,
+	type SampleFile,
+	structuralProblems,
+} from "../scripts/sample-features.ts";
+
+const SAMPLES = fileURLToPath(new URL("../samples/", import.meta.url));
+
+const EXPECTED: Record<string, FeatureName[]> = {
+	"tools.jsonl": [
+		"read",
+		"bash-fail",
+		"bash-pass",
+		"edit-single",
+		"edit-multi",
+		"tool-error",
+		"write",
+		"grep",
+		"find",
+		"ls",
+		"parallel-calls",
+		"image-result",
+		"thinking",
+		"custom-hidden",
+		"custom-visible",
+		"custom-entry",
+		"user-bash",
+		"user-bash-excluded",
+		"hostile-user",
+		"unicode-user",
+		"hostile-tool-output",
+		"model-change",
+		"thinking-change",
+		"session-name",
+	],
+	"compaction.jsonl": [
+		"read",
+		"bash-fail",
+		"bash-pass",
+		"edit-single",
+		"parallel-calls",
+		"thinking",
+		"long-user",
+		"compaction",
+		"compaction-twice",
+		"compaction-split-turn",
+	],
+	"branching.jsonl": [
+		"read",
+		"write",
+		"bash-fail",
+		"bash-pass",
+		"edit-single",
+		"edit-multi",
+		"parallel-calls",
+		"thinking",
+		"branch-summary",
+		"label",
+		"user-bash",
+	],
+};
+
+const load = (name: string): SampleFile => parseSampleJsonl(readFileSync(join(SAMPLES, name), "utf8"), name);
+const byType = (f: SampleFile, type: string) => f.entries.filter((e) => e.type === type);
+const byRole = (f: SampleFile, role: string) =>
+	f.entries.filter((e) => e.type === "message" && e.message.role === role).map((e) => e.message);
+
+describe.each(Object.keys(EXPECTED))("samples/%s", (name) => {
+	test("is valid JSONL: every line parses, line 1 is a v3 session header", () => {
+		const text = readFileSync(join(SAMPLES, name), "utf8");
+		const lines = text.split("\n");
+		expect(lines.at(-1)).toBe(""); // newline-terminated
+		for (const line of lines.slice(0, -1)) expect(() => JSON.parse(line)).not.toThrow();
+		const header = JSON.parse(lines[0]!);
+		expect(header).toMatchObject({ type: "session", version: 3 });
+		expect(typeof header.id).toBe("string");
+		expect(typeof header.cwd).toBe("string");
+	});
+
+	test("forms a well-formed tree (unique 8-hex ids, parents earlier in the file, results match calls)", () => {
+		expect(structuralProblems(load(name))).toEqual([]);
+	});
+
+	test("contains every listed feature", () => {
+		expect(missingFeatures(load(name).entries, EXPECTED[name]!)).toEqual([]);
+	});
+
+	test("was recorded with the faux provider (no real model)", () => {
+		for (const m of byRole(load(name), "assistant")) expect(m.provider).toBe("faux");
+	});
+});
+
+describe("feature specifics the ledger tests depend on", () => {
+	test("tools: `!` is in context, `!!` is excludeFromContext; hidden and visible custom messages", () => {
+		const f = load("tools.jsonl");
+		const bash = byRole(f, "bashExecution");
+		expect(bash.map((m) => [m.command, m.excludeFromContext === true])).toEqual([
+			["git diff --stat", false],
+			["git log --oneline", true],
+		]);
+		expect(byType(f, "custom_message").map((e) => e.display)).toEqual([true, false]);
+	});
+
+	test("tools: image result is {type:'image', data, mimeType} from reading docs/logo.png", () => {
+		const f = load("tools.jsonl");
+		const calls = byRole(f, "assistant").flatMap((m) => m.content.filter((b: any) => b.type === "toolCall"));
+		const logoCall = calls.find((c: any) => c.name === "read" && c.arguments.path === "docs/logo.png");
+		const result = byRole(f, "toolResult").find((m) => m.toolCallId === logoCall.id);
+		expect(result.content).toContainEqual(expect.objectContaining({ type: "image", mimeType: "image/png" }));
+	});
+
+	test("compaction: two compactions, the second on top of the first, each firstKeptEntryId on the branch", () => {
+		const f = load("compaction.jsonl");
+		const ids = f.entries.map((e) => e.id);
+		const [c1, c2] = byType(f, "compaction");
+		expect(c1.fromHook).toBe(false);
+		expect(ids.indexOf(c1.firstKeptEntryId)).toBeLessThan(ids.indexOf(c1.id));
+		expect(ids.indexOf(c2.firstKeptEntryId)).toBeGreaterThan(ids.indexOf(c1.id));
+		expect(c2.summary).toContain("**Turn Context (split turn):**");
+		const kept1 = f.entries.find((e) => e.id === c1.firstKeptEntryId);
+		expect(kept1.message.role).toBe("user"); // the long pasted log survives the first compaction
+		expect(kept1.message.content[0].text.length).toBeGreaterThan(20_000);
+	});
+
+	test("branching: branch_summary sits at the fork, the abandoned branch stays in the file", () => {
+		const f = load("branching.jsonl");
+		const [bs] = byType(f, "branch_summary");
+		expect(bs.fromId).toBe(bs.parentId);
+		expect(hasFork(f.entries)).toBe(true);
+		const children = f.entries.filter((e) => e.parentId === bs.parentId);
+		expect(children.length).toBe(2);
+		expect(byType(f, "label")[0]).toMatchObject({ targetId: bs.id, label: "colours-abandoned" });
+	});
+});
+
+test("samples/README.md describes every sample and how to regenerate", () => {
+	const readme = readFileSync(join(SAMPLES, "README.md"), "utf8");
+	for (const name of Object.keys(EXPECTED)) expect(readme).toContain(`\`${name}\``);
+	expect(readme).toContain("npx tsx scripts/record-samples.ts");
+	expect(readme).toContain("0.73.1");
+});
