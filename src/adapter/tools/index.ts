@@ -1,0 +1,272 @@
+/**
+ * The advisor's read-only investigation tools (SPEC §3): declarations for the request head
+ * and one `execute` for the tool loop. Nothing here mutates anything, and nothing throws:
+ * every failure — bad arguments, refused path, missing binary, timeout — comes back as a
+ * tool result with `isError: true` for the advisor to read.
+ *
+ * Which layer enforces what:
+ * - path policy (workspace.ts): every path argument, and again every path Pi's tools touch
+ *   through their `operations` hooks (read, grep, ls; find's exists/glob);
+ * - listing filters: ls's readdir hook, find's glob hook, grep's output filter (rg itself
+ *   cannot be hooked), git pathspecs plus our matcher on untracked names;
+ * - caps: Pi's own truncation first (2000 lines / 50KB, 100 grep matches, 1000 find results,
+ *   500 ls entries), then `maxResultChars` on the final text here; images only for a model
+ *   whose input includes them;
+ * - time: one deadline per call, delivered as an abort signal to Pi's tools and our processes.
+ */
+
+import { type Tool, validateToolArguments } from "@mariozechner/pi-ai";
+import {
+	createFindToolDefinition,
+	createGrepToolDefinition,
+	createLsToolDefinition,
+	createReadToolDefinition,
+} from "@mariozechner/pi-coding-agent";
+import {
+	type AdvisorToolsMode,
+	EXPAND_TOOL_NAME,
+	GIT_DIFF_TOOL_NAME,
+	TOOL_TEXT,
+	WORKSPACE_TOOL_NOTE,
+} from "../../render/constants.ts";
+import { DEFAULT_ADVISOR_CONFIG, type ToolsConfig } from "../config.ts";
+import { clipHeadTail } from "./clip.ts";
+import { EXPAND_DECLARATION, type ExpandSource, runExpand } from "./expand.ts";
+import { runFind } from "./find.ts";
+import { GIT_DIFF_DECLARATION, runGitDiff } from "./git-diff.ts";
+import { runGrep } from "./grep.ts";
+import { runLs } from "./ls.ts";
+import { runRead } from "./read.ts";
+import { type AdvisorToolResult, errorMessage, type ToolArgs, type ToolContent, type ToolOutcome } from "./result.ts";
+import type { RunContext } from "./run-context.ts";
+import { summarizeCall } from "./summary.ts";
+import { createWorkspace } from "./workspace.ts";
+
+export { DEFAULT_DENY_PATTERNS } from "../config.ts";
+export type { ExpandLookup, ExpandSource } from "./expand.ts";
+export type { AdvisorToolResult, ToolContent } from "./result.ts";
+
+/** The `tools` keys of advisor.json (SPEC §7); config.ts owns the type and its defaults. */
+export type AdvisorToolsConfig = ToolsConfig;
+
+export const DEFAULT_TOOLS_CONFIG: Readonly<AdvisorToolsConfig> = DEFAULT_ADVISOR_CONFIG.tools;
+
+/** A whole call must finish within this, whatever the tool. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 20_000;
+/** Below this a result cannot even say why it was clipped. */
+const MIN_RESULT_CHARS = 200;
+
+export type AdvisorToolName = "advisor_expand" | "read" | "grep" | "find" | "ls" | "git_diff";
+
+export interface AdvisorToolCall {
+	id: string;
+	name: string;
+	arguments: Record<string, unknown>;
+}
+
+export interface CreateAdvisorToolsOptions {
+	/** The session cwd: the fence for every path. */
+	cwd: string;
+	config: AdvisorToolsConfig;
+	/** The advisor model's `input` includes "image". */
+	modelAcceptsImages: boolean;
+	expand: ExpandSource;
+	/** The consultation's abort signal: cancels every call in flight. */
+	signal?: AbortSignal;
+	/** Per-call deadline; DEFAULT_TOOL_TIMEOUT_MS when absent. */
+	timeoutMs?: number;
+}
+
+export interface AdvisorTools {
+	/** Byte-identical for the same config: they sit in the cached head of every request. */
+	readonly declarations: Tool[];
+	execute(call: AdvisorToolCall, signal?: AbortSignal): Promise<AdvisorToolResult>;
+}
+
+/** Which tool set a config yields; it also picks the matching system-prompt paragraph. */
+export function advisorToolsMode(config: Pick<AdvisorToolsConfig, "enabled" | "repo" | "maxRounds">): AdvisorToolsMode {
+	if (!config.enabled || !(config.maxRounds > 0)) return "none";
+	return config.repo ? "repo" : "expand";
+}
+
+export function createAdvisorTools(options: CreateAdvisorToolsOptions): AdvisorTools {
+	const mode = advisorToolsMode(options.config);
+	const declarations = declarationsFor(mode, options.cwd);
+	const byName = new Map(declarations.map((d) => [d.name, d]));
+	const workspace = createWorkspace(options.cwd, options.config.denyPatterns);
+	const maxResultChars = Number.isFinite(options.config.maxResultChars)
+		? Math.max(MIN_RESULT_CHARS, Math.floor(options.config.maxResultChars))
+		: DEFAULT_TOOLS_CONFIG.maxResultChars;
+	const timeoutMs = options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+
+	const execute = async (call: AdvisorToolCall, signal?: AbortSignal): Promise<AdvisorToolResult> => {
+		const rawArgs: ToolArgs = isRecord(call.arguments) ? call.arguments : {};
+		const summary = summarizeCall(call.name, rawArgs);
+		const finish = (outcome: ToolOutcome): AdvisorToolResult => ({
+			...shape(outcome, maxResultChars, options.modelAcceptsImages),
+			summary,
+		});
+
+		const declaration = byName.get(call.name);
+		if (declaration === undefined || !isToolName(call.name)) return finish(failure(TOOL_TEXT.unknownTool(call.name)));
+		let args: ToolArgs;
+		try {
+			// The loop may or may not have validated; pi-ai's validator is idempotent and coerces as Pi does.
+			const validated: unknown = validateToolArguments(declaration, {
+				type: "toolCall",
+				id: call.id,
+				name: call.name,
+				arguments: rawArgs,
+			});
+			args = isRecord(validated) ? validated : {};
+		} catch (e) {
+			return finish(failure(errorMessage(e)));
+		}
+
+		const deadline = AbortSignal.timeout(timeoutMs);
+		const combined = AbortSignal.any([deadline, ...[signal, options.signal].filter(isSignal)]);
+		const interruption = () =>
+			failure(deadline.aborted ? TOOL_TEXT.timedOut(call.name, timeoutMs / 1000) : TOOL_TEXT.cancelled(call.name));
+		if (combined.aborted) return finish(interruption());
+		const ctx: RunContext = {
+			workspace,
+			callId: call.id,
+			signal: combined,
+			timeoutMs,
+			modelAcceptsImages: options.modelAcceptsImages,
+		};
+		const run = dispatch(call.name, args, ctx, options.expand, maxResultChars).catch((e: unknown) =>
+			combined.aborted ? interruption() : failure(errorMessage(e)),
+		);
+		// Race the abort too: a tool that ignores its signal must not hold the loop hostage.
+		const stop = untilAborted(combined);
+		try {
+			const outcome = await Promise.race([run, stop.promise.then(interruption)]);
+			return finish(outcome);
+		} finally {
+			stop.dispose();
+		}
+	};
+
+	return { declarations, execute };
+}
+
+function dispatch(
+	name: AdvisorToolName,
+	args: ToolArgs,
+	ctx: RunContext,
+	expand: ExpandSource,
+	maxResultChars: number,
+): Promise<ToolOutcome> {
+	switch (name) {
+		case "advisor_expand":
+			return Promise.resolve().then(() => runExpand(args, expand, maxResultChars));
+		case "read":
+			return runRead(args, ctx);
+		case "grep":
+			return runGrep(args, ctx);
+		case "find":
+			return runFind(args, ctx);
+		case "ls":
+			return runLs(args, ctx);
+		case "git_diff":
+			return runGitDiff(args, ctx);
+		default:
+			return assertNever(name);
+	}
+}
+
+/**
+ * Fixed order, fixed text: Pi's own read/grep/find/ls declarations (their familiar schemas
+ * and descriptions, plus one sentence about the fence) between ours. Pi's descriptions embed
+ * only its constant limits, never the cwd, so equal configs give equal bytes.
+ */
+function declarationsFor(mode: AdvisorToolsMode, cwd: string): Tool[] {
+	switch (mode) {
+		case "none":
+			return [];
+		case "expand":
+			return [EXPAND_DECLARATION];
+		case "repo":
+			return [
+				EXPAND_DECLARATION,
+				...[
+					createReadToolDefinition(cwd),
+					createGrepToolDefinition(cwd),
+					createFindToolDefinition(cwd),
+					createLsToolDefinition(cwd),
+				].map(
+					(d): Tool =>
+						Object.freeze({
+							name: d.name,
+							description: d.description + WORKSPACE_TOOL_NOTE,
+							parameters: d.parameters,
+						}),
+				),
+				GIT_DIFF_DECLARATION,
+			];
+		default:
+			return assertNever(mode);
+	}
+}
+
+/** Cap, image policy and the one-text-part shape every result leaves with. */
+function shape(
+	outcome: ToolOutcome,
+	maxResultChars: number,
+	modelAcceptsImages: boolean,
+): Pick<AdvisorToolResult, "content" | "isError"> {
+	switch (outcome.kind) {
+		case "error":
+			return { content: [{ type: "text", text: clipHeadTail(outcome.text, maxResultChars) }], isError: true };
+		case "ok": {
+			const texts: string[] = [];
+			const images: ToolContent[] = [];
+			for (const part of outcome.content) {
+				if (part.type === "text") texts.push(part.text);
+				else if (modelAcceptsImages) images.push(part);
+				else texts.push(TOOL_TEXT.imageWithheld(part.mimeType));
+			}
+			const text = clipHeadTail(texts.join("\n"), maxResultChars);
+			return { content: [{ type: "text", text }, ...images], isError: false };
+		}
+		default:
+			return assertNever(outcome);
+	}
+}
+
+function failure(text: string): ToolOutcome {
+	return { kind: "error", text };
+}
+
+function untilAborted(signal: AbortSignal): { promise: Promise<void>; dispose: () => void } {
+	let onAbort = () => {};
+	const promise = new Promise<void>((resolve) => {
+		onAbort = () => resolve();
+		signal.addEventListener("abort", onAbort, { once: true });
+	});
+	return { promise, dispose: () => signal.removeEventListener("abort", onAbort) };
+}
+
+function isToolName(name: string): name is AdvisorToolName {
+	return (
+		name === EXPAND_TOOL_NAME ||
+		name === "read" ||
+		name === "grep" ||
+		name === "find" ||
+		name === "ls" ||
+		name === GIT_DIFF_TOOL_NAME
+	);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+	return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function isSignal(s: AbortSignal | undefined): s is AbortSignal {
+	return s !== undefined;
+}
+
+function assertNever(x: never): never {
+	throw new Error(`unexpected ${JSON.stringify(x)}`);
+}

@@ -1,0 +1,43 @@
+/** The one line the executor's stream shows per investigation call, e.g. `read src/app.ts`. */
+
+import { EXPAND_TOOL_NAME, GIT_DIFF_TOOL_NAME } from "../../render/constants.ts";
+import { clip, oneLine } from "../../render/text.ts";
+import { parseExpandIds } from "./expand.ts";
+import { booleanArg, numberArg, stringArg, type ToolArgs } from "./result.ts";
+
+const SUMMARY_MAX_CHARS = 120;
+
+export function summarizeCall(name: string, args: ToolArgs): string {
+	return clip(oneLine(describe(name, args)), SUMMARY_MAX_CHARS);
+}
+
+function describe(name: string, args: ToolArgs): string {
+	const path = stringArg(args, "path");
+	switch (name) {
+		case EXPAND_TOOL_NAME:
+			return `${name} ${parseExpandIds(args.ids)
+				.map((id) => `#${id}`)
+				.join(" ")}`;
+		case "read": {
+			const offset = numberArg(args, "offset");
+			return `read ${path ?? ""}${offset === undefined ? "" : ` from line ${offset}`}`;
+		}
+		case "grep":
+			return `grep /${stringArg(args, "pattern") ?? ""}/ in ${path || "."}`;
+		case "find":
+			return `find ${stringArg(args, "pattern") ?? ""} in ${path || "."}`;
+		case "ls":
+			return `ls ${path || "."}`;
+		case GIT_DIFF_TOOL_NAME:
+			return [
+				name,
+				booleanArg(args, "patch") ? "--patch" : "--stat",
+				booleanArg(args, "staged") ? "--staged" : "",
+				path || ".",
+			]
+				.filter((s) => s !== "")
+				.join(" ");
+		default:
+			return name;
+	}
+}
