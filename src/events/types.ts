@@ -51,6 +51,8 @@ export interface ToolResultEvent extends EventBase {
 	isError: boolean;
 	/** Tool-specific details, untouched (advisor results carry their envelope here). */
 	details: unknown;
+	/** The result's top-level `usage`, untouched, when the host kept one (advisor results on newer hosts). */
+	usage?: unknown;
 }
 
 /** A user shell run: `!cmd` (in the executor's context) or `!!cmd` (excluded). */

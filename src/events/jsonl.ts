@@ -1,0 +1,208 @@
+/**
+ * Session text → header, raw entries and diagnostics. Never throws on content: a replay
+ * over thousands of recorded files must not stop at one bad line, and a live file may
+ * be read while Pi is still writing its last line.
+ */
+
+import type { RawEntry } from "./entries.ts";
+import { isJsonObjectPrefix } from "./json-prefix.ts";
+import type { Diagnostic, DiagnosticReason } from "./types.ts";
+import { checkHeader, classifyEntry, isPlainObject } from "./validate.ts";
+
+export interface SessionHeaderInfo {
+	id: string;
+	/** As written; absent means v1. */
+	version: number | undefined;
+	timestamp: string | undefined;
+	cwd: string | undefined;
+	parentSession: string | undefined;
+	/** v1 headers name the starting model and thinking level. */
+	provider: string | undefined;
+	modelId: string | undefined;
+	thinkingLevel: string | undefined;
+	line: number;
+}
+
+export interface ReadStats {
+	/** Lines in the file (a final newline does not start another one). */
+	lines: number;
+	blankLines: number;
+	/** Entries kept, header excluded (opaque ones included). */
+	entries: number;
+	/** Lines not kept, by reason. */
+	skipped: Partial<Record<DiagnosticReason, number>>;
+	/** Entries kept although not understood, by reason (their events are `other`). */
+	opaque: Partial<Record<"unknown-entry-type" | "schema-mismatch", number>>;
+	/** Entry type → count, for types this version does not know. */
+	unknownEntryTypes: Record<string, number>;
+	/** e.g. "message.foo" or "message/assistant/toolCall.partialJson" → count. */
+	unknownFields: Record<string, number>;
+}
+
+export interface ParsedSession {
+	header?: SessionHeaderInfo;
+	/** The version migration starts from: the header's, or inferred for a file with no header. */
+	sourceVersion: number;
+	versionInferred: boolean;
+	/** Kept entries in file order, not migrated. */
+	entries: RawEntry[];
+	diagnostics: Diagnostic[];
+	stats: ReadStats;
+}
+
+interface ParsedLine {
+	line: number;
+	index: number;
+	value: unknown;
+}
+
+/** Sorted so the stats of one text are the same object however the lines were ordered. */
+function toRecord(counts: Map<string, number>): Record<string, number> {
+	return Object.fromEntries([...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function bump(counts: Map<string, number>, key: string): void {
+	counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+/**
+ * A file without a header is a tail cut from a longer session: its entries tell the
+ * version. Ids mean v2+; a `hookMessage` role means it predates v3's rename.
+ */
+function inferVersion(lines: readonly ParsedLine[]): number {
+	let hasIds = false;
+	for (const { value } of lines) {
+		if (!isPlainObject(value) || typeof value.id !== "string") continue;
+		hasIds = true;
+		const message = value.message;
+		if (value.type === "message" && isPlainObject(message) && message.role === "hookMessage") return 2;
+	}
+	return hasIds ? 3 : 1;
+}
+
+export function parseSessionText(text: string): ParsedSession {
+	const diagnostics: Diagnostic[] = [];
+	const skipped = new Map<string, number>();
+	const opaque = new Map<string, number>();
+	const unknownEntryTypes = new Map<string, number>();
+	const unknownFields = new Map<string, number>();
+	const report = (reason: DiagnosticReason, line: number, message: string, entryId?: string): void => {
+		diagnostics.push(entryId === undefined ? { reason, line, message } : { reason, line, entryId, message });
+	};
+	const skip = (reason: DiagnosticReason, line: number, message: string, entryId?: string): void => {
+		report(reason, line, message, entryId);
+		bump(skipped, reason);
+	};
+
+	const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
+	const segments = body.split("\n");
+	// "a\nb\n" splits into ["a", "b", ""]: the empty tail is not a line.
+	if (segments.at(-1) === "") segments.pop();
+	const endsWithNewline = body.endsWith("\n");
+
+	let blankLines = 0;
+	const parsed: ParsedLine[] = [];
+	for (let i = 0; i < segments.length; i++) {
+		const raw = segments[i]!;
+		const lineText = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+		const line = i + 1;
+		if (lineText.trim() === "") {
+			blankLines++;
+			continue;
+		}
+		let value: unknown;
+		try {
+			value = JSON.parse(lineText);
+		} catch (error) {
+			const isLast = i === segments.length - 1;
+			if (isLast && !endsWithNewline && isJsonObjectPrefix(lineText)) {
+				skip("truncated-last-line", line, "last line is incomplete (file still being written?)");
+			} else {
+				skip("invalid-json", line, error instanceof Error ? error.message : "invalid JSON");
+			}
+			continue;
+		}
+		parsed.push({ line, index: parsed.length, value });
+	}
+
+	let header: SessionHeaderInfo | undefined;
+	let first = 0;
+	const head = parsed[0];
+	if (head !== undefined && isPlainObject(head.value) && head.value.type === "session") {
+		first = 1;
+		const checked = checkHeader(head.value);
+		if (checked.ok) {
+			const h = checked.header;
+			header = {
+				id: h.id,
+				version: h.version,
+				timestamp: h.timestamp,
+				cwd: h.cwd,
+				parentSession: h.parentSession,
+				provider: h.provider,
+				modelId: h.modelId,
+				thinkingLevel: h.thinkingLevel,
+				line: head.line,
+			};
+			for (const field of checked.unknownFields) bump(unknownFields, field);
+		} else {
+			skip("schema-mismatch", head.line, checked.message);
+		}
+	}
+
+	const versionInferred = header === undefined;
+	const sourceVersion = header !== undefined ? (header.version ?? 1) : inferVersion(parsed.slice(first));
+	const needsIds = sourceVersion >= 2;
+
+	const entries: RawEntry[] = [];
+	const seenIds = new Set<string>();
+	for (const { line, index, value } of parsed.slice(first)) {
+		const classified = classifyEntry(value, needsIds);
+		if (classified.kind === "rejected") {
+			skip(classified.reason, line, classified.message);
+			continue;
+		}
+		const id = classified.entry.id;
+		if (needsIds && typeof id === "string") {
+			if (seenIds.has(id)) {
+				skip("duplicate-id", line, `id ${id} already used by an earlier entry; this one is skipped`, id);
+				continue;
+			}
+			seenIds.add(id);
+		}
+		switch (classified.kind) {
+			case "known":
+				for (const field of classified.unknownFields) bump(unknownFields, field);
+				entries.push({ kind: "known", line, index, entry: classified.entry });
+				break;
+			case "opaque":
+				report(classified.reason, line, classified.message, typeof id === "string" ? id : undefined);
+				bump(opaque, classified.reason);
+				if (classified.reason === "unknown-entry-type") bump(unknownEntryTypes, classified.entry.type);
+				entries.push({ kind: "opaque", line, index, reason: classified.reason, entry: classified.entry });
+				break;
+			default: {
+				const unreachable: never = classified;
+				return unreachable;
+			}
+		}
+	}
+
+	const result: ParsedSession = {
+		sourceVersion,
+		versionInferred,
+		entries,
+		diagnostics,
+		stats: {
+			lines: segments.length,
+			blankLines,
+			entries: entries.length,
+			skipped: toRecord(skipped),
+			opaque: toRecord(opaque),
+			unknownEntryTypes: toRecord(unknownEntryTypes),
+			unknownFields: toRecord(unknownFields),
+		},
+	};
+	if (header !== undefined) result.header = header;
+	return result;
+}
