@@ -1,0 +1,83 @@
+/**
+ * A deterministic long session for the benchmark, built with the tests' own session builder
+ * (test/support/session-gen.ts): users, tool turns with parallel calls and sizeable results,
+ * reasoning, visible and hidden extension messages, `!` runs and a completed consultation every
+ * ~40 steps. A fixed-seed LCG picks everything, so every run benchmarks the same bytes.
+ */
+
+import { buildSession, type CallPlan, filler, type Step, type ToolKind } from "../test/support/session-gen.ts";
+
+function lcg(seed: number): () => number {
+	let state = seed % 2147483647;
+	if (state <= 0) state += 2147483646;
+	return () => {
+		state = (state * 48271) % 2147483647;
+		return (state - 1) / 2147483646;
+	};
+}
+
+const TOOLS: readonly ToolKind[] = [
+	"read",
+	"read",
+	"read",
+	"bash",
+	"bash",
+	"edit",
+	"edit",
+	"grep",
+	"find",
+	"ls",
+	"write",
+];
+
+export interface GeneratedSession {
+	jsonl: string;
+	entries: number;
+}
+
+export function generateSession(targetEntries: number, seed = 20260101): GeneratedSession {
+	const random = lcg(seed);
+	const int = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
+	const text = (min: number, max: number) => filler(int(min, max), int(0, 9000));
+	const call = (): CallPlan => ({
+		tool: TOOLS[int(0, TOOLS.length - 1)]!,
+		arg: text(8, 60),
+		text: random() < 0.05 ? text(9000, 20000) : text(80, 3500),
+		outcome: random() < 0.08 ? "error" : "ok",
+		image: false,
+	});
+	const plan: Step[] = [];
+	// Roughly 2.9 entries per step; a margin, then the file is cut at exactly targetEntries.
+	const steps = Math.ceil(targetEntries / 2.4);
+	for (let i = 0; i < steps; i++) {
+		if (i % 40 === 39) {
+			plan.push({
+				t: "consult",
+				prose: `Before I go on: ${text(60, 400)}`,
+				thinking: text(100, 1200),
+				outcome: "ok",
+				advice: `Severity: nit\n${text(200, 1500)}`,
+				sibling: null,
+			});
+		} else if (i % 25 === 0) {
+			plan.push({ t: "user", text: text(40, 1500), long: false, images: 0 });
+		} else if (i % 97 === 50) {
+			plan.push({ t: "custom", display: random() < 0.5, text: text(40, 800) });
+		} else if (i % 131 === 70) {
+			plan.push({ t: "bash", excluded: random() < 0.3, command: "npm test", output: text(100, 3000) });
+		} else {
+			const calls = Array.from({ length: int(1, 3) }, call);
+			plan.push({
+				t: "turn",
+				prose: random() < 0.4 ? text(20, 500) : "",
+				thinking: random() < 0.7 ? text(50, 1500) : "",
+				calls,
+				order: calls.map((_, k) => k),
+			});
+		}
+	}
+	const built = buildSession(plan);
+	const kept = built.entries.slice(0, targetEntries);
+	const jsonl = [built.header, ...kept].map((e) => JSON.stringify(e)).join("\n") + "\n";
+	return { jsonl, entries: kept.length };
+}

@@ -1,0 +1,265 @@
+/**
+ * `npm run bench`: the DESIGN.md performance ratios, measured in one process, written to
+ * BENCHMARKS.md with the command and the machine. Timings are medians of repeated runs
+ * (BENCH_REPS, default 21, after 3 warm-up runs); token figures come from the replay engine.
+ *
+ * Inputs: every *.jsonl in ../shared/sessions (skipped with a message when absent) and a
+ * generated, deterministic 10 000-entry session.
+ */
+
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { buildSessionContext, convertToLlm } from "@mariozechner/pi-coding-agent";
+import { prepareBaseline } from "../src/adapter/cli/baseline.ts";
+import { consultationPoints } from "../src/adapter/cli/points.ts";
+import { replayText } from "../src/adapter/cli/replay.ts";
+import type { SessionReport } from "../src/adapter/cli/report.ts";
+import { calledToolNames, sessionTools } from "../src/adapter/cli/tool-set.ts";
+import { readSession } from "../src/events/index.ts";
+import { normalizeBranch } from "../src/events/normalize.ts";
+import { foldAll, foldEvents } from "../src/reducers/index.ts";
+import { DEFAULT_LEDGER_CONFIG } from "../src/render/config.ts";
+import { createRenderMemo, type RenderOptions, renderRequest } from "../src/render/request.ts";
+import { generateSession } from "./generate.ts";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const sharedDir = path.resolve(repoRoot, "../shared/sessions");
+const REPS = Math.max(3, Number(process.env.BENCH_REPS ?? 21) | 0);
+const WARMUP = 3;
+const EVERY = 10;
+const GENERATED_ENTRIES = 10_000;
+
+const TARGETS = {
+	incremental: 0.05,
+	fullVsPi: 1,
+	tokens: 0.08,
+	share: 0.9,
+};
+
+interface Case {
+	name: string;
+	text: string;
+}
+
+function median(values: number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	const mid = sorted.length >> 1;
+	return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Median wall time of `run` in ms; `setup` runs untimed before each repetition. */
+function time<T>(run: (input: T) => unknown, setup: () => T): number {
+	const samples: number[] = [];
+	for (let i = 0; i < WARMUP + REPS; i++) {
+		const input = setup();
+		const t0 = performance.now();
+		run(input);
+		const elapsed = performance.now() - t0;
+		if (i >= WARMUP) samples.push(elapsed);
+	}
+	return median(samples);
+}
+
+interface Row {
+	name: string;
+	entries: number;
+	points: number;
+	pointKind: string;
+	/** ms */
+	incremental: number;
+	scratch: number;
+	newEvents: number;
+	foldRender: number;
+	eventsFoldRender: number;
+	pi: number;
+	session: SessionReport;
+}
+
+function measure(c: Case): Row {
+	const read = readSession(c.text);
+	const events = read.events;
+	const tools = sessionTools(read.header?.cwd ?? repoRoot, calledToolNames(read.entries));
+	const options: RenderOptions = {
+		config: DEFAULT_LEDGER_CONFIG,
+		catalogue: tools.catalogue,
+		tools: tools.declarations,
+		toolsMode: "repo",
+		mode: "consult",
+	};
+	const points = consultationPoints(events, EVERY);
+	const last = points.at(-1)!;
+	const previous = points.at(-2) ?? { upTo: 0, callId: undefined };
+	const lastOptions = { ...options, inFlightCallId: last.callId };
+	const previousOptions = { ...options, inFlightCallId: previous.callId };
+
+	// Incremental consultation: the state and memo of the previous point exist; fold the new events, render.
+	const before = foldAll(events.slice(0, previous.upTo));
+	const newEvents = events.slice(previous.upTo, last.upTo);
+	const incremental = time(
+		(memo) => renderRequest(foldEvents(before, newEvents), lastOptions, memo),
+		() => {
+			const memo = createRenderMemo();
+			renderRequest(before, previousOptions, memo);
+			return memo;
+		},
+	);
+	const upToLast = events.slice(0, last.upTo);
+	const scratch = time(
+		() => renderRequest(foldAll(upToLast), lastOptions, createRenderMemo()),
+		() => undefined,
+	);
+
+	// The whole branch: the ledger's fold + render vs Pi's own context build for the executor.
+	const foldRender = time(
+		() => renderRequest(foldAll(events), options, createRenderMemo()),
+		() => undefined,
+	);
+	const eventsFoldRender = time(
+		() => renderRequest(foldAll(normalizeBranch(read.path, read.entries)), options, createRenderMemo()),
+		() => undefined,
+	);
+	const branch = prepareBaseline(read.path, []);
+	const leafId = branch.entries.at(-1)!.id;
+	const pi = time(
+		() => convertToLlm(buildSessionContext(branch.entries, leafId, branch.byId).messages),
+		() => undefined,
+	);
+
+	const replay = replayText(c.name, c.text, { every: EVERY, allLeaves: false });
+	return {
+		name: c.name,
+		entries: read.entries.length,
+		points: points.length,
+		pointKind: points[0]!.kind,
+		incremental,
+		scratch,
+		newEvents: newEvents.length,
+		foldRender,
+		eventsFoldRender,
+		pi,
+		session: replay.sessions[0]!,
+	};
+}
+
+const fmt = (n: number, digits = 3) => n.toFixed(digits);
+const verdict = (ok: boolean) => (ok ? "met" : "**missed**");
+
+function main(): void {
+	const cases: Case[] = [];
+	const notes: string[] = [];
+	if (existsSync(sharedDir)) {
+		for (const name of readdirSync(sharedDir)
+			.filter((n) => n.endsWith(".jsonl"))
+			.sort()) {
+			cases.push({ name: `shared/sessions/${name}`, text: readFileSync(path.join(sharedDir, name), "utf8") });
+		}
+	} else {
+		const message = `../shared/sessions not found (${sharedDir}): skipped, only the generated session is measured`;
+		console.error(`bench: ${message}`);
+		notes.push(message);
+	}
+	const generated = generateSession(GENERATED_ENTRIES);
+	cases.push({ name: `generated ${generated.entries}-entry session`, text: generated.jsonl });
+
+	const rows: Row[] = [];
+	for (const c of cases) {
+		console.error(`bench: ${c.name} …`);
+		rows.push(measure(c));
+	}
+	const maxRssMb = process.resourceUsage().maxRSS / 1024;
+
+	const table: string[] = [
+		"| session | entries | points | incremental / scratch | fold+render / Pi build | ledger / baseline tokens | requests > baseline | token-prefix share p50 | breakpoint share p50 |",
+		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+	];
+	for (const r of rows) {
+		const s = r.session;
+		table.push(
+			`| ${r.name} | ${r.entries} | ${r.points} ${r.pointKind} | ${fmt(r.incremental / r.scratch)} | ${fmt(r.foldRender / r.pi, 1)} | ${fmt(s.tokens.ratio ?? Number.NaN)} | ${s.largerThanBaseline.length} | ${fmt(s.cacheShare.tokenPrefix.p50 ?? Number.NaN)} | ${fmt(s.cacheShare.breakpoint.p50 ?? Number.NaN)} |`,
+		);
+	}
+	table.push(
+		`| **target** | | | ≤ ${TARGETS.incremental} (10k entries) | ≤ ${TARGETS.fullVsPi} | ≤ ${TARGETS.tokens} | 0 | ≥ ${TARGETS.share} | ≥ ${TARGETS.share} |`,
+	);
+
+	const absolute: string[] = [
+		"| session | incremental (new events) | from scratch | fold+render | events+fold+render | Pi buildSessionContext+convertToLlm | baseline tokens | ledger tokens |",
+		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+	];
+	for (const r of rows) {
+		absolute.push(
+			`| ${r.name} | ${fmt(r.incremental, 2)} ms (${r.newEvents}) | ${fmt(r.scratch, 2)} ms | ${fmt(r.foldRender, 2)} ms | ${fmt(r.eventsFoldRender, 2)} ms | ${fmt(r.pi, 2)} ms | ${r.session.tokens.baseline.total} | ${r.session.tokens.ledger.total} |`,
+		);
+	}
+
+	const generatedRow = rows.at(-1)!;
+	const verdicts: string[] = [];
+	const incRatio = generatedRow.incremental / generatedRow.scratch;
+	verdicts.push(
+		`- incremental consult / refold from scratch at 10k entries: ${fmt(incRatio)} — ${verdict(incRatio <= TARGETS.incremental)} (target ≤ ${TARGETS.incremental})`,
+	);
+	for (const r of rows) {
+		const full = r.foldRender / r.pi;
+		verdicts.push(
+			`- full fold+render / Pi build, ${r.name}: ${fmt(full, 1)}× — ${verdict(full <= TARGETS.fullVsPi)} (target ≤ ${TARGETS.fullVsPi})`,
+		);
+	}
+	for (const r of rows) {
+		const s = r.session;
+		const t = s.tokens.ratio ?? Number.NaN;
+		verdicts.push(
+			`- ledger / baseline tokens, ${r.name}: ${fmt(t)} — ${verdict(t <= TARGETS.tokens)} (target ≤ ${TARGETS.tokens}); requests larger than their baseline: ${s.largerThanBaseline.length} — ${verdict(s.largerThanBaseline.length === 0)}`,
+		);
+		const tp = s.cacheShare.tokenPrefix.p50 ?? Number.NaN;
+		const bp = s.cacheShare.breakpoint.p50 ?? Number.NaN;
+		verdicts.push(
+			`- median cached share, ${r.name}: token prefix ${fmt(tp)}, breakpoints ${fmt(bp)} — ${verdict(tp >= TARGETS.share && bp >= TARGETS.share)} (target ≥ ${TARGETS.share})`,
+		);
+	}
+
+	const cpu = os.cpus()[0]?.model ?? "unknown CPU";
+	const machine = `${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os.type()} ${os.release()} ${os.arch()}, Node ${process.version}`;
+	const date = new Date().toISOString().slice(0, 10);
+	const md = [
+		"# Benchmarks",
+		"",
+		"Written by `npm run bench` (bench/run.ts); do not edit by hand.",
+		"",
+		`- command: \`npm run bench\` (\`tsx bench/run.ts\`), BENCH_REPS=${REPS}`,
+		`- machine: ${machine}`,
+		`- date: ${date}`,
+		"",
+		"## Ratios",
+		"",
+		...table,
+		"",
+		`Peak RSS of the whole run: ${maxRssMb.toFixed(0)} MB.`,
+		"",
+		'## Against the targets (DESIGN.md "Performance")',
+		"",
+		...verdicts,
+		"",
+		"## Absolute medians",
+		"",
+		...absolute,
+		"",
+		"## How it is measured",
+		"",
+		`- Every timing is the median of ${REPS} runs after ${WARMUP} warm-up runs, in one process, with \`performance.now()\`.`,
+		"- *incremental / scratch*: at the branch's last consultation point. Incremental = `foldEvents` of the events since the previous point onto the state folded there, then `renderRequest` with the render memo that rendered the previous point. Scratch = `foldAll` of the branch up to the same point, then `renderRequest` with a fresh memo.",
+		"- *fold+render / Pi build*: the whole leaf path. Ledger = `foldAll` + `renderRequest` (fresh memo) over the path's events; Pi = `buildSessionContext` + `convertToLlm` over the same entries (what the executor's own turn costs Pi). The absolute table also shows the ledger including `normalizeBranch` (entries → events).",
+		`- *tokens* and *cached shares*: the replay engine (\`advisor-ledger replay --every ${EVERY}\`): real advisor calls are the points where the log has them (the generated session), else a simulated point every ${EVERY} tool rounds and at the last entry. Baseline = Pi's resolved context with the in-flight advisor call stripped + a tool inventory with JSON schemas (no system prompt); ledger = the full request (system prompt, investigation tool declarations, catalogue, log). Same chars/4 estimator on both sides.`,
+		`- The generated session comes from bench/generate.ts (the tests' session builder, fixed seed): ${generated.entries} entries, users, parallel tool calls with results up to 20k chars, reasoning, extension messages, \`!\`/\`!!\` runs, and a completed consultation every ~40 steps.`,
+		...(notes.length > 0 ? ["", ...notes.map((n) => `Note: ${n}.`)] : []),
+		"",
+	].join("\n");
+	writeFileSync(path.join(repoRoot, "BENCHMARKS.md"), md);
+	console.log(table.join("\n"));
+	console.log("");
+	console.log(verdicts.join("\n"));
+	console.log(`\nPeak RSS ${maxRssMb.toFixed(0)} MB. Written to BENCHMARKS.md.`);
+}
+
+main();

@@ -1,0 +1,212 @@
+/**
+ * Command-line parsing for `advisor-ledger`. Small on purpose: two commands, a handful of flags,
+ * `--flag value` and `--flag=value`, `--` ends the flags. Anything unexpected is a UsageError
+ * (exit code 1) with a message that names the problem.
+ */
+
+import { DEFAULT_EVERY } from "./points.ts";
+
+export const EXIT = Object.freeze({
+	ok: 0,
+	usage: 1,
+	nothingToReplay: 2,
+	unreadable: 3,
+});
+
+export class UsageError extends Error {}
+
+export const MAIN_HELP = `advisor-ledger — replay recorded Pi sessions through the advisor ledger
+
+Usage:
+  advisor-ledger replay [PATH…] [--every N] [--all-leaves] [--json] [--svg FILE]
+  advisor-ledger render FILE [--leaf ID] [--at ENTRY_ID] [--json]
+  advisor-ledger <command> --help
+
+Commands:
+  replay   compare the ledger request with the raw-context baseline at every consultation point
+  render   print the exact advisor request a consultation would send at one point of a session
+
+Exit codes: 0 ok, 1 usage error, 2 nothing to replay, 3 unreadable input.
+`;
+
+export const REPLAY_HELP = `advisor-ledger replay [PATH…] [options]
+
+Replays session files (PATH: files, or folders searched recursively for *.jsonl). Without a
+PATH: Pi's session folder ($PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions) when it
+exists, else the sample sessions bundled with the package.
+
+At every real advisor() call on a session's leaf path (or, in sessions without any, after
+every N tool rounds and at the last entry) it builds the ledger request and the baseline
+(Pi's own resolved context plus a tool inventory with JSON schemas, what rpiv-advisor 2.11
+sends) and reports tokens, cache reuse between consecutive consultations, user messages
+missing from the request, fold+render time and reader diagnostics.
+
+Options:
+  --every N       simulated consultation every N tool rounds (default ${DEFAULT_EVERY})
+  --all-leaves    replay every leaf of each session tree, not only the current one
+  --json          print one JSON object instead of the text report
+  --svg FILE      also write a chart: tokens per consultation, baseline vs ledger, per session
+  -h, --help      this help
+
+Progress goes to stderr when it is a terminal and several files are read. NO_COLOR disables
+colours. A file that cannot be read is reported and skipped.
+
+Exit codes: 0 ok, 1 usage error, 2 nothing to replay (no session file or no consultation
+point found), 3 some input could not be read (the others are still replayed and reported).
+`;
+
+export const RENDER_HELP = `advisor-ledger render FILE [options]
+
+Prints the exact request (system prompt, tool declarations, messages) that a consultation
+dispatched right after entry --at (default: the leaf) would send. When that entry is an
+assistant message with an advisor() call, the request is the in-flight form for that call.
+
+Options:
+  --leaf ID       the branch to read (default: the session's leaf, the last entry in the file)
+  --at ENTRY_ID   the entry after which the consultation is dispatched (default: the leaf);
+                  without --leaf, the branch from the root to this entry
+  --json          print {"request": {systemPrompt, tools, messages}, "stable": {…}, "summary": {…}}
+  -h, --help      this help
+
+Exit codes: 0 ok, 1 usage error (including an unknown entry id), 2 nothing to render (the
+file has no entries), 3 the file could not be read.
+`;
+
+export interface ReplayArgs {
+	command: "replay";
+	paths: string[];
+	every: number;
+	allLeaves: boolean;
+	json: boolean;
+	svg: string | undefined;
+}
+
+export interface RenderArgs {
+	command: "render";
+	file: string;
+	leaf: string | undefined;
+	at: string | undefined;
+	json: boolean;
+}
+
+export type ParsedArgs = ReplayArgs | RenderArgs | { command: "help"; text: string };
+
+interface FlagSpec {
+	/** Takes a value. */
+	value: boolean;
+}
+
+interface Scanned {
+	positional: string[];
+	flags: Map<string, string | true>;
+	help: boolean;
+}
+
+function scan(argv: readonly string[], specs: Record<string, FlagSpec>, command: string): Scanned {
+	const positional: string[] = [];
+	const flags = new Map<string, string | true>();
+	let help = false;
+	for (let i = 0; i < argv.length; i++) {
+		const arg = argv[i]!;
+		if (arg === "--") {
+			positional.push(...argv.slice(i + 1));
+			break;
+		}
+		if (arg === "-h" || arg === "--help") {
+			help = true;
+			continue;
+		}
+		if (!arg.startsWith("-") || arg === "-") {
+			positional.push(arg);
+			continue;
+		}
+		const eq = arg.indexOf("=");
+		const name = eq === -1 ? arg : arg.slice(0, eq);
+		const spec = specs[name];
+		if (spec === undefined) throw new UsageError(`${command}: unknown option ${name}`);
+		if (flags.has(name)) throw new UsageError(`${command}: ${name} given twice`);
+		if (!spec.value) {
+			if (eq !== -1) throw new UsageError(`${command}: ${name} takes no value`);
+			flags.set(name, true);
+			continue;
+		}
+		let value: string | undefined;
+		if (eq !== -1) value = arg.slice(eq + 1);
+		else {
+			value = argv[i + 1];
+			i++;
+		}
+		if (value === undefined || value === "") throw new UsageError(`${command}: ${name} needs a value`);
+		flags.set(name, value);
+	}
+	return { positional, flags, help };
+}
+
+function stringFlag(flags: Map<string, string | true>, name: string): string | undefined {
+	const value = flags.get(name);
+	return typeof value === "string" ? value : undefined;
+}
+
+export function parseArgs(argv: readonly string[]): ParsedArgs {
+	const [command, ...rest] = argv;
+	if (command === undefined || command === "-h" || command === "--help" || command === "help") {
+		if (command === "help" && rest[0] === "replay") return { command: "help", text: REPLAY_HELP };
+		if (command === "help" && rest[0] === "render") return { command: "help", text: RENDER_HELP };
+		return { command: "help", text: MAIN_HELP };
+	}
+	switch (command) {
+		case "replay": {
+			const s = scan(
+				rest,
+				{
+					"--every": { value: true },
+					"--all-leaves": { value: false },
+					"--json": { value: false },
+					"--svg": { value: true },
+				},
+				"replay",
+			);
+			if (s.help) return { command: "help", text: REPLAY_HELP };
+			const everyText = stringFlag(s.flags, "--every");
+			let every = DEFAULT_EVERY;
+			if (everyText !== undefined) {
+				if (!/^[0-9]+$/.test(everyText) || Number(everyText) < 1) {
+					throw new UsageError(`replay: --every needs a whole number ≥ 1, got ${JSON.stringify(everyText)}`);
+				}
+				every = Number(everyText);
+			}
+			return {
+				command: "replay",
+				paths: s.positional,
+				every,
+				allLeaves: s.flags.has("--all-leaves"),
+				json: s.flags.has("--json"),
+				svg: stringFlag(s.flags, "--svg"),
+			};
+		}
+		case "render": {
+			const s = scan(
+				rest,
+				{ "--leaf": { value: true }, "--at": { value: true }, "--json": { value: false } },
+				"render",
+			);
+			if (s.help) return { command: "help", text: RENDER_HELP };
+			if (s.positional.length !== 1) {
+				throw new UsageError(
+					s.positional.length === 0
+						? "render: a session FILE is required"
+						: "render: exactly one FILE is expected",
+				);
+			}
+			return {
+				command: "render",
+				file: s.positional[0]!,
+				leaf: stringFlag(s.flags, "--leaf"),
+				at: stringFlag(s.flags, "--at"),
+				json: s.flags.has("--json"),
+			};
+		}
+		default:
+			throw new UsageError(`unknown command ${JSON.stringify(command)} (expected replay or render)`);
+	}
+}

@@ -1,0 +1,28 @@
+/** What the commands may touch of the process: injected, so the commands can run in-process in tests. */
+
+import { type Style, styleFor } from "./text-report.ts";
+
+export interface Io {
+	stdout(text: string): void;
+	stderr(text: string): void;
+	env: NodeJS.ProcessEnv;
+	cwd: string;
+	/** stderr is a terminal: progress lines are shown. */
+	stderrIsTTY: boolean;
+	/** Colours for stdout (none unless stdout is a terminal and NO_COLOR is unset). */
+	style: Style;
+	/** Milliseconds, for fold/render timing. */
+	now(): number;
+}
+
+export function processIo(): Io {
+	return {
+		stdout: (text) => process.stdout.write(text),
+		stderr: (text) => process.stderr.write(text),
+		env: process.env,
+		cwd: process.cwd(),
+		stderrIsTTY: process.stderr.isTTY === true,
+		style: styleFor(process.stdout.isTTY, process.env),
+		now: () => performance.now(),
+	};
+}

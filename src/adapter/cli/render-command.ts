@@ -1,0 +1,190 @@
+/**
+ * `advisor-ledger render FILE [--leaf ID] [--at ENTRY_ID] [--json]`: the exact request a
+ * consultation dispatched right after one entry would send, built the way the replay builds it.
+ */
+
+import type { Context } from "@mariozechner/pi-ai";
+import { selectBranch } from "../../events/branch.ts";
+import { parseSessionText } from "../../events/jsonl.ts";
+import { migrateEntries } from "../../events/migrate.ts";
+import { normalizeBranch } from "../../events/normalize.ts";
+import { foldAll } from "../../reducers/index.ts";
+import { DEFAULT_LEDGER_CONFIG } from "../../render/config.ts";
+import { ADVISOR_TOOL_NAME } from "../../render/constants.ts";
+import { createRenderMemo, type LedgerRequest, renderRequest, type StablePortion } from "../../render/request.ts";
+import { EXIT, type RenderArgs } from "./args.ts";
+import { displayPath, readInput } from "./inputs.ts";
+import type { Io } from "./io.ts";
+import { formatTokens, type Style } from "./text-report.ts";
+import { calledToolNames, sessionTools } from "./tool-set.ts";
+
+export interface RenderSummary {
+	file: string;
+	sessionId: string | null;
+	leafId: string | null;
+	atEntryId: string;
+	/** The advisor call the request answers, when --at is (or follows) an advisor call without a result. */
+	inFlightCallId: string | null;
+	tokens: number;
+	hash: string;
+	messageCount: number;
+}
+
+export interface RenderJson {
+	/** Exactly the pi-ai Context handed to completeSimple. */
+	request: Context;
+	stable: StablePortion & { volatileParts: number };
+	summary: RenderSummary;
+}
+
+export interface Rendered {
+	request: LedgerRequest;
+	summary: RenderSummary;
+}
+
+export class RenderInputError extends Error {
+	constructor(
+		message: string,
+		readonly exitCode: number,
+	) {
+		super(message);
+	}
+}
+
+export function renderAt(file: string, text: string, leaf: string | undefined, at: string | undefined): Rendered {
+	const parsed = parseSessionText(text);
+	const entries = migrateEntries(parsed);
+	if (entries.length === 0) throw new RenderInputError(`${file}: no session entries to render`, EXIT.nothingToReplay);
+	const ids = new Set(entries.map((e) => e.id));
+	for (const [flag, id] of [
+		["--leaf", leaf],
+		["--at", at],
+	] as const) {
+		if (id !== undefined && !ids.has(id))
+			throw new RenderInputError(`${file}: ${flag} ${id}: no such entry`, EXIT.usage);
+	}
+	const branch = selectBranch(entries, leaf ?? at);
+	const atId = at ?? branch.leafId;
+	const index = branch.path.findIndex((e) => e.id === atId);
+	if (atId === undefined || index === -1) {
+		throw new RenderInputError(`${file}: --at ${at} is not on the branch to leaf ${branch.leafId}`, EXIT.usage);
+	}
+	const events = normalizeBranch(branch.path, entries).slice(0, index + 1);
+	const state = foldAll(events);
+	// At an advisor call itself: the in-flight form for that call (the newest pending one otherwise).
+	const last = events[index]!;
+	const ownCall = last.kind === "assistant" ? last.calls.find((c) => c.name === ADVISOR_TOOL_NAME) : undefined;
+	const inFlightCallId = ownCall?.id ?? state.pendingConsultations.at(-1)?.callId;
+	const tools = sessionTools(parsed.header?.cwd ?? process.cwd(), calledToolNames(entries));
+	const request = renderRequest(
+		state,
+		{
+			config: DEFAULT_LEDGER_CONFIG,
+			catalogue: tools.catalogue,
+			tools: tools.declarations,
+			toolsMode: "repo",
+			mode: "consult",
+			inFlightCallId,
+		},
+		createRenderMemo(),
+	);
+	return {
+		request,
+		summary: {
+			file,
+			sessionId: parsed.header?.id ?? null,
+			leafId: branch.leafId ?? null,
+			atEntryId: atId,
+			inFlightCallId: inFlightCallId ?? null,
+			tokens: request.tokens,
+			hash: request.hash,
+			messageCount: request.messageCount,
+		},
+	};
+}
+
+export function renderJson(rendered: Rendered): RenderJson {
+	const { request } = rendered;
+	const last = request.context.messages[request.stable.messageIndex];
+	const parts = last !== undefined && Array.isArray(last.content) ? last.content.length : 0;
+	return {
+		request: request.context,
+		stable: { ...request.stable, volatileParts: Math.max(0, parts - request.stable.partCount) },
+		summary: rendered.summary,
+	};
+}
+
+/** Control characters made visible, so a hostile log cannot drive the terminal. */
+function visible(text: string): string {
+	return text.replace(
+		/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
+		(c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+	);
+}
+
+export function renderReadable(rendered: Rendered, style: Style): string {
+	const { request, summary } = rendered;
+	const { context, stable } = request;
+	const out: string[] = [];
+	const rule = (title: string) => style.bold(`═══ ${title} ═══`);
+	out.push(style.bold(`Advisor request for ${summary.file}, dispatched after entry ${summary.atEntryId}`));
+	out.push(
+		summary.inFlightCallId === null
+			? "No advisor call in flight at this entry: the request carries the default question."
+			: `In-flight advisor call: ${summary.inFlightCallId}`,
+	);
+	out.push(
+		`~${formatTokens(request.tokens)} tokens (estimate) · ${request.messageCount} messages · hash ${request.hash} · stable portion ~${formatTokens(stable.tokens)} tokens, hash ${stable.hash}`,
+	);
+	out.push("");
+	const system = context.systemPrompt ?? "";
+	out.push(rule(`system prompt (${system.length} chars) · stable`));
+	out.push(visible(system));
+	out.push("");
+	const tools = context.tools ?? [];
+	out.push(rule(`tools (${tools.length}) · stable`));
+	for (const tool of tools) {
+		out.push(`${style.bold(tool.name)} — ${visible(tool.description)}`);
+		out.push(style.dim(`  parameters: ${JSON.stringify(tool.parameters)}`));
+	}
+	out.push("");
+	context.messages.forEach((message, m) => {
+		const parts =
+			typeof message.content === "string"
+				? [{ type: "text" as const, text: message.content }]
+				: (message.content as readonly { type: string; text?: string }[]);
+		out.push(
+			rule(
+				`message ${m + 1}/${context.messages.length} · ${message.role} · ${parts.length} part${parts.length === 1 ? "" : "s"}`,
+			),
+		);
+		parts.forEach((part, p) => {
+			const isStable = m < stable.messageIndex || (m === stable.messageIndex && p < stable.partCount);
+			out.push(style.dim(`── part ${p + 1} · ${part.type} · ${isStable ? "stable" : "volatile"} ──`));
+			out.push(visible(part.type === "text" ? (part.text ?? "") : JSON.stringify(part)));
+		});
+		out.push("");
+	});
+	return `${out.join("\n")}`;
+}
+
+export function runRender(args: RenderArgs, io: Io): number {
+	const read = readInput(args.file);
+	if (!read.ok) {
+		io.stderr(`advisor-ledger render: cannot read ${args.file}: ${read.error}\n`);
+		return EXIT.unreadable;
+	}
+	let rendered: Rendered;
+	try {
+		rendered = renderAt(displayPath(args.file, io.cwd), read.text, args.leaf, args.at);
+	} catch (error) {
+		if (error instanceof RenderInputError) {
+			io.stderr(`advisor-ledger render: ${error.message}\n`);
+			return error.exitCode;
+		}
+		throw error;
+	}
+	if (args.json) io.stdout(`${JSON.stringify(renderJson(rendered), null, 2)}\n`);
+	else io.stdout(`${renderReadable(rendered, io.style)}\n`);
+	return EXIT.ok;
+}

@@ -1,0 +1,98 @@
+/** `advisor-ledger replay`: collect inputs, replay each file, print the report, write the chart. */
+
+import { writeFileSync } from "node:fs";
+import { EXIT, type ReplayArgs } from "./args.ts";
+import { collectInputs, defaultInputs, displayPath, readInput } from "./inputs.ts";
+import type { Io } from "./io.ts";
+import { replayText } from "./replay.ts";
+import {
+	buildReport,
+	type FileDiagnostics,
+	type ReplayReport,
+	type SessionReport,
+	type UnreadableInput,
+} from "./report.ts";
+import { renderSvg } from "./svg.ts";
+import { renderTextReport } from "./text-report.ts";
+
+export interface ReplayRun {
+	report: ReplayReport;
+	exitCode: number;
+}
+
+/** Replays and reports; `progress` is called before each file. */
+export function replayPaths(
+	args: ReplayArgs,
+	io: Io,
+	progress?: (index: number, total: number, file: string) => void,
+): ReplayRun {
+	const paths = args.paths.length > 0 ? args.paths : defaultInputs(io.env).paths;
+	const collected = collectInputs(paths);
+	const unreadable: UnreadableInput[] = collected.unreadable.map((u) => ({ ...u, path: displayPath(u.path, io.cwd) }));
+	const sessions: SessionReport[] = [];
+	const files: FileDiagnostics[] = [];
+	collected.files.forEach((file, index) => {
+		const shown = displayPath(file, io.cwd);
+		progress?.(index, collected.files.length, shown);
+		const read = readInput(file);
+		if (!read.ok) {
+			unreadable.push({ path: shown, error: read.error });
+			io.stderr(`advisor-ledger replay: skipped ${shown}: ${read.error}\n`);
+			return;
+		}
+		let replayed: ReturnType<typeof replayText>;
+		try {
+			replayed = replayText(shown, read.text, { every: args.every, allLeaves: args.allLeaves, now: io.now });
+		} catch (error) {
+			// The reader never throws on content; anything else is reported like an unreadable file.
+			const message = `replay failed: ${error instanceof Error ? error.message : String(error)}`;
+			unreadable.push({ path: shown, error: message });
+			io.stderr(`advisor-ledger replay: skipped ${shown}: ${message}\n`);
+			return;
+		}
+		sessions.push(...replayed.sessions);
+		files.push(replayed.diagnostics);
+	});
+	for (const u of collected.unreadable)
+		io.stderr(`advisor-ledger replay: skipped ${displayPath(u.path, io.cwd)}: ${u.error}\n`);
+	const report = buildReport(sessions, files, unreadable, {
+		every: args.every,
+		allLeaves: args.allLeaves,
+		inputs: paths.map((p) => displayPath(p, io.cwd)),
+	});
+	let exitCode: number = EXIT.ok;
+	if (unreadable.length > 0) exitCode = EXIT.unreadable;
+	else if (report.points === 0) exitCode = EXIT.nothingToReplay;
+	return { report, exitCode };
+}
+
+export function runReplay(args: ReplayArgs, io: Io): number {
+	const showProgress = io.stderrIsTTY;
+	let shown = false;
+	const progress = (index: number, total: number, file: string) => {
+		if (!showProgress || total < 2) return;
+		shown = true;
+		const line = `[${index + 1}/${total}] ${file}`;
+		io.stderr(`\r\u001b[K${line.length > 100 ? `${line.slice(0, 99)}…` : line}`);
+	};
+	const { report, exitCode } = replayPaths(args, io, progress);
+	if (shown) io.stderr("\r\u001b[K");
+	if (args.svg !== undefined) {
+		try {
+			writeFileSync(args.svg, renderSvg(report));
+		} catch (error) {
+			io.stderr(
+				`advisor-ledger replay: cannot write ${args.svg}: ${error instanceof Error ? error.message : String(error)}\n`,
+			);
+			return EXIT.usage;
+		}
+	}
+	if (args.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+	else io.stdout(renderTextReport(report, io.style));
+	if (exitCode === EXIT.nothingToReplay) {
+		io.stderr(
+			`advisor-ledger replay: nothing to replay in ${report.options.inputs.join(", ")} (no session file with a consultation point)\n`,
+		);
+	}
+	return exitCode;
+}
