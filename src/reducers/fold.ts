@@ -28,7 +28,8 @@ interface ApplyContext {
 
 export function foldEvents(state: LedgerState, newEvents: readonly LedgerEvent[]): LedgerState {
 	if (newEvents.length === 0) return state;
-	const events = state.events.concat(newEvents);
+	// Frozen so immer skips it when finalising: an unfrozen new array is walked, which made every fold O(branch).
+	const events = Object.freeze(state.events.concat(newEvents));
 	const first = state.events.length;
 	return immer.produce(state, (draft) => {
 		draft.events = events as LedgerEvent[];
@@ -45,8 +46,8 @@ export function foldAll(events: readonly LedgerEvent[]): LedgerState {
 function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void {
 	switch (event.kind) {
 		case "user":
-			draft.open.push({ kind: "user", id: event.id, parts: event.parts });
-			if (!ctx.replay) draft.userWords.push({ id: event.id, parts: event.parts, index: ctx.index });
+			pushBlock(draft, { kind: "user", id: event.id, parts: event.parts });
+			if (!ctx.replay) draft.userWords.push(Object.freeze({ id: event.id, parts: event.parts, index: ctx.index }));
 			return;
 		case "assistant": {
 			// Pi writes every result of a message before the next assistant message, so calls still
@@ -63,7 +64,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 			}
 			// The prose beside an advisor call is the question of that consultation, not a log block.
 			if (advisorCalls.length === 0 && event.text.trim().length > 0) {
-				draft.open.push({ kind: "prose", id: event.id, text: event.text });
+				pushBlock(draft, { kind: "prose", id: event.id, text: event.text });
 			}
 			for (const call of event.calls) {
 				if (call.name === ADVISOR_TOOL_NAME) continue;
@@ -96,7 +97,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 					reasoning: pending?.reasoning ?? "",
 				},
 			};
-			draft.open.push(block);
+			pushBlock(draft, block);
 			return;
 		}
 		case "bashRun":
@@ -104,7 +105,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 				hide(draft, event.id);
 				return;
 			}
-			draft.open.push({
+			pushBlock(draft, {
 				kind: "shell",
 				id: event.id,
 				command: event.command,
@@ -124,12 +125,12 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 				hide(draft, event.id);
 				return;
 			}
-			draft.open.push({ kind: "note", id: event.id, customType: event.customType, parts: event.parts });
+			pushBlock(draft, { kind: "note", id: event.id, customType: event.customType, parts: event.parts });
 			return;
 		}
 		case "compaction":
 			if (!event.resets) {
-				draft.open.push({
+				pushBlock(draft, {
 					kind: "summary",
 					id: event.id,
 					summaryKind: "compaction",
@@ -143,7 +144,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 			compact(draft, event.id, event.summary, event.firstKeptEntryId, ctx);
 			return;
 		case "branchSummary":
-			draft.open.push({
+			pushBlock(draft, {
 				kind: "summary",
 				id: event.id,
 				summaryKind: "branch",
@@ -164,6 +165,14 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 	}
 }
 
+/**
+ * Blocks are frozen (shallowly) as they are made: they never change afterwards, and immer skips
+ * frozen values when it finalises, so a block costs nothing in later folds.
+ */
+function pushBlock(draft: LedgerDraft, block: Block): void {
+	draft.open.push(Object.freeze(block) as Block);
+}
+
 function hide(draft: LedgerDraft, id: string): void {
 	if (!draft.hidden.includes(id)) draft.hidden.push(id);
 }
@@ -171,7 +180,7 @@ function hide(draft: LedgerDraft, id: string): void {
 function giveUpPendingCalls(draft: LedgerDraft): void {
 	if (draft.pendingCalls.length > 0) {
 		for (const pending of draft.pendingCalls) {
-			draft.open.push({
+			pushBlock(draft, {
 				kind: "round",
 				id: pending.callEntryId,
 				round: {
@@ -225,7 +234,7 @@ function compact(
 		.filter((w) => w.index < kept)
 		.map((w) => ({ id: w.id, parts: w.parts }));
 	draft.closed = [];
-	draft.open = [{ kind: "summary", id, summaryKind: "compaction", summary, words }];
+	draft.open = [Object.freeze({ kind: "summary", id, summaryKind: "compaction", summary, words }) as Block];
 	draft.pendingCalls = [];
 	draft.pendingConsultations = [];
 	for (let i = kept; i < ctx.index; i++) apply(draft, ctx.events[i]!, { events: ctx.events, index: i, replay: true });
