@@ -3,7 +3,7 @@
  * branch in one go or in any number of pieces gives the same state (a property test holds us to it).
  */
 
-import { current, type Draft, Immer } from "immer";
+import { current, type Draft, Immer, isDraft, original } from "immer";
 import type { LedgerEvent } from "../events/types.ts";
 import { ADVISOR_TOOL_NAME, CUSTOM_TYPES } from "../render/constants.ts";
 import { completedAdvice, reviewAdvice } from "./advisor-result.ts";
@@ -82,7 +82,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 				return;
 			}
 			const callIndex = draft.pendingCalls.findIndex((p) => p.call.id === event.callId);
-			const pending = callIndex === -1 ? undefined : draft.pendingCalls[callIndex];
+			const pending = callIndex === -1 ? undefined : plain(draft.pendingCalls[callIndex]);
 			if (callIndex !== -1) draft.pendingCalls.splice(callIndex, 1);
 			const block: RoundBlock = {
 				kind: "round",
@@ -166,6 +166,14 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 }
 
 /**
+ * The plain value behind a draft. Pending calls are never modified, so their original is exact;
+ * a draft must not end up inside a frozen block, where immer would not finalise it.
+ */
+function plain<T>(value: T): T {
+	return isDraft(value) ? (original(value as Draft<T>) as T) : value;
+}
+
+/**
  * Blocks are frozen (shallowly) as they are made: they never change afterwards, and immer skips
  * frozen values when it finalises, so a block costs nothing in later folds.
  */
@@ -179,7 +187,8 @@ function hide(draft: LedgerDraft, id: string): void {
 
 function giveUpPendingCalls(draft: LedgerDraft): void {
 	if (draft.pendingCalls.length > 0) {
-		for (const pending of draft.pendingCalls) {
+		for (const drafted of draft.pendingCalls) {
+			const pending = plain(drafted);
 			pushBlock(draft, {
 				kind: "round",
 				id: pending.callEntryId,
