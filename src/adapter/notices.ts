@@ -30,3 +30,34 @@ export const configUnreadable = (path: string, reason: string) =>
 
 export const configInvalidKeys = (path: string, keys: readonly string[]) =>
 	`advisor.json: invalid ${keys.length === 1 ? "value" : "values"} for ${keys.join(", ")} in ${path} — using the defaults for ${keys.length === 1 ? "that key" : "those keys"}`;
+
+// ---------------------------------------------------------------------------------------------
+// /advisor
+// ---------------------------------------------------------------------------------------------
+
+export const MODEL_PICKER_TITLE = "Advisor model";
+export const effortPickerTitle = (label: string) => `Advisor effort for ${label}`;
+export const PICKER_HINT = "type to filter • ↑↓ navigate • enter select • esc cancel";
+export const PICKER_NO_MATCH = "No matching entries";
+/** The first row of the model picker: turns the advisor off. */
+export const NO_ADVISOR = "No advisor";
+export const NO_ADVISOR_DESCRIPTION = "turn the advisor off";
+export const EFFORT_OFF = "off (no reasoning sent)";
+export const recommendedEffort = (level: string) => `${level} (recommended)`;
+/** The effort the picker marks and preselects for a model it has not been used with. */
+export const RECOMMENDED_EFFORT = "high";
+
+export const advisorSelected = (label: string, effort?: ModelThinkingLevel) =>
+	`Advisor set to ${label}${effort && effort !== "off" ? `, ${effort}` : ""}`;
+export const ADVISOR_OFF = "Advisor turned off";
+/** Saved, but the executor is the same model, so the tool stays out of the active set. */
+export const advisorSameModel = (label: string) =>
+	`Advisor ${label} is the executor's own model — inactive until the executor changes`;
+
+// ---------------------------------------------------------------------------------------------
+// The result card
+// ---------------------------------------------------------------------------------------------
+
+export const CARD_NO_SEVERITY = "advice";
+export const cardMoreLines = (count: number, key: string | undefined) =>
+	`… ${count} more line${count === 1 ? "" : "s"}${key ? ` (${key} to expand)` : ""}`;

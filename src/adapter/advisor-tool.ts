@@ -1,0 +1,207 @@
+/**
+ * The executor-facing advisor() tool: zero parameters; executing it reads the live branch, folds
+ * what is new, renders the request and runs the consultation. Whatever happens comes back as a
+ * normal tool result (SPEC §4) — execute never throws.
+ *
+ * Order matters: the same-model and disabled-for checks come before any credential lookup, and
+ * the effort is read once, at entry, so a change made while the call is in flight does not
+ * make the envelope lie about what was sent.
+ */
+
+import type { Api, Model, ThinkingLevel } from "@mariozechner/pi-ai";
+import * as piAi from "@mariozechner/pi-ai";
+import type { AgentToolResult, ExtensionAPI, ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
+import { Type } from "@sinclair/typebox";
+import type { LedgerState } from "../reducers/index.ts";
+import type { AdvisorToolsMode } from "../render/constants.ts";
+import { ADVISOR_TOOL_DESCRIPTION, ADVISOR_TOOL_LABEL, ADVISOR_TOOL_NAME, SKIP_REASONS } from "../render/constants.ts";
+import { type LedgerRequest, type RenderOptions, renderRequest } from "../render/index.ts";
+import { isDisabledFor, lookupAdvisorModel } from "./activation.ts";
+import { type AdvisorRuntime, currentConfig } from "./activation-state.ts";
+import type { CompleteSimple } from "./compat.ts";
+import { type AdvisorConfig, resolveGuidance } from "./config.ts";
+import {
+	type ConsultationAuth,
+	type ConsultationInput,
+	type InvestigationTools,
+	runConsultation,
+} from "./consultation.ts";
+import {
+	type AdvisorDetails,
+	type AdvisorEnvelope,
+	type EnvelopeBase,
+	errorText,
+	failureEnvelope,
+	identityBase,
+} from "./envelope.ts";
+import { advisorLabel, formatModelKey, modelKeyOf } from "./model-key.ts";
+import { renderAdvisorResult } from "./result-renderer.ts";
+
+export const ADVISOR_PARAMETERS = Type.Object({});
+
+/** What a consultation about to be rendered knows; the optional hooks below read it. */
+export interface ConsultationSetup {
+	ctx: ExtensionContext;
+	config: AdvisorConfig;
+	model: Model<Api>;
+	effort: ThinkingLevel | undefined;
+	/** The folded ledger (advisor_expand's source). */
+	state: LedgerState;
+	signal: AbortSignal | undefined;
+}
+
+/** The advisor's own tools for one consultation (issue 5). Absent: none are declared. */
+export interface InvestigationPlan {
+	toolsMode: AdvisorToolsMode;
+	tools?: InvestigationTools;
+}
+
+export interface AdvisorToolDeps {
+	pi: Pick<ExtensionAPI, "getAllTools" | "getThinkingLevel">;
+	runtime: AdvisorRuntime;
+	loadCompleteSimple: () => Promise<CompleteSimple>;
+	now?: () => number;
+	investigation?: (setup: ConsultationSetup) => InvestigationPlan;
+	/** Budget gate, trimming, retry and timeout (issue 6). */
+	consultationHooks?: (setup: PlanningSetup) => ConsultationPlan | undefined | Promise<ConsultationPlan | undefined>;
+}
+
+/** What the issue-6 hook sees: the rendered request, and a way to render it again differently. */
+export interface PlanningSetup extends ConsultationSetup {
+	request: LedgerRequest;
+	/** Renders the same branch with other options (e.g. a trim anchor), sharing the session's memo. */
+	render(overrides?: Partial<RenderOptions>): LedgerRequest;
+}
+
+/** The hook's answer: the request to send instead (trimmed), and the loop's optional hooks. */
+export interface ConsultationPlan extends Pick<ConsultationInput, "approve" | "retry" | "timeoutMs" | "base"> {
+	request?: LedgerRequest;
+}
+
+type EnvGetter = (provider: string) => string | undefined;
+
+/** pi-ai's env-key lookup, when the host's pi-ai has it (read through the namespace: it may not). */
+function envApiKey(provider: string): string | undefined {
+	const get = (piAi as unknown as { getEnvApiKey?: EnvGetter }).getEnvApiKey;
+	return typeof get === "function" ? get(provider) : undefined;
+}
+
+type AuthOutcome = { ok: true; auth: ConsultationAuth } | { ok: false; envelope: AdvisorEnvelope };
+
+async function resolveAuth(ctx: ExtensionContext, model: Model<Api>, base: EnvelopeBase): Promise<AuthOutcome> {
+	const label = advisorLabel(model);
+	const result = await ctx.modelRegistry.getApiKeyAndHeaders(model);
+	if (!result.ok) {
+		if (result.error.startsWith("No API key found")) {
+			return { ok: false, envelope: failureEnvelope({ kind: "no-key", label, provider: model.provider }, base) };
+		}
+		return { ok: false, envelope: failureEnvelope({ kind: "misconfigured", label, error: result.error }, base) };
+	}
+	// pi-ai falls back to the provider's environment variables itself; without either, the call cannot work.
+	if (!result.apiKey && envApiKey(model.provider) === undefined) {
+		return { ok: false, envelope: failureEnvelope({ kind: "no-key", label, provider: model.provider }, base) };
+	}
+	const auth: ConsultationAuth = {};
+	if (result.apiKey) auth.apiKey = result.apiKey;
+	if (result.headers) auth.headers = result.headers;
+	return { ok: true, auth };
+}
+
+async function consult(
+	deps: AdvisorToolDeps,
+	toolCallId: string,
+	signal: AbortSignal | undefined,
+	onUpdate: ((partial: AgentToolResult<AdvisorDetails>) => void) | undefined,
+	ctx: ExtensionContext,
+): Promise<AdvisorEnvelope> {
+	const config = currentConfig(deps.runtime);
+	const model = lookupAdvisorModel(config.modelKey, (provider, id) => ctx.modelRegistry.find(provider, id));
+	if (model === undefined) return failureEnvelope({ kind: "no-model" });
+	const effort = model.reasoning ? config.effort : undefined;
+	const base = identityBase(model, effort);
+
+	const executor = ctx.model;
+	if (executor !== undefined && executor.id === model.id) {
+		return failureEnvelope({ kind: "skipped", reason: SKIP_REASONS.sameModel(model.id) }, base);
+	}
+	if (executor !== undefined && isDisabledFor(executor, deps.pi.getThinkingLevel(), config.disabledForModels)) {
+		const reason = SKIP_REASONS.disabledForModel(formatModelKey(modelKeyOf(executor)));
+		return failureEnvelope({ kind: "skipped", reason }, base);
+	}
+
+	const auth = await resolveAuth(ctx, model, base);
+	if (!auth.ok) return auth.envelope;
+
+	const sm = ctx.sessionManager;
+	const sessionId = sm.getSessionId();
+	const ledger = deps.runtime.ledger.update(sessionId, sm.getBranch(), sm.getEntries());
+	const setup: ConsultationSetup = { ctx, config, model, effort, state: ledger.state, signal };
+	const plan = deps.investigation?.(setup) ?? { toolsMode: "none" };
+	const renderOptions: RenderOptions = {
+		config: config.ledger,
+		catalogue: deps.pi.getAllTools().map(({ name, description }) => ({ name, description })),
+		tools: plan.tools?.declarations ?? [],
+		toolsMode: plan.toolsMode,
+		mode: "consult",
+		inFlightCallId: toolCallId,
+	};
+	const render = (overrides: Partial<RenderOptions> = {}) =>
+		renderRequest(ledger.state, { ...renderOptions, ...overrides }, ledger.memo);
+	const rendered = render();
+	const { request: planned, ...hooks } =
+		(await deps.consultationHooks?.({ ...setup, request: rendered, render })) ?? {};
+	const request = planned ?? rendered;
+
+	let complete: CompleteSimple;
+	try {
+		complete = await deps.loadCompleteSimple();
+	} catch (err) {
+		return failureEnvelope({ kind: "threw", message: errorText(err) }, base);
+	}
+
+	const lines: string[] = [];
+	const input: ConsultationInput = {
+		...hooks,
+		complete,
+		model,
+		auth: auth.auth,
+		effort,
+		sessionId: `advisor:${sessionId}`,
+		request,
+		signal,
+		onProgress: (line) => {
+			lines.push(line);
+			onUpdate?.({ content: [{ type: "text", text: lines.join("\n") }], details: base });
+		},
+	};
+	if (plan.tools !== undefined) input.tools = plan.tools;
+	if (deps.now !== undefined) input.now = deps.now;
+	return runConsultation(input);
+}
+
+export type AdvisorTool = ToolDefinition<typeof ADVISOR_PARAMETERS, AdvisorDetails>;
+
+export function createAdvisorTool(deps: AdvisorToolDeps): AdvisorTool {
+	const guidance = resolveGuidance(currentConfig(deps.runtime));
+	return {
+		name: ADVISOR_TOOL_NAME,
+		label: ADVISOR_TOOL_LABEL,
+		description: ADVISOR_TOOL_DESCRIPTION,
+		promptSnippet: guidance.promptSnippet,
+		promptGuidelines: [...guidance.promptGuidelines],
+		parameters: ADVISOR_PARAMETERS,
+		async execute(toolCallId, _params, signal, onUpdate, ctx) {
+			try {
+				return await consult(deps, toolCallId, signal, onUpdate, ctx);
+			} catch (err) {
+				return failureEnvelope({ kind: "threw", message: errorText(err) });
+			}
+		},
+		renderResult: (result, options, theme, context) => renderAdvisorResult(result, options, theme, context),
+	};
+}
+
+/** The guidance the tool was registered with, to tell when a config change needs a re-register. */
+export function guidanceKey(config: AdvisorConfig): string {
+	return JSON.stringify(resolveGuidance(config));
+}

@@ -1,0 +1,153 @@
+/**
+ * /advisor's pieces without a host: the no-UI message, the effort list, and the picker component.
+ */
+
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Api, Model } from "@mariozechner/pi-ai";
+import { describe, expect, it } from "vitest";
+import { createAdvisorRuntime } from "../../src/adapter/activation-state.ts";
+import {
+	createAdvisorCommand,
+	effortPickerSpec,
+	modelPickerSpec,
+	supportedEfforts,
+} from "../../src/adapter/advisor-command.ts";
+import { PICKER_HINT, PICKER_NO_MATCH, REQUIRES_INTERACTIVE } from "../../src/adapter/notices.ts";
+import { FilterPicker, PICKER_MAX_ROWS, pick } from "../../src/adapter/picker.ts";
+import { KEYS } from "../support/pi-host.ts";
+
+const plain = { fg: (_c: string, t: string) => t, bold: (t: string) => t };
+
+function model(id: string, extra: Partial<Model<Api>> = {}): Model<Api> {
+	return {
+		id,
+		name: id.toUpperCase(),
+		api: "openai-completions",
+		provider: "prov",
+		baseUrl: "http://localhost:0",
+		reasoning: true,
+		input: ["text"],
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+		contextWindow: 1000,
+		maxTokens: 100,
+		...extra,
+	} as Model<Api>;
+}
+
+describe("without a UI", () => {
+	it("says `/advisor requires interactive mode` and does nothing else", async () => {
+		const notes: [string, string | undefined][] = [];
+		const runtime = createAdvisorRuntime({ env: { XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), "adv-cmd-")) } });
+		const command = createAdvisorCommand({
+			pi: {
+				getActiveTools: () => {
+					throw new Error("must not touch tools");
+				},
+				setActiveTools: () => {},
+				getThinkingLevel: () => "off",
+			},
+			runtime,
+		});
+		const ctx = { hasUI: false, ui: { notify: (m: string, t?: string) => notes.push([m, t]) } };
+		await command.handler("", ctx as never);
+		expect(notes).toEqual([[REQUIRES_INTERACTIVE, "warning"]]);
+	});
+});
+
+describe("effort levels", () => {
+	it("a model without reasoning has only off", () => {
+		expect(supportedEfforts(model("m", { reasoning: false }))).toEqual(["off"]);
+	});
+
+	it("a reasoning model has off through high; xhigh only when mapped; a null mapping removes a level", () => {
+		expect(supportedEfforts(model("m"))).toEqual(["off", "minimal", "low", "medium", "high"]);
+		expect(supportedEfforts(model("m", { thinkingLevelMap: { xhigh: "max", minimal: null } }))).toEqual([
+			"off",
+			"low",
+			"medium",
+			"high",
+			"xhigh",
+		]);
+	});
+
+	it("the picker labels off and the recommended level, and preselects the current level or high", () => {
+		const spec = effortPickerSpec(model("m"), undefined);
+		expect(spec.items.map((i) => i.label)).toEqual([
+			"off (no reasoning sent)",
+			"minimal",
+			"low",
+			"medium",
+			"high (recommended)",
+		]);
+		expect(spec.initialValue).toBe("high");
+		expect(effortPickerSpec(model("m"), "off").initialValue).toBe("off");
+	});
+});
+
+describe("the picker", () => {
+	const many = Array.from({ length: 14 }, (_, i) => model(`model-${String(i).padStart(2, "0")}`));
+
+	it("lists `No advisor` first and at most ten rows, with the hint", () => {
+		const picker = new FilterPicker(
+			modelPickerSpec(many, undefined),
+			plain,
+			() => {},
+			() => {},
+		);
+		const lines = picker.render(100);
+		expect(lines[0]).toBe("Advisor model");
+		expect(lines.at(-1)).toBe(PICKER_HINT);
+		const rows = lines.slice(2, -1);
+		expect(rows.filter((r) => !r.trimStart().startsWith("("))).toHaveLength(PICKER_MAX_ROWS);
+		expect(rows[0]).toMatch(/^→ No advisor/);
+		expect(rows.at(-1)).toMatch(/\(1\/15\)/);
+	});
+
+	it("filters over label and provider/modelId, says when nothing matches, and backspace widens again", () => {
+		let chosen: string | undefined = "unset";
+		const picker = new FilterPicker(
+			modelPickerSpec(many, undefined),
+			plain,
+			() => {},
+			(v) => {
+				chosen = v;
+			},
+		);
+		for (const key of "prov/model-13") picker.handleInput(key);
+		expect(picker.visibleValues()).toEqual(["prov/model-13"]);
+		picker.handleInput("#");
+		expect(picker.visibleValues()).toEqual([]);
+		expect(picker.render(100)).toContain(`  ${PICKER_NO_MATCH}`);
+		picker.handleInput(KEYS.enter);
+		expect(chosen).toBe("unset");
+		picker.handleInput(KEYS.backspace);
+		picker.handleInput(KEYS.enter);
+		expect(chosen).toBe("prov/model-13");
+	});
+
+	it("Esc resolves with nothing, even with no rows left", () => {
+		let chosen: string | undefined = "unset";
+		const picker = new FilterPicker(
+			modelPickerSpec(many, undefined),
+			plain,
+			() => {},
+			(v) => {
+				chosen = v;
+			},
+		);
+		for (const key of "zzzz") picker.handleInput(key);
+		picker.handleInput(KEYS.escape);
+		expect(chosen).toBeUndefined();
+	});
+
+	it("falls back to a plain select dialog on hosts without custom components (RPC)", async () => {
+		const ui = {
+			custom: async () => undefined,
+			select: async (_title: string, options: string[]) => options[2],
+		};
+		const value = await pick(ui as never, modelPickerSpec(many, undefined));
+		expect(value).toBe("prov/model-01");
+	});
+});
