@@ -182,6 +182,8 @@ export const FAILURE = Object.freeze({
 	cancelled: "Advisor call was cancelled before it completed.",
 	cancelledDetail: "aborted",
 	failed: (err: string) => `Advisor call failed: ${err}`,
+	/** Stands in for a provider error that came without a message. */
+	unknownError: "unknown provider error",
 	empty: "Advisor returned no text content.",
 	emptyDetail: "empty response",
 	threw: (msg: string) => `Advisor call threw: ${msg}`,
