@@ -7,7 +7,7 @@ import { current, type Draft, Immer, isDraft, original } from "immer";
 import type { LedgerEvent } from "../events/types.ts";
 import { ADVISOR_TOOL_NAME, CUSTOM_TYPES } from "../render/constants.ts";
 import { completedAdvice, reviewAdvice } from "./advisor-result.ts";
-import { type Block, emptyLedger, type LedgerState, type RoundBlock } from "./state.ts";
+import { type Block, emptyLedger, type LedgerState, type PendingConsultation, type RoundBlock } from "./state.ts";
 
 type LedgerDraft = Draft<LedgerState>;
 
@@ -75,10 +75,23 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 		case "toolResult": {
 			const consultation = draft.pendingConsultations.findIndex((p) => p.callId === event.callId);
 			if (consultation !== -1 || event.toolName === ADVISOR_TOOL_NAME) {
-				const pending = consultation === -1 ? undefined : draft.pendingConsultations[consultation];
+				const pending = consultation === -1 ? undefined : plain(draft.pendingConsultations[consultation]);
 				if (consultation !== -1) draft.pendingConsultations.splice(consultation, 1);
 				const advice = completedAdvice(event);
-				if (advice !== undefined) closeSegment(draft, "consultation", pending?.question ?? "", advice, event.id);
+				if (advice !== undefined) {
+					// Other advisor calls of the same message shared this question; it is answered now.
+					if (pending !== undefined) {
+						draft.pendingConsultations = draft.pendingConsultations.filter(
+							(p) => p.callEntryId !== pending.callEntryId,
+						);
+					}
+					closeSegment(draft, "consultation", pending?.question ?? "", advice, event.id);
+				} else if (
+					pending !== undefined &&
+					!draft.pendingConsultations.some((p) => p.callEntryId === pending.callEntryId)
+				) {
+					keepProse(draft, pending);
+				}
 				return;
 			}
 			const callIndex = draft.pendingCalls.findIndex((p) => p.call.id === event.callId);
@@ -181,6 +194,16 @@ function pushBlock(draft: LedgerDraft, block: Block): void {
 	draft.open.push(Object.freeze(block) as Block);
 }
 
+/**
+ * A failed, skipped or abandoned consultation leaves nothing of itself, but the executor's prose
+ * beside the call is still its prose (it may state what it did): it stays in the log as a block,
+ * placed where the consultation ended.
+ */
+function keepProse(draft: LedgerDraft, pending: PendingConsultation): void {
+	if (pending.question.trim().length > 0)
+		pushBlock(draft, { kind: "prose", id: pending.callEntryId, text: pending.question });
+}
+
 function hide(draft: LedgerDraft, id: string): void {
 	if (!draft.hidden.includes(id)) draft.hidden.push(id);
 }
@@ -204,8 +227,17 @@ function giveUpPendingCalls(draft: LedgerDraft): void {
 		}
 		draft.pendingCalls = [];
 	}
-	// A consultation that never got a result leaves nothing, like a failed one.
-	if (draft.pendingConsultations.length > 0) draft.pendingConsultations = [];
+	// A consultation that never got a result leaves nothing, like a failed one — but the executor's prose stays.
+	if (draft.pendingConsultations.length > 0) {
+		const seen = new Set<string>();
+		for (const drafted of draft.pendingConsultations) {
+			const pending = plain(drafted);
+			if (seen.has(pending.callEntryId)) continue;
+			seen.add(pending.callEntryId);
+			keepProse(draft, pending);
+		}
+		draft.pendingConsultations = [];
+	}
 }
 
 function closeSegment(

@@ -192,10 +192,13 @@ describe("the provider", () => {
 		});
 		expect(failed!.details.usage).toBeDefined();
 		expect(ok!.details.severity).toBe("none");
-		// Failed consultations leave nothing: the second request replays no advice.
+		// Failed consultations leave nothing: the second request replays no advice and no error,
+		// only the executor's own prose from beside the failed call.
 		const second = host.advisorCalls[1]!.context.messages;
 		expect(second.some((m) => m.role === "assistant")).toBe(false);
 		expect(JSON.stringify(second)).not.toContain("503 upstream overloaded");
+		expect(JSON.stringify(second)).toContain("First question.");
+		expect(JSON.stringify(second)).not.toContain("<question>\\nFirst question.");
 		expect(JSON.stringify(second)).toContain("Do the task.");
 	});
 

@@ -230,16 +230,20 @@ describe("request layout", () => {
 		]);
 	});
 
-	it("failed and skipped consultations leave nothing", () => {
+	it("failed and skipped consultations leave nothing but the executor's own prose", () => {
 		const base = session();
 		const failed = render([...base, failedAdvice("r4", "c4"), user("u2", "go on")]);
 		const skipped = render([...base.map((e) => e), skippedAdvice("r4", "c4"), user("u2", "go on")]);
 		for (const req of [failed, skipped]) {
 			expect(req.context.messages.map((m) => m.role)).toEqual(["user", "user"]);
-			const all = texts(req, 1).join("");
+			const parts = texts(req, 1);
+			const all = parts.join("");
 			expect(all).not.toContain("Advisor call failed");
 			expect(all).not.toContain("Advisor skipped");
-			expect(all).not.toContain("should I mock the fs");
+			expect(all).not.toContain("unsure about mocking");
+			// The prose stays, as an executor block placed where the consultation ended; no question framing.
+			expect(all).toContain("[executor #a4]\nTests fail; should I mock the fs?\n");
+			expect(all.split("should I mock the fs").length - 1).toBe(1);
 		}
 	});
 
