@@ -1,3 +1,46 @@
 export { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
 export { foldAll, foldEvents } from "./fold.ts";
+export {
+	type BudgetLimits,
+	type Confirmation,
+	decideGate,
+	type GateDecision,
+	type GateInput,
+	type OverLimit,
+	type TrimStage,
+} from "./gate.ts";
+export {
+	effortKey,
+	emptySpend,
+	fingerprintFromRecord,
+	foldSpend,
+	OUTPUT_SAMPLES,
+	type OutputSamples,
+	outputSamples,
+	parseRequestRecord,
+	parseUsage,
+	parseUsageRecordData,
+	previousRequest,
+	promptTokensOf,
+	type RequestFingerprint,
+	type RequestRecord,
+	remainingSessionUsd,
+	type SpendOutcome,
+	type SpendRecord,
+	type SpendSource,
+	type SpendState,
+	spendOf,
+	type UsageRecordData,
+	type UsageTotals,
+} from "./spend.ts";
 export * from "./state.ts";
+export {
+	activeTrim,
+	emptyTrimAnchor,
+	foldTrimAnchor,
+	parseTrimAnchorRecord,
+	type TrimAnchorRecord,
+	type TrimAnchorState,
+	trimAnchorOf,
+	trimAnchorRecord,
+} from "./trim-anchor.ts";

@@ -56,12 +56,18 @@ export const REVIEW_INSTRUCTION = [
 	"First line: exactly one of `Severity: none`, `Severity: nit`, `Severity: concern`, `Severity: blocker`. Then what is wrong and how to fix it, concrete and brief.",
 ].join("\n");
 
-/** Said in-band when the tool-call allowance of a consultation is spent. */
+/**
+ * Said in-band, as a user message after the tool results of the round that used up the tool-call
+ * allowance (`tools.maxRounds`) of a consultation. The declarations stay; this ends the tools.
+ */
 export const TOOL_BUDGET_SPENT =
 	"Your investigation allowance for this consultation is spent. Answer now with what you have; do not call more tools.";
 
-/** Returned in-band for tool calls beyond the allowance within one response. */
+/** Returned in-band, as the tool result, for tool calls beyond the allowance within one response. */
 export const TOOL_CALL_REFUSED = "Not executed: this call exceeds your investigation allowance for this consultation.";
+
+/** `details.errorMessage` (after `Advisor call failed: `) when the advisor calls tools after TOOL_BUDGET_SPENT without writing any text. */
+export const TOOLS_AFTER_SPENT = "the advisor kept calling tools after its investigation allowance was spent";
 
 // Block headers. Every header line starts with `[` + one of these words, or is a card (`#id tool · …`).
 export const HEADER_WORDS = [
@@ -73,6 +79,7 @@ export const HEADER_WORDS = [
 	"branch summary",
 	"note",
 	"shell",
+	"omitted",
 ] as const;
 
 export const PASTED_IMAGE = (mimeType: string) =>
@@ -97,6 +104,16 @@ export const BRANCH_WORDS_INTRO =
 	"The executor came back from an abandoned branch. The user's own words on that branch, verbatim:";
 export const BRANCH_SUMMARY_INTRO = "Pi's paraphrase of that branch (a summary, not the user's words):";
 export const NO_HIDDEN_WORDS = "(none)";
+
+/**
+ * A trimmed request (budget.contextBudgetTokens): everything before the sticky anchor is left out,
+ * and this part stands in for it — the user's words from that span, verbatim, then the marker.
+ * Fixed text: a trimmed request and its warm follow-up must share these bytes.
+ */
+export const TRIM_WORDS_INTRO =
+	"[omitted] Older entries of this log were left out to fit the advisor's context budget. The user's own words from that span, verbatim:";
+export const TRIM_OMISSION_MARKER =
+	"[omitted] End of the user's words from the left-out span. Its tool calls, executor prose, summaries and earlier advice are not shown.";
 
 // ---------------------------------------------------------------------------------------------
 // The advisor's system prompt
@@ -197,7 +214,25 @@ export const FAILURE = Object.freeze({
 export const SKIP_REASONS = Object.freeze({
 	sameModel: (modelId: string) => `the advisor and the executor are the same model (${modelId})`,
 	disabledForModel: (model: string) => `the advisor is disabled for executor model ${model}`,
+	/** The budget gate (issue 6): this request would take the consultation past perCallHardUsd. */
+	overCallBudget: (expectedUsd: number, limitUsd: number) =>
+		`this consultation would cost about ${usd(expectedUsd)}, over the per-call limit of ${usd(limitUsd)}`,
+	/** The budget gate: this request would take the branch past budget.sessionUsd. */
+	overSessionBudget: (expectedUsd: number, remainingUsd: number, limitUsd: number) =>
+		`this request would cost about ${usd(expectedUsd)}, more than the ${usd(remainingUsd)} left of this branch's advisor budget (${usd(limitUsd)})`,
+	/** The user said no in the confirmation dialog. */
+	declined: (expectedUsd: number) => `the user declined to spend about ${usd(expectedUsd)} on this consultation`,
+	/** Trimming could not bring the request under budget.contextBudgetTokens. */
+	contextBudget: (promptTokens: number, budgetTokens: number) =>
+		`the request needs about ${promptTokens} tokens even with older log entries left out, over the context budget of ${budgetTokens} tokens`,
 });
+
+/** Dollar amounts in skip reasons: cents, or a tenth of a cent below one cent; `$?` when unknown. */
+function usd(amount: number): string {
+	if (!Number.isFinite(amount)) return "$?";
+	const value = Math.max(0, amount);
+	return value > 0 && value < 0.01 ? `$${value.toFixed(3)}` : `$${value.toFixed(2)}`;
+}
 
 /** Thrown by the pi-ai loader (SPEC §8); reaches the executor through FAILURE.threw. */
 export const UNSUPPORTED_PI_AI =

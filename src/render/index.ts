@@ -9,9 +9,41 @@ export {
 	IMAGE_TOKENS,
 	tokensForChars,
 } from "./estimate.ts";
+export {
+	BREAKPOINT_LOOKBACK_BLOCKS,
+	type CacheMatch,
+	type CachingKind,
+	type CachingModel,
+	cachingModelFor,
+	coldPromptTokens,
+	type EstimateInput,
+	envelopeEstimate,
+	estimateRequest,
+	expectedOutput,
+	fingerprintOf,
+	MIN_CACHED_TOKENS,
+	type ModelPricing,
+	OPENAI_CACHE_STEP,
+	PROMPT_HEADROOM,
+	type RequestEstimate,
+	type RequestMeta,
+	requestRecord,
+} from "./estimate-cost.ts";
 export { type ExpandResult, expandEntry, expandSource } from "./expand.ts";
 export { chainHash, hashString } from "./hash.ts";
 export { neutralise } from "./neutralise.ts";
+export {
+	type ConsultationPlan,
+	type ConsultationPlanInput,
+	type EnvelopeContext,
+	type EnvelopeEstimate,
+	type NextRequestInput,
+	type PlanBudget,
+	type PlanModel,
+	planConsultation,
+	planNextRequest,
+	type RequestPlan,
+} from "./plan.ts";
 export {
 	createRenderMemo,
 	flatten,
@@ -22,4 +54,17 @@ export {
 	type RequestUnit,
 	renderRequest,
 	type StablePortion,
+	stableOpenBlocks,
 } from "./request.ts";
+export { formatAdvisorStatus, formatUsd } from "./status.ts";
+export { extendRequest } from "./tool-loop.ts";
+export { chooseTrim, contextDetails, TAIL_CAPS, type TrimChoice, type TrimSettings, trimCandidates } from "./trim.ts";
+export {
+	droppedBlocks,
+	type LedgerItem,
+	ledgerItems,
+	locateCut,
+	type RenderTrim,
+	type TrimCut,
+	trimmedPart,
+} from "./trim-cut.ts";

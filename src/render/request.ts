@@ -27,6 +27,7 @@ import { estimateToolsTokens, tokensForChars } from "./estimate.ts";
 import { chainHash, hashString } from "./hash.ts";
 import { neutralise } from "./neutralise.ts";
 import { capWithGap } from "./text.ts";
+import { locateCut, type RenderTrim, trimmedPart } from "./trim-cut.ts";
 
 export type RequestMode = "consult" | "review";
 
@@ -40,6 +41,12 @@ export interface RenderOptions {
 	mode: RequestMode;
 	/** The advisor call being answered; defaults to the newest one without a result. */
 	inFlightCallId?: string;
+	/**
+	 * Trim to fit the context budget (issue 6): the ledger up to and including the anchor is left
+	 * out, its user words re-stated verbatim ahead of a fixed omission marker; `tailCaps` caps the
+	 * verbatim tail's parts. An anchor that names no ledger item renders untrimmed.
+	 */
+	trim?: RenderTrim;
 }
 
 /** One content part (or the system prompt / the declarations) as the cache sees it. */
@@ -167,7 +174,7 @@ interface TailSelection {
  * The newest `tailToolCalls` rounds of the open segment stay verbatim. Rounds are ordered by where
  * they sit in the log; calls still running come after every finished round.
  */
-function selectTail(state: LedgerState, config: LedgerConfig): TailSelection {
+function selectTail(state: LedgerState, config: LedgerConfig, from = 0): TailSelection {
 	const want = Math.max(0, Math.floor(config.tailToolCalls));
 	const pending = state.pendingCalls;
 	const pendingInTail = Math.min(want, pending.length);
@@ -176,7 +183,7 @@ function selectTail(state: LedgerState, config: LedgerConfig): TailSelection {
 	let needBlocks = want - pendingInTail;
 	let firstVolatile = state.open.length;
 	const tailRounds: Round[] = [];
-	for (let i = state.open.length - 1; i >= 0 && needBlocks > 0; i--) {
+	for (let i = state.open.length - 1; i >= from && needBlocks > 0; i--) {
 		const block = state.open[i]!;
 		if (block.kind !== "round") continue;
 		firstVolatile = i;
@@ -191,6 +198,11 @@ function selectTail(state: LedgerState, config: LedgerConfig): TailSelection {
 		reasoning.push({ id: round.callEntryId, thinking: round.reasoning });
 	}
 	return { firstVolatile, pendingTail, pendingCards, reasoning };
+}
+
+/** How many leading blocks of the open segment are stable (rendered as cards/blocks, not verbatim tail). */
+export function stableOpenBlocks(state: LedgerState, config: LedgerConfig): number {
+	return selectTail(state, config).firstVolatile;
 }
 
 function pendingRound(pending: PendingCall): Round {
@@ -236,9 +248,24 @@ export function renderRequest(
 	const catalogue = [memo.catalogue(options.catalogue)];
 	push(userMessage(catalogue), catalogue);
 
-	for (const segment of state.closed) {
+	// Trimming: the stand-in part opens the first log message that is kept.
+	const anchor = options.trim?.anchorEntryId;
+	const cut = anchor === undefined ? undefined : locateCut(state, anchor);
+	let trimPart = cut === undefined ? undefined : trimmedPart(state, cut, config, (b) => memo.block(b, config));
+	const tailConfig =
+		options.trim?.tailCaps === undefined
+			? config
+			: { ...config, tailMaxChars: Math.max(1, Math.min(config.tailMaxChars, Math.floor(options.trim.tailCaps))) };
+
+	for (let s = cut?.firstSegment ?? 0; s < state.closed.length; s++) {
+		const segment = state.closed[s]!;
 		const parts = [LOG_OPEN];
-		for (const block of segment.blocks) parts.push(memo.block(block, config));
+		if (trimPart !== undefined) {
+			parts.push(trimPart);
+			trimPart = undefined;
+		}
+		const from = cut !== undefined && s === cut.firstSegment ? cut.firstBlock : 0;
+		for (let b = from; b < segment.blocks.length; b++) parts.push(memo.block(segment.blocks[b]!, config));
 		parts.push(
 			LOG_CLOSE +
 				(segment.closedBy === "review"
@@ -251,20 +278,24 @@ export function renderRequest(
 		push(adviceMessage(advice[0]!), advice);
 	}
 
-	const tail = selectTail(state, config);
+	const openFrom = cut !== undefined && cut.firstSegment === state.closed.length ? cut.firstBlock : 0;
+	const tail = selectTail(state, config, openFrom);
 	const open = [LOG_OPEN];
-	for (let i = 0; i < tail.firstVolatile; i++) open.push(memo.block(state.open[i]!, config));
+	if (trimPart !== undefined) open.push(trimPart);
+	for (let i = openFrom; i < tail.firstVolatile; i++) open.push(memo.block(state.open[i]!, config));
 	const stablePartCount = open.length;
 
 	let volatile = "";
 	for (let i = tail.firstVolatile; i < state.open.length; i++) {
 		const block = state.open[i]!;
 		volatile +=
-			block.kind === "round" ? verbatimRound(block.id, block.round, config, false) : memo.block(block, config);
+			block.kind === "round"
+				? verbatimRound(block.id, block.round, tailConfig, false)
+				: memo.block(block, tailConfig);
 	}
 	for (const pending of tail.pendingCards) volatile += cardLine(pending.callEntryId, pendingRound(pending), "running");
 	for (const pending of tail.pendingTail)
-		volatile += verbatimRound(pending.callEntryId, pendingRound(pending), config, true);
+		volatile += verbatimRound(pending.callEntryId, pendingRound(pending), tailConfig, true);
 
 	const consultation = options.mode === "consult" ? inFlight(state, options.inFlightCallId) : undefined;
 	const reasoning = [...tail.reasoning];
@@ -273,13 +304,17 @@ export function renderRequest(
 			reasoning.push({ id: consultation.callEntryId, thinking: consultation.reasoning });
 		}
 	}
-	for (const r of reasoning) volatile += reasoningBlock(r.id, r.thinking, config);
+	for (const r of reasoning) volatile += reasoningBlock(r.id, r.thinking, tailConfig);
 	if (volatile.length > 0) open.push(volatile);
 
 	if (options.mode === "consult") {
 		open.push(
 			LOG_CLOSE +
-				questionSection(consultation?.question ?? "", displayId(consultation?.callEntryId ?? "question"), config),
+				questionSection(
+					consultation?.question ?? "",
+					displayId(consultation?.callEntryId ?? "question"),
+					tailConfig,
+				),
 		);
 		open.push(CONSULT_INSTRUCTION);
 	} else {

@@ -20,6 +20,8 @@ import {
 	type RenderOptions,
 	renderRequest,
 } from "../../src/render/request.ts";
+import { trimCandidates } from "../../src/render/trim.ts";
+import type { RenderTrim } from "../../src/render/trim-cut.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
 
 const CATALOGUE = [
@@ -85,6 +87,79 @@ describe("invariant 1: prefix", () => {
 					}
 					for (const upTo of new Set([resultAt + 1, Math.floor((resultAt + 1 + end) / 2), end])) {
 						const later = renderRequest(foldAll(events.slice(0, upTo)), options(config));
+						const n = dispatch.stable.unitCount;
+						expect(later.units.length).toBeGreaterThanOrEqual(n);
+						for (let u = 0; u < n; u++) expect(later.units[u]!.text).toBe(dispatch.units[u]!.text);
+						expect(later.units[n - 1]!.prefixHash).toBe(dispatch.stable.hash);
+					}
+				}
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+});
+
+/** A fixed trim anchor chosen on `state` (as chooseTrim would: a stable item), with an optional tail cap. */
+function fixedTrim(
+	state: LedgerState,
+	config: LedgerConfig,
+	at: number,
+	caps: number | undefined,
+): RenderTrim | undefined {
+	const candidates = trimCandidates(state, { config });
+	if (candidates.length === 0) return undefined;
+	const trim: RenderTrim = {
+		anchorEntryId: candidates[Math.min(candidates.length - 1, Math.floor(at * candidates.length))]!,
+	};
+	if (caps !== undefined) trim.tailCaps = caps;
+	return trim;
+}
+
+const capsArb = fc.option(fc.constantFrom(4000, 2000, 1000, 500), { nil: undefined });
+const unit = fc.double({ min: 0, max: 1, noNaN: true });
+
+describe("invariant 1: prefix, under trimming with a fixed anchor", () => {
+	it("(a) with the anchor fixed at P, the stable part of render(P) is a byte prefix of render(B)", () => {
+		fc.assert(
+			fc.property(sessionArb(), configArb, unit, unit, capsArb, (session, config, at, anchorAt, caps) => {
+				const events = eventsOf(session.jsonl);
+				let start = 0;
+				events.forEach((e, i) => {
+					if (isBoundary(e)) start = i + 1;
+				});
+				const cut = start + Math.floor(at * (events.length - start + 1));
+				const stateP = foldAll(events.slice(0, cut));
+				const trim = fixedTrim(stateP, config, anchorAt, caps);
+				if (trim === undefined) return;
+				const p = renderRequest(stateP, options(config, { trim }));
+				const b = renderRequest(foldAll(events), options(config, { trim }));
+				expect(flatten(b).startsWith(flatten(p, p.stable.unitCount))).toBe(true);
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+
+	it("(b) a trimmed consultation's stable parts stay whole and in place in every later request with the same anchor", () => {
+		fc.assert(
+			fc.property(sessionArb({ minSteps: 4 }), configArb, unit, capsArb, (session, config, anchorAt, caps) => {
+				const events = readSession(session.jsonl).events;
+				const index = new Map(events.map((e, i) => [e.id, i]));
+				for (const c of session.consultations) {
+					const resultAt = index.get(c.resultEntryId);
+					if (resultAt === undefined) continue;
+					const stateD = foldAll(events.slice(0, resultAt));
+					const trim = fixedTrim(stateD, config, anchorAt, caps);
+					if (trim === undefined) continue;
+					const dispatch = renderRequest(stateD, options(config, { inFlightCallId: c.callId, trim }));
+					let end = events.length;
+					for (let i = resultAt + 1; i < events.length; i++) {
+						if (events[i]!.kind === "compaction") {
+							end = i;
+							break;
+						}
+					}
+					for (const upTo of new Set([resultAt + 1, Math.floor((resultAt + 1 + end) / 2), end])) {
+						const later = renderRequest(foldAll(events.slice(0, upTo)), options(config, { trim }));
 						const n = dispatch.stable.unitCount;
 						expect(later.units.length).toBeGreaterThanOrEqual(n);
 						for (let u = 0; u < n; u++) expect(later.units[u]!.text).toBe(dispatch.units[u]!.text);

@@ -1,0 +1,422 @@
+/**
+ * Advisor spend on the branch (issue 6), folded from the same events as the ledger. There is no
+ * balance file: the spend is whatever the branch's own records say, so switching branches
+ * switches the spend.
+ *
+ * A separate fold rather than a slice of LedgerState: spend must survive what resets the ledger
+ * (a compaction rebuilds the blocks, never the bill), it is read by the gate and the status line
+ * without rendering anything, and keeping it apart leaves the render memo's input untouched.
+ *
+ * Records, in branch order:
+ * - every `advisor` tool result — ok, failed or skipped — with its usage: the result's top-level
+ *   `usage` when the host kept it, else `details.usage` (the same aggregate, never both);
+ * - `custom` entries of CUSTOM_TYPES.usage: completion reviews and cache warming (UsageRecordData).
+ *
+ * Besides the total, the fold keeps what the estimator needs: the last five positive output
+ * counts per (model, effort), and the newest billed request per model (its fingerprint).
+ */
+
+import { Immer } from "immer";
+import type { LedgerEvent, ToolResultEvent } from "../events/types.ts";
+import { ADVISOR_TOOL_NAME, CUSTOM_TYPES } from "../render/constants.ts";
+import { completedAdvice } from "./advisor-result.ts";
+
+// ---------------------------------------------------------------------------------------------
+// Data recorded by the adapter
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * `details.request` of the advisor envelope, and `request` of a usage record: the request as
+ * rendered and measured, plus what the estimator of the next request needs. Written by the
+ * adapter with `requestRecord()` (render/estimate-cost.ts); every field is about the ledger
+ * request of the consultation (round 1, as rendered), not the investigation rounds after it.
+ */
+export interface RequestRecord {
+	/** LedgerRequest.hash. */
+	hash: string;
+	/** LedgerRequest.messageCount. */
+	messageCount: number;
+	/** LedgerRequest.tokens (chars/4). */
+	estimatedTokens: number;
+	/** Epoch ms at dispatch of the first request. */
+	timestamp: number;
+	payloadHash?: string;
+	// --- for the estimator (issue 6) ---
+	/** LedgerRequest.units.length. */
+	unitCount?: number;
+	/** LedgerRequest.stable.hash: chained hash at the end of the stable portion. */
+	stableHash?: string;
+	/** LedgerRequest.stable.unitCount. */
+	stableUnits?: number;
+	/** LedgerRequest.stable.tokens (chars/4). */
+	stableTokens?: number;
+	/** units[0].prefixHash: the system prompt. */
+	systemHash?: string;
+	/** units[1].prefixHash: system prompt + tool declarations. */
+	toolsHash?: string;
+	/** The `sessionId` sent with the request (`advisor:<Pi session id>`). */
+	routingKey?: string;
+	/**
+	 * Prompt tokens the provider billed for this request (input + cacheRead + cacheWrite of the
+	 * first round of the last attempt). Absent when it was never billed (skipped before sending,
+	 * or failed before the provider processed it): then the request wrote no cache either.
+	 */
+	promptTokens?: number;
+	/** Epoch ms when the consultation's last request was sent (the cache was last touched); default `timestamp`. */
+	lastSentMs?: number;
+}
+
+/** `data` of a `custom` entry of CUSTOM_TYPES.usage (pi.appendEntry), for requests that leave no tool result. */
+export interface UsageRecordData {
+	kind: "review" | "warming";
+	/** `provider:modelId`. */
+	model: string;
+	/** Absent = no reasoning sent. */
+	effort?: string;
+	/** pi-ai Usage: the sum over every request of the review, or the warming request's own. */
+	usage: unknown;
+	/** The request that was sent (warming: the refreshed payload). Lets it count as the previous request. */
+	request?: RequestRecord;
+	timestampMs: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// State
+// ---------------------------------------------------------------------------------------------
+
+export interface UsageTotals {
+	input: number;
+	output: number;
+	cacheRead: number;
+	cacheWrite: number;
+	/** usage.cost.total (pi-ai prices it from the model's registry entry at the time of the call). */
+	costUsd: number;
+}
+
+export type SpendSource = "consultation" | "review" | "warming";
+export type SpendOutcome = "ok" | "failed" | "skipped";
+
+export interface SpendRecord {
+	/** Entry id of the tool result or usage record. */
+	entryId: string;
+	source: SpendSource;
+	/** Always "ok" for review and warming records. */
+	outcome: SpendOutcome;
+	/** `provider:modelId`, when recorded. */
+	model: string | undefined;
+	effort: string | undefined;
+	usage: UsageTotals;
+}
+
+/**
+ * The previous request, as the estimator compares it with the next one: same model, effort,
+ * routing key and system prompt, and a shared prefix, within the warm window, mean cache reads.
+ */
+export interface RequestFingerprint {
+	/** `provider:modelId`. */
+	model: string;
+	effort: string | undefined;
+	routingKey: string | undefined;
+	systemHash: string | undefined;
+	toolsHash: string | undefined;
+	stableHash: string;
+	stableUnits: number;
+	stableTokens: number;
+	/** The whole request: a retry or the next investigation round extends it. */
+	hash: string;
+	unitCount: number;
+	estimatedTokens: number;
+	/** Billed prompt tokens (input + cacheRead + cacheWrite); undefined = not known. */
+	promptTokens: number | undefined;
+	/** Epoch ms the cache was last touched. */
+	timestampMs: number;
+}
+
+export interface OutputSamples {
+	model: string;
+	/** "off" when no reasoning was sent. */
+	effort: string;
+	/** Positive output token counts, oldest first, at most OUTPUT_SAMPLES. */
+	counts: number[];
+}
+
+export interface SpendState {
+	/** USD spent by the advisor on this branch. */
+	totalUsd: number;
+	/** Prompt tokens billed (input + cacheRead + cacheWrite) over every record: the status line's cache share. */
+	promptTokens: number;
+	cacheReadTokens: number;
+	records: SpendRecord[];
+	/** One entry per (model, effort) seen, in first-seen order. */
+	outputs: OutputSamples[];
+	/** The newest billed request per model, in first-seen order. */
+	lastRequests: RequestFingerprint[];
+}
+
+/** How many positive output counts the output estimate averages. */
+export const OUTPUT_SAMPLES = 5;
+
+export function emptySpend(): SpendState {
+	return { totalUsd: 0, promptTokens: 0, cacheReadTokens: 0, records: [], outputs: [], lastRequests: [] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing (recorded data is untrusted: a malformed field costs that field, never the fold)
+// ---------------------------------------------------------------------------------------------
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function count(value: unknown): number {
+	return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+function optionalString(value: unknown): string | undefined {
+	return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+function finite(value: unknown): number | undefined {
+	return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+/** A pi-ai Usage → totals; undefined when it is not a usage object at all. */
+export function parseUsage(value: unknown): UsageTotals | undefined {
+	if (!isRecord(value)) return undefined;
+	const fields = ["input", "output", "cacheRead", "cacheWrite"] as const;
+	if (!fields.some((f) => typeof value[f] === "number") && !isRecord(value.cost)) return undefined;
+	let costUsd = 0;
+	if (isRecord(value.cost)) {
+		const total = finite(value.cost.total);
+		costUsd =
+			total !== undefined
+				? Math.max(0, total)
+				: count(value.cost.input) +
+					count(value.cost.output) +
+					count(value.cost.cacheRead) +
+					count(value.cost.cacheWrite);
+	}
+	return {
+		input: count(value.input),
+		output: count(value.output),
+		cacheRead: count(value.cacheRead),
+		cacheWrite: count(value.cacheWrite),
+		costUsd,
+	};
+}
+
+/** Prompt tokens of a usage: what the provider read, from cache or not. */
+export function promptTokensOf(usage: UsageTotals): number {
+	return usage.input + usage.cacheRead + usage.cacheWrite;
+}
+
+export function parseUsageRecordData(data: unknown): UsageRecordData | undefined {
+	if (!isRecord(data)) return undefined;
+	if (data.kind !== "review" && data.kind !== "warming") return undefined;
+	const model = optionalString(data.model);
+	if (model === undefined) return undefined;
+	const out: UsageRecordData = {
+		kind: data.kind,
+		model,
+		usage: data.usage,
+		timestampMs: finite(data.timestampMs) ?? 0,
+	};
+	const effort = optionalString(data.effort);
+	if (effort !== undefined) out.effort = effort;
+	const request = parseRequestRecord(data.request);
+	if (request !== undefined) out.request = request;
+	return out;
+}
+
+export function parseRequestRecord(value: unknown): RequestRecord | undefined {
+	if (!isRecord(value)) return undefined;
+	const hash = optionalString(value.hash);
+	const timestamp = finite(value.timestamp);
+	if (hash === undefined || timestamp === undefined) return undefined;
+	const out: RequestRecord = {
+		hash,
+		messageCount: count(value.messageCount),
+		estimatedTokens: count(value.estimatedTokens),
+		timestamp,
+	};
+	const strings = ["payloadHash", "stableHash", "systemHash", "toolsHash", "routingKey"] as const;
+	for (const key of strings) {
+		const v = optionalString(value[key]);
+		if (v !== undefined) out[key] = v;
+	}
+	const numbers = ["unitCount", "stableUnits", "stableTokens", "promptTokens", "lastSentMs"] as const;
+	for (const key of numbers) {
+		const v = finite(value[key]);
+		if (v !== undefined && v >= 0) out[key] = v;
+	}
+	return out;
+}
+
+/**
+ * The fingerprint of a recorded request: only a request the provider billed (so it also wrote
+ * its cache) whose stable portion was recorded. Anything less cannot predict a cache read.
+ */
+export function fingerprintFromRecord(
+	request: RequestRecord,
+	model: string,
+	effort: string | undefined,
+): RequestFingerprint | undefined {
+	if (request.stableHash === undefined || request.stableUnits === undefined || request.stableUnits < 1)
+		return undefined;
+	if (request.promptTokens === undefined || request.promptTokens <= 0) return undefined;
+	const unitCount = request.unitCount ?? request.stableUnits;
+	return {
+		model,
+		effort,
+		routingKey: request.routingKey,
+		systemHash: request.systemHash,
+		toolsHash: request.toolsHash,
+		stableHash: request.stableHash,
+		stableUnits: request.stableUnits,
+		stableTokens: request.stableTokens ?? 0,
+		hash: request.hash,
+		unitCount,
+		estimatedTokens: request.estimatedTokens,
+		promptTokens: request.promptTokens,
+		timestampMs: Math.max(request.timestamp, request.lastSentMs ?? request.timestamp),
+	};
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fold
+// ---------------------------------------------------------------------------------------------
+
+/** Like the ledger's: no auto-freeze, so host-owned objects in events are never frozen. */
+const immer = new Immer({ autoFreeze: false });
+
+interface Observed {
+	record: SpendRecord;
+	request: RequestRecord | undefined;
+	/** Output that may stand for the next request of this model and effort. */
+	sampleOutput: boolean;
+}
+
+function advisorResult(event: ToolResultEvent): Observed {
+	const details = isRecord(event.details) ? event.details : {};
+	// Top-level usage first; details.usage is the same aggregate for hosts that drop it. Never both.
+	const usage = parseUsage(event.usage) ?? parseUsage(details.usage);
+	const outcome: SpendOutcome =
+		details.skipped === true ? "skipped" : completedAdvice(event) === undefined ? "failed" : "ok";
+	const model = optionalString(details.advisorModel);
+	const effort = optionalString(details.effort);
+	const request = parseRequestRecord(details.request);
+	return {
+		record: {
+			entryId: event.id,
+			source: "consultation",
+			outcome,
+			model,
+			effort,
+			usage: usage ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, costUsd: 0 },
+		},
+		request,
+		// A failed call's output was cut short, a skipped one has none: neither predicts the next answer.
+		sampleOutput: outcome === "ok",
+	};
+}
+
+function usageRecord(id: string, data: unknown): Observed | undefined {
+	const parsed = parseUsageRecordData(data);
+	if (parsed === undefined) return undefined;
+	const usage = parseUsage(parsed.usage) ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, costUsd: 0 };
+	let request = parsed.request;
+	// A warming record is one request: its usage is that request's bill.
+	if (request !== undefined && request.promptTokens === undefined && parsed.kind === "warming") {
+		const prompt = promptTokensOf(usage);
+		if (prompt > 0) request = { ...request, promptTokens: prompt };
+	}
+	return {
+		record: { entryId: id, source: parsed.kind, outcome: "ok", model: parsed.model, effort: parsed.effort, usage },
+		request,
+		// Warming answers with a 16-token ceiling: its output says nothing about a real answer.
+		sampleOutput: parsed.kind === "review",
+	};
+}
+
+function observe(event: LedgerEvent): Observed | undefined {
+	switch (event.kind) {
+		case "toolResult":
+			return event.toolName === ADVISOR_TOOL_NAME ? advisorResult(event) : undefined;
+		case "custom":
+			return event.customType === CUSTOM_TYPES.usage ? usageRecord(event.id, event.data) : undefined;
+		case "user":
+		case "assistant":
+		case "bashRun":
+		case "customMessage":
+		case "compaction":
+		case "branchSummary":
+		case "modelChange":
+		case "thinkingLevel":
+		case "other":
+			return undefined;
+		default: {
+			const never: never = event;
+			throw new Error(`unhandled ledger event ${JSON.stringify(never)}`);
+		}
+	}
+}
+
+export function effortKey(effort: string | undefined): string {
+	return effort ?? "off";
+}
+
+export function foldSpend(state: SpendState, events: readonly LedgerEvent[]): SpendState {
+	const observed = events.map(observe).filter((o): o is Observed => o !== undefined);
+	if (observed.length === 0) return state;
+	return immer.produce(state, (draft) => {
+		for (const { record, request, sampleOutput } of observed) {
+			draft.records.push(record);
+			draft.totalUsd += record.usage.costUsd;
+			draft.promptTokens += promptTokensOf(record.usage);
+			draft.cacheReadTokens += record.usage.cacheRead;
+			if (record.model === undefined) continue;
+			if (sampleOutput && record.usage.output > 0) {
+				const key = effortKey(record.effort);
+				let samples = draft.outputs.find((o) => o.model === record.model && o.effort === key);
+				if (samples === undefined) {
+					samples = { model: record.model, effort: key, counts: [] };
+					draft.outputs.push(samples);
+				}
+				samples.counts.push(record.usage.output);
+				if (samples.counts.length > OUTPUT_SAMPLES)
+					samples.counts.splice(0, samples.counts.length - OUTPUT_SAMPLES);
+			}
+			const fingerprint =
+				request === undefined ? undefined : fingerprintFromRecord(request, record.model, record.effort);
+			if (fingerprint !== undefined) {
+				const at = draft.lastRequests.findIndex((f) => f.model === fingerprint.model);
+				if (at === -1) draft.lastRequests.push(fingerprint);
+				else draft.lastRequests[at] = fingerprint;
+			}
+		}
+	});
+}
+
+export function spendOf(events: readonly LedgerEvent[]): SpendState {
+	return foldSpend(emptySpend(), events);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the state
+// ---------------------------------------------------------------------------------------------
+
+/** The newest billed request of this model on the branch: the candidate for cache reads. */
+export function previousRequest(state: SpendState, model: string): RequestFingerprint | undefined {
+	return state.lastRequests.find((f) => f.model === model);
+}
+
+/** The last (up to five) positive output counts for this model and effort, oldest first. */
+export function outputSamples(state: SpendState, model: string, effort: string | undefined): readonly number[] {
+	const key = effortKey(effort);
+	return state.outputs.find((o) => o.model === model && o.effort === key)?.counts ?? [];
+}
+
+/** What is left of budget.sessionUsd on this branch (never negative). */
+export function remainingSessionUsd(state: SpendState, sessionUsd: number): number {
+	return Math.max(0, sessionUsd - state.totalUsd);
+}

@@ -1,0 +1,130 @@
+/**
+ * The sticky trim boundary (issue 6). When a cold request is too big, the adapter picks an anchor
+ * (render/trim.ts `chooseTrim`), records it with `pi.appendEntry(CUSTOM_TYPES.trimAnchor, record)`
+ * BEFORE dispatch, and every later consultation on the branch renders with the same anchor, so a
+ * warm follow-up reproduces the trimmed request's prefix byte for byte. A compaction or a branch
+ * summary after the record resets it (the ledger itself was rebuilt or re-pathed), and so does a
+ * record written against another summary boundary than the ledger's current one.
+ *
+ * A fold of its own, like spend: the ledger's blocks do not depend on it (the renderer takes the
+ * anchor as an option), and a resumed session gets it back by folding the same events.
+ */
+
+import { Immer } from "immer";
+import type { LedgerEvent } from "../events/types.ts";
+import { CUSTOM_TYPES } from "../render/constants.ts";
+import type { RenderTrim } from "../render/trim-cut.ts";
+import type { LedgerState } from "./state.ts";
+
+/** `data` of a `custom` entry of CUSTOM_TYPES.trimAnchor. */
+export interface TrimAnchorRecord {
+	/**
+	 * Entry id of the last ledger item left out: a block, or the advisor result / review that closed
+	 * a segment. Absent when nothing could be left out and only the tail caps apply.
+	 */
+	anchorEntryId?: string;
+	/** Cap for the verbatim tail's parts; absent = the configured ledger.tailMaxChars. */
+	tailCaps?: number;
+	/** `LedgerState.summaryBoundary.id` when the anchor was chosen; null when there was none. */
+	summaryBoundaryId: string | null;
+}
+
+export interface TrimAnchorState {
+	record: TrimAnchorRecord | undefined;
+	/** Entry id of the custom entry the record came from. */
+	entryId: string | undefined;
+}
+
+export function emptyTrimAnchor(): TrimAnchorState {
+	return { record: undefined, entryId: undefined };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function parseTrimAnchorRecord(data: unknown): TrimAnchorRecord | undefined {
+	if (!isRecord(data)) return undefined;
+	const anchor = data.anchorEntryId;
+	if (anchor !== undefined && (typeof anchor !== "string" || anchor.length === 0)) return undefined;
+	const boundary = data.summaryBoundaryId;
+	if (boundary !== null && boundary !== undefined && typeof boundary !== "string") return undefined;
+	const out: TrimAnchorRecord = { summaryBoundaryId: boundary ?? null };
+	if (anchor !== undefined) out.anchorEntryId = anchor;
+	const caps = data.tailCaps;
+	if (typeof caps === "number" && Number.isFinite(caps) && caps >= 1) out.tailCaps = Math.floor(caps);
+	// A record that trims nothing is no record.
+	return out.anchorEntryId === undefined && out.tailCaps === undefined ? undefined : out;
+}
+
+const immer = new Immer({ autoFreeze: false });
+
+export function foldTrimAnchor(state: TrimAnchorState, events: readonly LedgerEvent[]): TrimAnchorState {
+	let next: TrimAnchorState | undefined;
+	for (const event of events) {
+		switch (event.kind) {
+			case "custom": {
+				if (event.customType !== CUSTOM_TYPES.trimAnchor) break;
+				const record = parseTrimAnchorRecord(event.data);
+				if (record !== undefined) next = { record, entryId: event.id };
+				break;
+			}
+			case "compaction":
+				// A message-role compaction summary resets nothing in the ledger, so nothing here either.
+				if (event.resets) next = emptyTrimAnchor();
+				break;
+			case "branchSummary":
+				next = emptyTrimAnchor();
+				break;
+			case "user":
+			case "assistant":
+			case "toolResult":
+			case "bashRun":
+			case "customMessage":
+			case "modelChange":
+			case "thinkingLevel":
+			case "other":
+				break;
+			default: {
+				const never: never = event;
+				throw new Error(`unhandled ledger event ${JSON.stringify(never)}`);
+			}
+		}
+	}
+	if (next === undefined) return state;
+	const value = next;
+	return immer.produce(state, (draft) => {
+		draft.record = value.record;
+		draft.entryId = value.entryId;
+	});
+}
+
+export function trimAnchorOf(events: readonly LedgerEvent[]): TrimAnchorState {
+	return foldTrimAnchor(emptyTrimAnchor(), events);
+}
+
+/** The record to persist for an anchor chosen on this ledger. */
+export function trimAnchorRecord(ledger: Pick<LedgerState, "summaryBoundary">, trim: RenderTrim): TrimAnchorRecord {
+	const out: TrimAnchorRecord = { summaryBoundaryId: ledger.summaryBoundary?.id ?? null };
+	if (trim.anchorEntryId !== undefined) out.anchorEntryId = trim.anchorEntryId;
+	if (trim.tailCaps !== undefined) out.tailCaps = trim.tailCaps;
+	return out;
+}
+
+/**
+ * The trim to render with, or undefined: the record must have been written against the ledger's
+ * current summary boundary. (That the anchor names an item of the ledger is the renderer's check:
+ * an unknown anchor renders untrimmed.)
+ */
+export function activeTrim(
+	state: TrimAnchorState,
+	ledger: Pick<LedgerState, "summaryBoundary">,
+): RenderTrim | undefined {
+	const record = state.record;
+	if (record === undefined) return undefined;
+	if (record.summaryBoundaryId !== (ledger.summaryBoundary?.id ?? null)) return undefined;
+	const out: RenderTrim = {};
+	if (record.anchorEntryId !== undefined) out.anchorEntryId = record.anchorEntryId;
+	if (record.tailCaps !== undefined) out.tailCaps = record.tailCaps;
+	return out;
+}

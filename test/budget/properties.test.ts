@@ -1,0 +1,312 @@
+/**
+ * The properties issue 6 names, over realistic generated sessions (test/support/session-gen.ts):
+ * trimming never loses a user message; with a fixed anchor the prefix invariant holds across
+ * growing branches; the estimate never decreases when only the tail grows. Plus: the budget folds
+ * are incremental like the ledger's. Runs per property: 200, or FC_RUNS.
+ */
+import type { AssistantMessage, Message, ToolResultMessage } from "@mariozechner/pi-ai";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { readSession } from "../../src/events/index.ts";
+import type { LedgerEvent } from "../../src/events/types.ts";
+import { foldAll } from "../../src/reducers/index.ts";
+import { emptySpend, foldSpend, spendOf } from "../../src/reducers/spend.ts";
+import {
+	activeTrim,
+	emptyTrimAnchor,
+	foldTrimAnchor,
+	trimAnchorOf,
+	trimAnchorRecord,
+} from "../../src/reducers/trim-anchor.ts";
+import { displayId, userBody } from "../../src/render/blocks.ts";
+import type { LedgerConfig } from "../../src/render/config.ts";
+import { CUSTOM_TYPES } from "../../src/render/constants.ts";
+import {
+	type CachingModel,
+	estimateRequest,
+	fingerprintOf,
+	type ModelPricing,
+} from "../../src/render/estimate-cost.ts";
+import { flatten, type LedgerRequest, renderRequest } from "../../src/render/request.ts";
+import { extendRequest } from "../../src/render/tool-loop.ts";
+import { chooseTrim, TAIL_CAPS, trimCandidates } from "../../src/render/trim.ts";
+import type { RenderTrim } from "../../src/render/trim-cut.ts";
+import { RUNS, sessionArb } from "../support/session-gen.ts";
+import { options } from "./helpers.ts";
+
+const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
+	tailToolCalls: fc.integer({ min: 0, max: 4 }),
+	tailMaxChars: fc.constantFrom(200, 1000, 8000),
+	userMessageMaxChars: fc.constantFrom(100, 20000),
+	customPreviewChars: fc.constantFrom(50, 500),
+});
+const capsArb = fc.option(fc.constantFrom(...TAIL_CAPS, 50), { nil: undefined });
+const fraction = fc.double({ min: 0, max: 1, noNaN: true });
+
+const eventsOf = (jsonl: string) => readSession(jsonl).events;
+const isBoundary = (e: LedgerEvent) => (e.kind === "compaction" && e.resets) || e.kind === "branchSummary";
+
+function messageText(req: LedgerRequest): string {
+	return req.context.messages
+		.flatMap((m) =>
+			typeof m.content === "string" ? [m.content] : m.content.map((p) => (p.type === "text" ? p.text : "")),
+		)
+		.join("");
+}
+
+/**
+ * Every user message of the branch exactly once, verbatim; and every abandoned-branch user message
+ * a summary re-states as often as the untrimmed request has it (a compaction may have dropped the
+ * summary itself, which is the ledger's business, not the trim's).
+ */
+function expectEveryUserMessageOnce(
+	events: readonly LedgerEvent[],
+	req: LedgerRequest,
+	untrimmed: LedgerRequest,
+	config: LedgerConfig,
+) {
+	const text = messageText(req);
+	const full = messageText(untrimmed);
+	const count = (haystack: string, needle: string) => haystack.split(needle).length - 1;
+	for (const e of events) {
+		if (e.kind === "user") {
+			const header = `[user #${displayId(e.id)}]\n`;
+			expect(count(text, header)).toBe(1);
+			expect(text).toContain(`${header}${userBody(e.id, e.parts, config)}\n`);
+		}
+		if (e.kind === "branchSummary") {
+			for (const w of e.hiddenUserWords) {
+				const said = `[user #${displayId(w.id)}]\n${userBody(w.id, w.parts, config)}\n`;
+				expect(count(text, said)).toBe(count(full, said));
+			}
+		}
+	}
+}
+
+/** An index into a list of `n` from a fraction in [0, 1]. */
+const pick = (fraction: number, n: number) => Math.min(n - 1, Math.floor(fraction * n));
+
+describe("trimming never loses a user message", () => {
+	it("with any anchor and tail cap", () => {
+		fc.assert(
+			fc.property(sessionArb(), configArb, fraction, capsArb, (session, config, at, caps) => {
+				const events = eventsOf(session.jsonl);
+				const state = foldAll(events);
+				const candidates = trimCandidates(state, { config });
+				const trim: RenderTrim = {};
+				if (candidates.length > 0) trim.anchorEntryId = candidates[pick(at, candidates.length)]!;
+				if (caps !== undefined) trim.tailCaps = caps;
+				const untrimmed = renderRequest(state, options(config));
+				expectEveryUserMessageOnce(events, renderRequest(state, options(config, { trim })), untrimmed, config);
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+
+	it("with whatever chooseTrim picks for any budget", () => {
+		fc.assert(
+			fc.property(
+				sessionArb(),
+				configArb,
+				fc.double({ min: 0.3, max: 1, noNaN: true }),
+				(session, config, share) => {
+					const events = eventsOf(session.jsonl);
+					const state = foldAll(events);
+					const full = renderRequest(state, options(config));
+					const choice = chooseTrim(state, options(config), {
+						budgetTokens: Math.max(1, Math.floor(full.tokens * 1.2 * share)),
+					});
+					expectEveryUserMessageOnce(events, choice.request, full, config);
+					if (choice.kind === "fits")
+						expect(choice.promptTokens).toBeLessThanOrEqual(Math.ceil(full.tokens * 1.2));
+				},
+			),
+			{ numRuns: RUNS },
+		);
+	});
+});
+
+describe("with a fixed anchor, the prefix invariant holds across growing branches", () => {
+	it("the anchor persisted at P and resumed by the fold at B: render(P)'s stable part is a byte prefix of render(B)", () => {
+		fc.assert(
+			fc.property(sessionArb(), configArb, fraction, fraction, capsArb, (session, config, cutAt, anchorAt, caps) => {
+				const events = eventsOf(session.jsonl);
+				let start = 0;
+				events.forEach((e, i) => {
+					if (isBoundary(e)) start = i + 1;
+				});
+				const cut = start + Math.floor(cutAt * (events.length - start + 1));
+				const p = events.slice(0, cut);
+				const stateP = foldAll(p);
+				const candidates = trimCandidates(stateP, { config });
+				if (candidates.length === 0) return;
+				const trim: RenderTrim = { anchorEntryId: candidates[pick(anchorAt, candidates.length)]! };
+				if (caps !== undefined) trim.tailCaps = caps;
+				const record: LedgerEvent = {
+					id: "trim-anchor-record",
+					parentId: null,
+					kind: "custom",
+					customType: CUSTOM_TYPES.trimAnchor,
+					data: JSON.parse(JSON.stringify(trimAnchorRecord(stateP, trim))),
+				};
+				const b = [...p, record, ...events.slice(cut)];
+				const stateB = foldAll(b);
+				const resumed = activeTrim(trimAnchorOf(b), stateB);
+				expect(resumed).toEqual(trim);
+				const reqP = renderRequest(stateP, options(config, { trim }));
+				const reqB = renderRequest(stateB, options(config, { trim: resumed }));
+				expect(flatten(reqB).startsWith(flatten(reqP, reqP.stable.unitCount))).toBe(true);
+				expect(reqB.units[reqP.stable.unitCount - 1]!.prefixHash).toBe(reqP.stable.hash);
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+const cachingArb: fc.Arbitrary<CachingModel> = fc.constantFrom<CachingModel>(
+	{ kind: "none" },
+	{ kind: "token-prefix", minTokens: 1024, granularity: 128 },
+	{ kind: "token-prefix", minTokens: 0, granularity: 1 },
+	{ kind: "breakpoints", minTokens: 1024, lookbackBlocks: 20, stableBreakpoint: true },
+	{ kind: "breakpoints", minTokens: 0, lookbackBlocks: 2, stableBreakpoint: false },
+);
+/** Realistic price lists: a cache read never costs more than an input token or a cache write. */
+const pricingArb: fc.Arbitrary<ModelPricing> = fc
+	.record({
+		input: fc.double({ min: 0.05, max: 20, noNaN: true }),
+		output: fc.double({ min: 0, max: 80, noNaN: true }),
+		readShare: fc.double({ min: 0, max: 1, noNaN: true }),
+		writeFactor: fc.constantFrom(0, 1, 1.25, 2),
+	})
+	.map(({ input, output, readShare, writeFactor }) => ({
+		input,
+		output,
+		cacheRead: input * readShare,
+		cacheWrite: input * writeFactor,
+	}));
+
+const growthArb = fc.array(
+	fc.record({ calls: fc.integer({ min: 1, max: 3 }), size: fc.integer({ min: 0, max: 20_000 }), image: fc.boolean() }),
+	{ minLength: 1, maxLength: 6 },
+);
+
+function round(k: number, calls: number, size: number, image: boolean): Message[] {
+	const ids = Array.from({ length: calls }, (_, i) => `t${k}-${i}`);
+	const reply: AssistantMessage = {
+		role: "assistant",
+		content: ids.map((id) => ({ type: "toolCall" as const, id, name: "read", arguments: { path: `${id}.ts` } })),
+		api: "anthropic-messages",
+		provider: "anthropic",
+		model: "m",
+		usage: {
+			input: 0,
+			output: 0,
+			cacheRead: 0,
+			cacheWrite: 0,
+			totalTokens: 0,
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+		},
+		stopReason: "toolUse",
+		timestamp: 0,
+	};
+	const results: ToolResultMessage[] = ids.map((id) => ({
+		role: "toolResult",
+		toolCallId: id,
+		toolName: "read",
+		content: [
+			{ type: "text", text: "r".repeat(size) },
+			...(image ? [{ type: "image" as const, data: "", mimeType: "image/png" }] : []),
+		],
+		isError: false,
+		timestamp: 0,
+	}));
+	return [reply, ...results];
+}
+
+describe("the estimate never decreases when only the tail grows", () => {
+	it("re-estimating each request of a growing tool loop: prompt tokens, cost and cold cost never go down", () => {
+		fc.assert(
+			fc.property(
+				sessionArb({ minSteps: 3 }),
+				fc.record({
+					prevAt: fc.option(fraction, { nil: undefined }),
+					billedRatio: fc.double({ min: 0.5, max: 1.5, noNaN: true }),
+					ageSec: fc.integer({ min: -10, max: 4000 }),
+					sameEffort: fc.boolean(),
+					caching: cachingArb,
+					pricing: pricingArb,
+					samples: fc.array(fc.integer({ min: 0, max: 5000 }), { maxLength: 7 }),
+				}),
+				growthArb,
+				(session, s, growth) => {
+					const events = eventsOf(session.jsonl);
+					const meta = { model: "p:m", effort: "high", routingKey: "advisor:s" };
+					const first = renderRequest(foldAll(events), options());
+					let previous: ReturnType<typeof fingerprintOf> | undefined;
+					if (s.prevAt !== undefined) {
+						const earlier = renderRequest(
+							foldAll(events.slice(0, Math.floor(s.prevAt * events.length))),
+							options(),
+						);
+						previous = fingerprintOf(earlier, {
+							...meta,
+							effort: s.sameEffort ? "high" : "low",
+							timestampMs: 1_000_000,
+							promptTokens: Math.max(1, Math.round(earlier.tokens * s.billedRatio)),
+						});
+					}
+					const estimate = (request: LedgerRequest) =>
+						estimateRequest({
+							request,
+							...meta,
+							pricing: s.pricing,
+							caching: s.caching,
+							previous,
+							outputSamples: s.samples,
+							nowMs: 1_000_000 + s.ageSec * 1000,
+							warmWindowSec: 1800,
+						});
+					let messages = [...first.context.messages];
+					let last = estimate(first);
+					growth.forEach((g, k) => {
+						messages = [...messages, ...round(k, g.calls, g.size, g.image)];
+						const next = estimate(extendRequest(first, { messages }));
+						expect(next.promptTokens).toBeGreaterThanOrEqual(last.promptTokens);
+						expect(next.costUsd).toBeGreaterThanOrEqual(last.costUsd - 1e-12);
+						expect(next.coldCostUsd).toBeGreaterThanOrEqual(last.coldCostUsd - 1e-12);
+						expect(next.cacheReadTokens).toBeLessThanOrEqual(next.promptTokens);
+						last = next;
+					});
+				},
+			),
+			{ numRuns: RUNS },
+		);
+	});
+});
+
+describe("the budget folds are incremental", () => {
+	it("spend and trim anchor: folding in pieces equals folding at once", () => {
+		fc.assert(
+			fc.property(sessionArb(), fc.array(fraction, { maxLength: 5 }), (session, cuts) => {
+				const events = eventsOf(session.jsonl);
+				const points = [...new Set(cuts.map((c) => Math.floor(c * events.length)))].sort((a, b) => a - b);
+				let spend = emptySpend();
+				let anchor = emptyTrimAnchor();
+				let from = 0;
+				for (const p of [...points, events.length]) {
+					spend = foldSpend(spend, events.slice(from, p));
+					anchor = foldTrimAnchor(anchor, events.slice(from, p));
+					from = p;
+				}
+				expect(spend).toEqual(spendOf(events));
+				expect(anchor).toEqual(trimAnchorOf(events));
+				// Generated consultations record usage in details: every ok/failed one is on the bill.
+				const results = events.filter((e) => e.kind === "toolResult" && e.toolName === "advisor");
+				expect(spend.records).toHaveLength(results.length);
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+});
