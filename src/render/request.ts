@@ -117,6 +117,11 @@ export interface RenderMemo {
 	block(block: Block, config: LedgerConfig): string;
 	partHash(text: string): string;
 	catalogue(entries: readonly CatalogueEntry[]): string;
+	/**
+	 * The units of the last request measured with this memo, with the marker and part text each
+	 * was made from: a later request that starts with the same parts reuses their chained hashes.
+	 */
+	lastUnits: { markers: string[]; parts: string[]; units: RequestUnit[] } | undefined;
 }
 
 export function createRenderMemo(): RenderMemo {
@@ -124,6 +129,7 @@ export function createRenderMemo(): RenderMemo {
 	const hashes = new Map<string, string>();
 	let lastCatalogue: { entries: readonly CatalogueEntry[]; key: string; text: string } | undefined;
 	return {
+		lastUnits: undefined,
 		block(block, config) {
 			const key = `${config.tailToolCalls}:${config.tailMaxChars}:${config.userMessageMaxChars}:${config.customPreviewChars}`;
 			let memo = byConfig.get(key);
@@ -337,17 +343,42 @@ function measure(
 	memo: RenderMemo,
 ): LedgerRequest {
 	const units: RequestUnit[] = [];
+	const markers: string[] = [];
+	const parts: string[] = [];
 	let prefixHash = "";
 	let prefixChars = 0;
-	const addUnit = (text: string) => {
-		prefixHash = chainHash(prefixHash, memo.partHash(text));
-		prefixChars += text.length;
-		units.push({ prefixHash, prefixChars, text });
+	// While this request repeats the previous one part for part (the usual case: the ledger only
+	// grows), its units are reused as they are; hashing starts at the first part that differs.
+	// A new part's text is hashed on its own (memoised by content) with the role marker chained
+	// beside it.
+	const previous = memo.lastUnits;
+	let reusing = previous !== undefined;
+	const addUnit = (marker: string, text: string) => {
+		const i = units.length;
+		markers.push(marker);
+		parts.push(text);
+		if (
+			reusing &&
+			previous !== undefined &&
+			i < previous.units.length &&
+			previous.markers[i] === marker &&
+			previous.parts[i] === text
+		) {
+			const unit = previous.units[i]!;
+			prefixHash = unit.prefixHash;
+			prefixChars = unit.prefixChars;
+			units.push(unit);
+			return;
+		}
+		reusing = false;
+		prefixHash = chainHash(prefixHash, marker + memo.partHash(text));
+		prefixChars += marker.length + text.length;
+		units.push({ prefixHash, prefixChars, text: marker + text });
 	};
 	const systemPrompt = context.systemPrompt ?? "";
 	const toolsJson = JSON.stringify(context.tools ?? []);
-	addUnit(systemPrompt);
-	addUnit(toolsJson);
+	addUnit("", systemPrompt);
+	addUnit("", toolsJson);
 
 	let tokens = tokensForChars(systemPrompt.length) + estimateToolsTokens(context.tools ?? []);
 	const lastMessage = partsOf.length - 1;
@@ -356,12 +387,12 @@ function measure(
 	let stableHash = "";
 	let stableChars = 0;
 	for (let m = 0; m < partsOf.length; m++) {
-		const role = context.messages[m]!.role === "assistant" ? "a" : "u";
+		const role = context.messages[m]!.role === "assistant" ? "a\u0000" : "u\u0000";
 		const parts = partsOf[m]!;
 		let messageChars = 0;
 		for (let p = 0; p < parts.length; p++) {
 			const text = parts[p]!;
-			addUnit(`${p === 0 ? "\u0001" : ""}${role}\u0000${text}`);
+			addUnit(p === 0 ? `\u0001${role}` : role, text);
 			messageChars += text.length;
 			if (m === lastMessage && p === stablePartCount - 1) {
 				stableUnits = units.length;
@@ -372,6 +403,7 @@ function measure(
 		}
 		tokens += tokensForChars(messageChars);
 	}
+	memo.lastUnits = { markers, parts, units };
 	return {
 		context,
 		stable: {
