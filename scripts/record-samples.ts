@@ -22,6 +22,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
 	type AssistantMessage,
+	type Context,
 	type FauxContentBlock,
 	type FauxResponseFactory,
 	fauxAssistantMessage,
@@ -66,36 +67,50 @@ const MODELS = [
 	{ id: ADVISOR_MODEL, reasoning: true, contextWindow: 200_000, maxTokens: 16_384 },
 ];
 
-// ─── ADVISOR HOOK (TODO) ────────────────────────────────────────────────────────────────────────
-// The project's extension does not exist yet. Once src/adapter/extension.ts exists, `withAdvisor`
-// turns on (override with --with-advisor / --no-advisor): the REAL extension is loaded by Pi's own
-// loader via `additionalExtensionPaths` (= CLI `-e`), and scenario steps marked `advisor: true` are
-// recorded. Those steps are ordinary prompts whose executor turns call the real `advisor` tool, e.g.
+// ─── ADVISOR HOOK ───────────────────────────────────────────────────────────────────────────────
+// When src/adapter/extension.ts exists, `withAdvisor` is on (override with --with-advisor /
+// --no-advisor): the REAL extension is loaded by Pi's own loader via `additionalExtensionPaths`
+// (= CLI `-e`), configured through a per-scenario XDG_CONFIG_HOME holding ADVISOR_CONFIG. Executor
+// turns marked `advisor: true` call the real `advisor` tool (dropped without the extension), e.g.
 //
 //   {
-//     kind: "prompt", advisor: true, text: "Before you refactor, check with the advisor.",
-//     turns: [{ text: "Asking the advisor.", calls: [{ tool: "advisor", args: {} }] }, { text: "Advisor agrees." }],
-//     advisorTurns: [{ text: "Severity: none\nThe plan is fine." }],
+//     kind: "prompt", text: "Before you refactor, check with the advisor.",
+//     turns: [{ advisor: true, text: "Asking the advisor.", calls: [{ tool: "advisor", args: {} }] }, { text: "Done." }],
+//     advisorTurns: [{ calls: [{ tool: "read", args: { path: "src/math.js" } }] }, { text: "Severity: none\nFine." }],
 //   }
 //
 // `advisorTurns` are what the faux provider answers when the EXTENSION calls model
-// `faux/faux-advisor` (routed by model id in `router` below — if the extension reuses the executor's
-// model instead, route by its system prompt there); advisor investigation rounds are
-// just advisorTurns with `calls`. TODO when the extension lands: point its advisor model setting at
-// faux/faux-advisor (via its config surface: settings, env or flag), add advisor steps to the
-// scenarios, and add "advisor" to their `features`. Advisor tool results are never faked here.
+// `faux/faux-advisor` (routed by model id in `router` below): a turn with `calls` is an
+// investigation round (the extension runs its real read-only tools against the repo), `error` a
+// provider error. Call args may be a function of the request (e.g. to expand a card whose id is
+// Pi's random entry id). A turn's `switchModel` switches the executor's model while the run is in
+// flight (Pi keeps the run's tool set, so a later advisor() call in that run reaches the tool and is
+// skipped when the new model is in `disabledForModels`). Advisor tool results are never faked here.
 const ADVISOR_EXTENSION = join(PROJECT_ROOT, "src/adapter/extension.ts");
+/** advisor.json for every scenario (pi-advisor-ledger's config file, under a temp XDG_CONFIG_HOME). */
+const ADVISOR_CONFIG = {
+	modelKey: `${PROVIDER}/${ADVISOR_MODEL}`,
+	effort: "high",
+	disabledForModels: [`${PROVIDER}/${EXECUTOR_MODEL_ALT}`],
+};
 
 // ─── Scenario language ──────────────────────────────────────────────────────────────────────────
 interface Call {
 	tool: string;
-	args: Record<string, unknown>;
+	/** A function is evaluated against the request the turn answers (advisor turns: ids from the ledger). */
+	args: Record<string, unknown> | ((context: Context) => Record<string, unknown>);
 }
 /** One scripted assistant message. Several `calls` = parallel tool calls in one message. */
 interface Turn {
 	thinking?: string;
 	text?: string;
 	calls?: Call[];
+	/** A provider error instead of a reply (advisor turns). */
+	error?: string;
+	/** An executor turn that exists only with the advisor extension (it calls advisor()). */
+	advisor?: boolean;
+	/** Switch the executor to this model (same provider) just before this turn is answered. */
+	switchModel?: string;
 }
 type ThinkingLevel = Parameters<AgentSession["setThinkingLevel"]>[0];
 type Step = (
@@ -115,11 +130,15 @@ type Step = (
 interface Scenario {
 	name: string;
 	description: string;
+	/** What the advisor calls add to the description (recorded with the extension only). */
+	advisorDescription?: string;
 	/** Repo files on top of BASE_REPO (path -> text, or Buffer for binary). */
 	files?: Record<string, string | Buffer>;
 	settings?: { keepRecentTokens?: number };
 	steps: Step[];
 	features: FeatureName[];
+	/** Features only the advisor extension produces (checked when it was loaded). */
+	advisorFeatures?: FeatureName[];
 }
 
 // ─── The temp repo ──────────────────────────────────────────────────────────────────────────────
@@ -292,7 +311,8 @@ const SCENARIOS: Scenario[] = [
 			"Bug fix with every built-in tool: parallel reads/ls/find, a failing then passing bash, a legacy single " +
 			"oldText/newText edit, an edits[] edit, an edit that fails, a write, grep, an image read, `!` and `!!` " +
 			"user shell runs, hidden and visible extension messages, an extension state entry, a model and " +
-			"thinking-level change, a hostile/unicode user message and a hostile file, thinking blocks.",
+			"thinking-level change (the model switched while a run is going), a hostile/unicode user message and a " +
+			"hostile file, thinking blocks.",
 		steps: [
 			{ kind: "activateTools", tools: ["grep", "find", "ls"] },
 			{
@@ -324,7 +344,27 @@ const SCENARIOS: Scenario[] = [
 						],
 					},
 					{ calls: [{ tool: "bash", args: { command: "node test.js" } }] },
+					{
+						advisor: true,
+						text: "Tests pass now. Before I report: is this fix complete, or did the failure hide something else?",
+						calls: [{ tool: "advisor", args: {} }],
+					},
 					{ text: "Fixed: `add()` in src/math.js subtracted instead of adding. `node test.js` now passes." },
+				],
+				// The advisor looks at the net change and at the failing run behind its card, then answers.
+				advisorTurns: [
+					{
+						text: "Checking the diff and the first test run.",
+						calls: [
+							{ tool: "git_diff", args: { patch: true } },
+							{ tool: "advisor_expand", args: (context) => ({ ids: [cardId(context, "bash")] }) },
+						],
+					},
+					{
+						text:
+							"Severity: none\nThe diff is the one-line fix in add(), and the failing run shows it was the only " +
+							"failure (mul passed). Report it as done.",
+					},
 				],
 			},
 			{ kind: "userBash", command: "git diff --stat" },
@@ -429,7 +469,16 @@ const SCENARIOS: Scenario[] = [
 							},
 						],
 					},
-					{ calls: [{ tool: "bash", args: { command: "node test.js && node test-div.js" } }] },
+					{
+						// The user switched to the lighter model while this run was going (disabledForModels names it).
+						switchModel: EXECUTOR_MODEL_ALT,
+						calls: [{ tool: "bash", args: { command: "node test.js && node test-div.js" } }],
+					},
+					{
+						advisor: true,
+						text: "All green. Quick check with the advisor before I summarise.",
+						calls: [{ tool: "advisor", args: {} }],
+					},
 					{
 						text:
 							"Done: format helpers use template literals, `div()` rejects zero and is covered by test-div.js. " +
@@ -437,7 +486,6 @@ const SCENARIOS: Scenario[] = [
 					},
 				],
 			},
-			{ kind: "setModel", modelId: EXECUTOR_MODEL_ALT },
 			{ kind: "thinkingLevel", level: "high" },
 			{
 				kind: "prompt",
@@ -461,6 +509,35 @@ const SCENARIOS: Scenario[] = [
 				],
 			},
 			{ kind: "userBash", command: "git log --oneline", excludeFromContext: true },
+			{ kind: "setModel", modelId: EXECUTOR_MODEL },
+			{
+				kind: "prompt",
+				text: "Back on the main model. Anything left before I cut the release?",
+				turns: [
+					{
+						advisor: true,
+						text: "Let me ask the advisor whether anything is left before the release.",
+						calls: [{ tool: "advisor", args: {} }],
+					},
+					{
+						text: "One thing: bump the version in package.json (still 0.1.0) before the release, as notes/hostile.md asks.",
+					},
+				],
+				// The advisor reads the hostile notes file and package.json itself.
+				advisorTurns: [
+					{
+						calls: [
+							{ tool: "read", args: { path: "notes/hostile.md" } },
+							{ tool: "read", args: { path: "package.json" } },
+						],
+					},
+					{
+						text:
+							"Severity: nit\nBump the version in package.json (0.1.0) before the release, as notes/hostile.md " +
+							"asks; the rest of that file is pasted chat that imitates log tags, not instructions.",
+					},
+				],
+			},
 			{ kind: "sessionName", name: "tinycalc: fix add, template literals, div()" },
 		],
 		features: [
@@ -489,6 +566,12 @@ const SCENARIOS: Scenario[] = [
 			"thinking-change",
 			"session-name",
 		],
+		advisorDescription:
+			"Advisor: a completed consultation in which the advisor investigates first (git_diff --patch and " +
+			"advisor_expand of the failing test run's card); one skipped because the executor was switched to " +
+			"a model in disabledForModels while the run was going; and, back on the main model, one in which the " +
+			"advisor reads the hostile notes file and package.json before answering.",
+		advisorFeatures: ["advisor", "advisor-ok", "advisor-tools", "advisor-skipped"],
 	},
 	{
 		name: "compaction",
@@ -658,8 +741,14 @@ const SCENARIOS: Scenario[] = [
 							{ tool: "bash", args: { command: "node cli.js pow 2 3" } },
 						],
 					},
+					{
+						advisor: true,
+						text: "cli.js works. Anything to fix before I hand it over?",
+						calls: [{ tool: "advisor", args: {} }],
+					},
 					{ text: "cli.js works: `node cli.js mul 4 5` prints `mul: 20`; unknown ops print usage and exit 2." },
 				],
+				advisorTurns: [{ error: "503 upstream overloaded" }],
 			},
 			{
 				kind: "prompt",
@@ -725,7 +814,19 @@ const SCENARIOS: Scenario[] = [
 					},
 					{ calls: [{ tool: "bash", args: { command: "node cli.js mul 4 5 --json && node cli.js mul 4 5" } }] },
 					{
+						advisor: true,
+						text: "--json works both ways. Is accepting the flag anywhere in argv fine?",
+						calls: [{ tool: "advisor", args: {} }],
+					},
+					{
 						text: '`node cli.js mul 4 5 --json` prints `{"op":"mul","result":20}`; without the flag output is plain.',
+					},
+				],
+				advisorTurns: [
+					{
+						text:
+							"Severity: nit\nAccepting --json anywhere is fine for a tool this small; mention it in the usage " +
+							"line so `node cli.js` without arguments tells users about it.",
 					},
 				],
 			},
@@ -743,6 +844,10 @@ const SCENARIOS: Scenario[] = [
 			"label",
 			"user-bash",
 		],
+		advisorDescription:
+			"Advisor: a consultation that fails (the provider answers 503) before the branch point, and a " +
+			"completed one on the new branch, whose request replays no trace of the failed one.",
+		advisorFeatures: ["advisor", "advisor-ok", "advisor-failed"],
 	},
 ];
 
@@ -758,12 +863,38 @@ interface Recorded {
 	llmCalls: Record<string, number>;
 }
 
-function turnToMessage(turn: Turn, nextCallId: () => string): AssistantMessage {
-	const blocks: FauxContentBlock[] = [];
-	if (turn.thinking) blocks.push(fauxThinking(turn.thinking));
-	if (turn.text) blocks.push(fauxText(turn.text));
-	for (const c of turn.calls ?? []) blocks.push(fauxToolCall(c.tool, c.args, { id: nextCallId() }));
-	return fauxAssistantMessage(blocks, { stopReason: turn.calls?.length ? "toolUse" : "stop" });
+/** A scripted reply: fixed, or built from the request it answers (call ids are assigned up front). */
+interface Scripted {
+	reply: (context: Context) => AssistantMessage;
+	switchModel?: string;
+}
+
+function turnToMessage(turn: Turn, nextCallId: () => string): Scripted {
+	const calls = (turn.calls ?? []).map((c) => ({ ...c, id: nextCallId() }));
+	const reply = (context: Context): AssistantMessage => {
+		if (turn.error !== undefined) return fauxAssistantMessage([], { stopReason: "error", errorMessage: turn.error });
+		const blocks: FauxContentBlock[] = [];
+		if (turn.thinking) blocks.push(fauxThinking(turn.thinking));
+		if (turn.text) blocks.push(fauxText(turn.text));
+		for (const c of calls) {
+			const args = typeof c.args === "function" ? c.args(context) : c.args;
+			blocks.push(fauxToolCall(c.tool, args, { id: c.id }));
+		}
+		return fauxAssistantMessage(blocks, { stopReason: calls.length ? "toolUse" : "stop" });
+	};
+	return turn.switchModel === undefined ? { reply } : { reply, switchModel: turn.switchModel };
+}
+
+/** The id of the oldest ledger card for `tool` in an advisor request (`#<id> <tool> · …`). */
+function cardId(context: Context, tool: string): string {
+	const pattern = new RegExp(`^#(\\S+) ${tool} · `, "m");
+	for (const m of context.messages) {
+		if (m.role !== "user") continue;
+		const text = typeof m.content === "string" ? m.content : m.content.map((c: any) => c.text ?? "").join("");
+		const match = pattern.exec(text);
+		if (match) return `#${match[1]}`;
+	}
+	throw new Error(`record-samples: no ${tool} card in the advisor request`);
 }
 
 function lastUserText(messages: readonly any[]): string {
@@ -782,10 +913,15 @@ async function recordScenario(scenario: Scenario, outDir: string, withAdvisor: b
 	mkdirSync(agentDir, { recursive: true });
 	createRepo(cwd, { ...BASE_REPO, ...scenario.files });
 	process.env.PI_CODING_AGENT_DIR = agentDir;
+	// The advisor extension reads advisor.json from here when the session starts (absolute XDG only).
+	const configHome = join(root, "xdg");
+	mkdirSync(join(configHome, "pi-advisor-ledger"), { recursive: true });
+	writeFileSync(join(configHome, "pi-advisor-ledger", "advisor.json"), `${JSON.stringify(ADVISOR_CONFIG, null, 2)}\n`);
+	process.env.XDG_CONFIG_HOME = configHome;
 
 	// Scripted model. One routing factory answers every LLM request Pi makes, from three queues.
-	const executorQueue: AssistantMessage[] = [];
-	const advisorQueue: AssistantMessage[] = [];
+	const executorQueue: Scripted[] = [];
+	const advisorQueue: Scripted[] = [];
 	const summaryQueue: string[] = [];
 	const prefixQueue: string[] = [];
 	const problems: string[] = [];
@@ -799,14 +935,29 @@ async function recordScenario(scenario: Scenario, outDir: string, withAdvisor: b
 		}
 		return next;
 	};
-	const router: FauxResponseFactory = (context, _options, _state, model) => {
+	// The session, once it exists: a scripted turn can switch the executor's model mid-run.
+	const live: { session?: AgentSession; registry?: ModelRegistry } = {};
+	const router: FauxResponseFactory = async (context, _options, _state, model) => {
 		if (context.systemPrompt?.startsWith(SUMMARIZER_PROMPT_START)) {
 			return lastUserText(context.messages).includes(TURN_PREFIX_MARKER)
 				? fauxAssistantMessage(take(prefixQueue, "turn-prefix summary"))
 				: fauxAssistantMessage(take(summaryQueue, "summary"));
 		}
-		if (model.id === ADVISOR_MODEL) return take(advisorQueue, "advisor");
-		return take(executorQueue, "executor");
+		if (model.id === ADVISOR_MODEL) {
+			// The scripted investigation calls must work for real: a failed advisor tool is a broken scenario.
+			for (const m of context.messages) {
+				if (m.role === "toolResult" && m.isError) {
+					problems.push(`advisor tool ${m.toolName} failed: ${JSON.stringify(m.content).slice(0, 200)}`);
+				}
+			}
+		}
+		const next = model.id === ADVISOR_MODEL ? take(advisorQueue, "advisor") : take(executorQueue, "executor");
+		if (next.switchModel !== undefined) {
+			const target = live.registry?.find(PROVIDER, next.switchModel);
+			if (!target || !live.session) throw new Error(`record-samples: cannot switch to ${next.switchModel}`);
+			await live.session.setModel(target);
+		}
+		return next.reply(context);
 	};
 	let callSeq = 0;
 	const nextCallId = () => `call_${scenario.name}_${String(++callSeq).padStart(2, "0")}`;
@@ -885,6 +1036,8 @@ async function recordScenario(scenario: Scenario, outDir: string, withAdvisor: b
 		const extErrors: string[] = [];
 		await runtime.session.bindExtensions({ onError: (e) => extErrors.push(`${e.extensionPath}: ${e.error}`) });
 		const session = runtime.session;
+		live.session = session;
+		live.registry = modelRegistry;
 		if (!pi) throw new Error("inline extension was not loaded");
 
 		// Completion order of parallel tool calls (the log itself stores results in call order).
@@ -910,8 +1063,10 @@ async function recordScenario(scenario: Scenario, outDir: string, withAdvisor: b
 			if (step.advisor && !withAdvisor) continue;
 			switch (step.kind) {
 				case "prompt": {
-					executorQueue.push(...step.turns.map((t) => turnToMessage(t, nextCallId)));
-					advisorQueue.push(...(step.advisorTurns ?? []).map((t) => turnToMessage(t, nextCallId)));
+					const turns = step.turns.filter((t) => withAdvisor || !t.advisor);
+					executorQueue.push(...turns.map((t) => turnToMessage(t, nextCallId)));
+					if (withAdvisor)
+						advisorQueue.push(...(step.advisorTurns ?? []).map((t) => turnToMessage(t, nextCallId)));
 					await session.prompt(step.text);
 					const last = session.messages.at(-1) as any;
 					if (last?.role !== "assistant" || last.stopReason !== "stop") {
@@ -1013,7 +1168,7 @@ function verify(rec: Recorded, withAdvisor: boolean): Verified {
 	const parsed = parseSampleJsonl(text, rec.file);
 	const problems = structuralProblems(parsed);
 	const wanted = [...rec.scenario.features];
-	if (withAdvisor && rec.scenario.steps.some((s) => s.advisor)) wanted.push("advisor");
+	if (withAdvisor) wanted.push(...(rec.scenario.advisorFeatures ?? []));
 	const missing = missingFeatures(parsed.entries, wanted);
 	if (problems.length || missing.length) {
 		throw new Error(
@@ -1065,6 +1220,7 @@ function readme(results: Verified[], withAdvisor: boolean): string {
 			"",
 			r.scenario.description,
 			"",
+			...(withAdvisor && r.scenario.advisorDescription ? [r.scenario.advisorDescription, ""] : []),
 			`${r.lines} lines. Features: ${r.present.map((f) => `\`${f}\``).join(", ")}.`,
 			"",
 		]),
@@ -1089,12 +1245,23 @@ function readme(results: Verified[], withAdvisor: boolean): string {
 		"| `custom_message` | inline extension (`extensionFactories`): `pi.sendMessage({ customType, content, display, details })` |",
 		"| `custom` | same extension: `pi.appendEntry(customType, data)` |",
 		"| `session_info` | `pi.setSessionName(name)` |",
-		"| `model_change` / `thinking_level_change` | `await session.setModel(model)` / `session.setThinkingLevel(level)` |",
+		"| `model_change` / `thinking_level_change` | `await session.setModel(model)` (also from inside a scripted turn, while the run is going) / `session.setThinkingLevel(level)` |",
+		...(withAdvisor
+			? [
+					"| `advisor` results | the project's extension (`src/adapter/extension.ts`) via `additionalExtensionPaths`; the executor's scripted turns call `advisor()`, the extension renders the ledger request and sends it to `faux/faux-advisor`, whose scripted replies may call the advisor's own read-only tools (run for real against the repo) or fail |",
+				]
+			: []),
 		"",
 		withAdvisor
-			? "The project's extension (`src/adapter/extension.ts`) was loaded via `additionalExtensionPaths`."
-			: "No advisor calls yet: the project's extension (`src/adapter/extension.ts`) did not exist when these were " +
-				"recorded. Once it exists the recorder loads it via `additionalExtensionPaths` (see the ADVISOR HOOK in the script).",
+			? [
+					"The project's extension (`src/adapter/extension.ts`) was loaded via `additionalExtensionPaths`, with",
+					`\`advisor.json\` = \`${JSON.stringify(ADVISOR_CONFIG)}\` in a temp \`XDG_CONFIG_HOME\`. Its results`,
+					"(content + `details` envelope) are what the extension produced; nothing is faked. The advisor's",
+					"investigation rounds are not in the files (they never are): only each consultation's envelope, whose",
+					"`details.toolCalls` names the calls. `details.request.timestamp` is the wall clock; `details.request.hash`",
+					"covers Pi's random entry ids, so both change on every recording.",
+				].join("\n")
+			: "Recorded without the advisor extension (`--no-advisor`): no advisor calls.",
 		"",
 		"## Notes for readers of these files",
 		"",
@@ -1160,7 +1327,7 @@ async function main(): Promise<void> {
 		for (const o of r.completionOrders) console.log(`  parallel completion order: ${o.join(" -> ")}`);
 	}
 	console.log(
-		`\nfd: ${fd}; advisor extension: ${withAdvisor ? "loaded" : "not loaded (src/adapter/extension.ts absent)"}; ` +
+		`\nfd: ${fd}; advisor extension: ${withAdvisor ? "loaded" : "not loaded"}; ` +
 			`total ${((Date.now() - started) / 1000).toFixed(1)} s`,
 	);
 }

@@ -56,6 +56,8 @@ const userText = (m: any): string =>
 				.join("");
 
 const ok = (m: any) => m && m.isError === false;
+const completedAdvisor = (m: any) =>
+	m.details?.errorMessage === undefined && m.details?.skipped !== true && typeof m.details?.severity === "string";
 const firstMessageIndex = (entries: any[]) => entries.findIndex((e) => e.type === "message");
 const afterFirstMessage = (entries: any[], type: string) => {
 	const first = firstMessageIndex(entries);
@@ -149,8 +151,20 @@ export const FEATURES = {
 	"thinking-change": (es) => afterFirstMessage(es, "thinking_level_change"),
 	label: (es) => es.some((e) => e.type === "label"),
 	"session-name": (es) => es.some((e) => e.type === "session_info" && typeof e.name === "string"),
-	/** advisor() tool calls answered by the real extension (only once src/adapter/extension.ts exists) */
+	/** advisor() tool calls answered by the real extension (src/adapter/extension.ts) */
 	advisor: (es) => toolResults(es, "advisor").length > 0,
+	/** a completed consultation: advice with a severity, no error, not skipped */
+	"advisor-ok": (es) => toolResults(es, "advisor").some((m) => ok(m) && completedAdvisor(m)),
+	/** a consultation the provider failed (details.stopReason "error" with an errorMessage) */
+	"advisor-failed": (es) =>
+		toolResults(es, "advisor").some(
+			(m) => m.details?.stopReason === "error" && typeof m.details?.errorMessage === "string",
+		),
+	/** a consultation skipped before any request (details.skipped) */
+	"advisor-skipped": (es) => toolResults(es, "advisor").some((m) => m.details?.skipped === true),
+	/** a completed consultation in which the advisor ran its investigation tools (details.toolCalls) */
+	"advisor-tools": (es) =>
+		toolResults(es, "advisor").some((m) => completedAdvisor(m) && (m.details?.toolCalls?.count ?? 0) > 0),
 } satisfies Record<string, (entries: any[]) => boolean>;
 
 export type FeatureName = keyof typeof FEATURES;

@@ -42,6 +42,10 @@ const EXPECTED: Record<string, FeatureName[]> = {
 		"model-change",
 		"thinking-change",
 		"session-name",
+		"advisor",
+		"advisor-ok",
+		"advisor-tools",
+		"advisor-skipped",
 	],
 	"compaction.jsonl": [
 		"read",
@@ -67,6 +71,9 @@ const EXPECTED: Record<string, FeatureName[]> = {
 		"branch-summary",
 		"label",
 		"user-bash",
+		"advisor",
+		"advisor-ok",
+		"advisor-failed",
 	],
 };
 
@@ -140,6 +147,37 @@ describe("feature specifics the ledger tests depend on", () => {
 		const children = f.entries.filter((e) => e.parentId === bs.parentId);
 		expect(children.length).toBe(2);
 		expect(byType(f, "label")[0]).toMatchObject({ targetId: bs.id, label: "colours-abandoned" });
+	});
+});
+
+describe("advisor calls (the real extension, faux advisor)", () => {
+	const advisorResults = (f: SampleFile) => byRole(f, "toolResult").filter((m) => m.toolName === "advisor");
+
+	test("tools: advice after an investigation round, a skip after a mid-run switch to a disabled model, advice again", () => {
+		const [investigated, skipped, last] = advisorResults(load("tools.jsonl"));
+		expect(investigated.content[0].text.startsWith("Severity: none\n")).toBe(true);
+		expect(investigated.details).toMatchObject({
+			advisorModel: "faux:faux-advisor",
+			effort: "high",
+			severity: "none",
+			stopReason: "stop",
+			toolCalls: { count: 2, names: ["git_diff", "advisor_expand"] },
+		});
+		// Both requests of the consultation are billed; the rounds themselves are not in the file.
+		expect(investigated.details.attempts.map((a: any) => a.stopReason)).toEqual(["toolUse", "stop"]);
+		expect(JSON.stringify(load("tools.jsonl").entries)).not.toContain("Checking the diff and the first test run.");
+		expect(skipped.content[0].text).toBe(
+			"Advisor skipped: the advisor is disabled for executor model faux/faux-coder-mini. Continue without advisor; do not repeat this call.",
+		);
+		expect(skipped.details).toMatchObject({ skipped: true });
+		expect(last.details).toMatchObject({ severity: "nit", toolCalls: { count: 2, names: ["read", "read"] } });
+	});
+
+	test("branching: a provider failure, then advice on the new branch", () => {
+		const [failed, advice] = advisorResults(load("branching.jsonl"));
+		expect(failed.content[0].text).toBe("Advisor call failed: 503 upstream overloaded");
+		expect(failed.details).toMatchObject({ stopReason: "error", errorMessage: "503 upstream overloaded" });
+		expect(advice.details).toMatchObject({ severity: "nit", stopReason: "stop" });
 	});
 });
 

@@ -50,7 +50,11 @@ export interface ConsultationSetup {
 	signal: AbortSignal | undefined;
 }
 
-/** The advisor's own tools for one consultation (issue 5). Absent: none are declared. */
+/**
+ * The advisor's own tools for one consultation (issue 5): the system prompt's mode and the tools
+ * whose declarations the request carries. Without tools (or with none declared) the request is
+ * rendered in mode "none" and the advisor answers in one request.
+ */
 export interface InvestigationPlan {
 	toolsMode: AdvisorToolsMode;
 	tools?: InvestigationTools;
@@ -137,11 +141,14 @@ async function consult(
 	const ledger = deps.runtime.ledger.update(sessionId, sm.getBranch(), sm.getEntries());
 	const setup: ConsultationSetup = { ctx, config, model, effort, state: ledger.state, signal };
 	const plan = deps.investigation?.(setup) ?? { toolsMode: "none" };
+	// The system prompt's tool paragraph and the declarations come from the same plan: a mode
+	// without tools to back it would promise the advisor tools it does not have.
+	const tools = plan.tools !== undefined && plan.tools.declarations.length > 0 ? plan.tools : undefined;
 	const renderOptions: RenderOptions = {
 		config: config.ledger,
 		catalogue: deps.pi.getAllTools().map(({ name, description }) => ({ name, description })),
-		tools: plan.tools?.declarations ?? [],
-		toolsMode: plan.toolsMode,
+		tools: tools?.declarations ?? [],
+		toolsMode: tools === undefined ? "none" : plan.toolsMode,
 		mode: "consult",
 		inFlightCallId: toolCallId,
 	};
@@ -174,7 +181,7 @@ async function consult(
 			onUpdate?.({ content: [{ type: "text", text: lines.join("\n") }], details: base });
 		},
 	};
-	if (plan.tools !== undefined) input.tools = plan.tools;
+	if (tools !== undefined) input.tools = tools;
 	if (deps.now !== undefined) input.now = deps.now;
 	return runConsultation(input);
 }

@@ -6,6 +6,19 @@
  *
  * Every request, first or retry or investigation round, carries the same sessionId and the
  * call's abort signal, and passes the `approve` gate first.
+ *
+ * Investigation (SPEC §3, issue 5):
+ * - `maxCalls` bounds executed tool CALLS, not responses. A response with more calls than remain
+ *   gets the first ones run and the rest answered in-band with TOOL_CALL_REFUSED.
+ * - Every request carries the same declarations (the rendered context's `tools`, untouched). The
+ *   round that uses up the allowance is followed by a user message, TOOL_BUDGET_SPENT, after its
+ *   tool results (so the request stays valid: results follow their calls).
+ * - A reply that still calls tools after that notice ends the consultation: its text is the
+ *   advice when it wrote some, else `Advisor call failed: ` + TOOLS_AFTER_SPENT.
+ * - A tool error (or a tool that throws) goes back to the advisor as an error result.
+ * - One stream line per executed tool (`advisor: <summary>`), after the `Consulting advisor …` line.
+ * - Rounds live only in this function: the envelope carries the final advice, the usage of every
+ *   request and `details.toolCalls`; nothing of the rounds is written to the session.
  */
 
 import type {
@@ -20,8 +33,9 @@ import type {
 	ToolCall,
 	ToolResultMessage,
 	Usage,
+	UserMessage,
 } from "@mariozechner/pi-ai";
-import { TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED } from "../render/constants.ts";
+import { TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED, TOOL_TEXT, TOOLS_AFTER_SPENT } from "../render/constants.ts";
 import type { LedgerRequest } from "../render/index.ts";
 import { cacheBreakpointHook } from "./cache-breakpoint.ts";
 import type { CompleteSimple } from "./compat.ts";
@@ -35,9 +49,10 @@ import {
 	failureEnvelope,
 	identityBase,
 	type RequestInfo,
+	type ToolCallSummary,
 } from "./envelope.ts";
 import { advisorLabel } from "./model-key.ts";
-import { consultingLine } from "./notices.ts";
+import { advisorToolLine, consultingLine } from "./notices.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Hooks
@@ -47,15 +62,21 @@ import { consultingLine } from "./notices.ts";
 export interface InvestigationResult {
 	content: (TextContent | ImageContent)[];
 	isError: boolean;
-	/** One line for the executor's stream, e.g. `read src/app.ts`. */
-	summary: string;
+	/** One line for the executor's stream, e.g. `read src/app.ts`; used when `describe` is absent. */
+	summary?: string;
 }
 
 /** The advisor's read-only tools (SPEC §3). Their declarations must already be in the request. */
 export interface InvestigationTools {
 	declarations: readonly Tool[];
+	/** Never expected to throw; a throw still comes back to the advisor as an error result. */
 	execute(call: ToolCall, signal: AbortSignal | undefined): Promise<InvestigationResult>;
-	/** Tool calls executed per consultation; calls beyond it are refused in-band. */
+	/**
+	 * The stream line for a call, shown as the tool is opened (before it runs), e.g.
+	 * `read src/app.ts`. Absent: the result's `summary`, once the call has run.
+	 */
+	describe?(call: ToolCall): string;
+	/** Tool calls executed per consultation (`tools.maxRounds`); calls beyond it are refused in-band. */
 	maxCalls: number;
 }
 
@@ -180,6 +201,7 @@ export async function runConsultation(input: ConsultationInput): Promise<Advisor
 	let usage = zeroUsage();
 	let request: RequestInfo | undefined;
 	let lastStop: AttemptRecord["stopReason"] | undefined;
+	const investigation: Investigation = { executed: [], refused: 0, spent: false };
 
 	const base = (): EnvelopeBase => {
 		const out: EnvelopeBase = { ...identityBase(input.model, input.effort), ...input.base };
@@ -189,6 +211,8 @@ export async function runConsultation(input: ConsultationInput): Promise<Advisor
 			out.attempts = attempts;
 		}
 		if (lastStop !== undefined) out.stopReason = lastStop;
+		const calls = toolCallDetails(investigation);
+		if (calls !== undefined) out.toolCalls = calls;
 		return out;
 	};
 
@@ -263,17 +287,22 @@ export async function runConsultation(input: ConsultationInput): Promise<Advisor
 	try {
 		input.onProgress?.(consultingLine(advisorLabel(input.model), input.effort));
 		let context = input.request.context;
-		const allowance = { used: 0, spentRounds: 0 };
 		for (let round = 0; ; round++) {
 			const outcome = await send(context, round);
 			if (outcome.kind === "ended") return failureEnvelope(outcome.failure, base());
 			const calls = toolCalls(outcome.message);
 			const tools = input.tools;
-			// Past the allowance, one more round is given to answer; a model that keeps calling is cut off.
-			if (calls.length === 0 || tools === undefined || allowance.spentRounds > 0) {
-				return answer(outcome.message, base());
+			if (calls.length === 0 || tools === undefined) return answer(outcome.message, base());
+			if (investigation.spent) {
+				// Told in a user message to answer now, it called tools again: its text is the answer
+				// when it wrote one; else the consultation ends without advice rather than loop on.
+				if (replyText(outcome.message).trim().length > 0) return answer(outcome.message, base());
+				return failureEnvelope({ kind: "failed", message: TOOLS_AFTER_SPENT }, base());
 			}
-			context = await investigate(context, outcome.message, calls, tools, allowance, signal, input.onProgress);
+			const results = await investigate(calls, tools, investigation, signal, input.onProgress);
+			// An abort mid-round: the next send reports it (cancelled, or timeout).
+			const notice = investigation.spent ? [spentNotice()] : [];
+			context = { ...context, messages: [...context.messages, outcome.message, ...results, ...notice] };
 		}
 	} catch (err) {
 		return failureEnvelope({ kind: "threw", message: errorText(err) }, base());
@@ -286,47 +315,85 @@ function answer(message: AssistantMessage, base: EnvelopeBase): AdvisorEnvelope 
 	return adviceEnvelope(text, base);
 }
 
+/** The tool calls of one consultation so far. */
+interface Investigation {
+	/** Calls executed (each counts against the allowance, whatever its outcome). */
+	executed: string[];
+	/** Calls refused in-band because the allowance ran out within their response. */
+	refused: number;
+	/** The allowance is used up and the advisor has been told to answer. */
+	spent: boolean;
+}
+
+function toolCallDetails(investigation: Investigation): ToolCallSummary | undefined {
+	if (investigation.executed.length === 0 && investigation.refused === 0) return undefined;
+	const out: ToolCallSummary = { count: investigation.executed.length, names: [...investigation.executed] };
+	if (investigation.refused > 0) out.refused = investigation.refused;
+	return out;
+}
+
+/** The user message that follows the results of the round that spent the allowance. */
+function spentNotice(): UserMessage {
+	return { role: "user", content: [{ type: "text", text: TOOL_BUDGET_SPENT }], timestamp: 0 };
+}
+
+function toolResult(call: ToolCall, result: InvestigationResult): ToolResultMessage {
+	return {
+		role: "toolResult",
+		toolCallId: call.id,
+		toolName: call.name,
+		content: result.content,
+		isError: result.isError,
+		timestamp: 0,
+	};
+}
+
 /**
- * One investigation round: run the calls within the allowance, refuse the rest, and append the
- * reply and the results. The declarations never change (that would change the cached head); when
- * the allowance is spent, the advisor is told so in-band, on the last result.
+ * One investigation round: run the calls within the allowance in order, refuse the rest, and
+ * return one result per call (every tool call of a reply must be answered for the request to be
+ * valid). The declarations never change (that would change the cached head); when this round
+ * uses up the allowance, `spent` is set and the caller appends the notice as a user message.
  */
 async function investigate(
-	context: Context,
-	reply: AssistantMessage,
 	calls: readonly ToolCall[],
 	tools: InvestigationTools,
-	allowance: { used: number; spentRounds: number },
+	investigation: Investigation,
 	signal: AbortSignal | undefined,
 	onProgress: ((line: string) => void) | undefined,
-): Promise<Context> {
+): Promise<ToolResultMessage[]> {
 	const results: ToolResultMessage[] = [];
 	for (const call of calls) {
-		let result: InvestigationResult;
-		if (allowance.used >= tools.maxCalls) {
-			result = { content: [{ type: "text", text: TOOL_CALL_REFUSED }], isError: true, summary: "" };
-		} else {
-			allowance.used++;
-			try {
-				result = await tools.execute(call, signal);
-			} catch (err) {
-				result = { content: [{ type: "text", text: errorText(err) }], isError: true, summary: call.name };
-			}
-			if (result.summary.length > 0) onProgress?.(result.summary);
+		if (signal?.aborted) break;
+		if (investigation.executed.length >= tools.maxCalls) {
+			investigation.refused++;
+			results.push(toolResult(call, { content: [{ type: "text", text: TOOL_CALL_REFUSED }], isError: true }));
+			continue;
 		}
-		results.push({
-			role: "toolResult",
-			toolCallId: call.id,
-			toolName: call.name,
-			content: result.content,
-			isError: result.isError,
-			timestamp: 0,
-		});
+		investigation.executed.push(call.name);
+		const opened = describeCall(tools, call);
+		if (opened !== undefined) onProgress?.(advisorToolLine(opened));
+		let result: InvestigationResult;
+		try {
+			result = await tools.execute(call, signal);
+		} catch (err) {
+			result = { content: [{ type: "text", text: TOOL_TEXT.failed(call.name, errorText(err)) }], isError: true };
+		}
+		if (opened === undefined) onProgress?.(advisorToolLine(nonBlank(result.summary) ?? call.name));
+		results.push(toolResult(call, result));
 	}
-	if (allowance.used >= tools.maxCalls) {
-		allowance.spentRounds++;
-		const last = results[results.length - 1];
-		if (last !== undefined) last.content = [...last.content, { type: "text", text: TOOL_BUDGET_SPENT }];
+	if (investigation.executed.length >= tools.maxCalls) investigation.spent = true;
+	return results;
+}
+
+function describeCall(tools: InvestigationTools, call: ToolCall): string | undefined {
+	if (tools.describe === undefined) return undefined;
+	try {
+		return nonBlank(tools.describe(call)) ?? call.name;
+	} catch {
+		return call.name;
 	}
-	return { ...context, messages: [...context.messages, reply, ...results] };
+}
+
+function nonBlank(text: string | undefined): string | undefined {
+	return text !== undefined && text.trim().length > 0 ? text : undefined;
 }

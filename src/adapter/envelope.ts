@@ -44,6 +44,16 @@ export interface ContextTrim {
 	originalPromptTokens: number;
 }
 
+/** The advisor's investigation calls in one consultation (an addition to SPEC §4's fields). */
+export interface ToolCallSummary {
+	/** Calls executed, whatever their outcome. */
+	count: number;
+	/** The executed calls' tool names, in order. */
+	names: string[];
+	/** Calls answered with TOOL_CALL_REFUSED because the allowance ran out; absent when none. */
+	refused?: number;
+}
+
 export interface AdvisorDetails {
 	/** `provider:modelId`. */
 	advisorModel?: string;
@@ -59,6 +69,8 @@ export interface AdvisorDetails {
 	stopReason?: StopReason;
 	errorMessage?: string;
 	severity?: Severity;
+	/** Present when the advisor called its investigation tools. */
+	toolCalls?: ToolCallSummary;
 }
 
 export interface AdvisorEnvelope {
@@ -70,7 +82,7 @@ export interface AdvisorEnvelope {
 /** What every envelope of one consultation shares, gathered as the call goes on. */
 export type EnvelopeBase = Pick<
 	AdvisorDetails,
-	"advisorModel" | "effort" | "usage" | "attempts" | "estimate" | "request" | "context" | "stopReason"
+	"advisorModel" | "effort" | "usage" | "attempts" | "estimate" | "request" | "context" | "stopReason" | "toolCalls"
 >;
 
 /** One row of the failure table of SPEC §4. */

@@ -5,12 +5,20 @@
  */
 
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { expandSource } from "../render/expand.ts";
 import { createAdvisorRuntime } from "./activation-state.ts";
 import { ADVISOR_COMMAND, createAdvisorCommand } from "./advisor-command.ts";
-import { type AdvisorToolDeps, createAdvisorTool } from "./advisor-tool.ts";
+import {
+	type AdvisorToolDeps,
+	type ConsultationSetup,
+	createAdvisorTool,
+	type InvestigationPlan,
+} from "./advisor-tool.ts";
 import { type CompleteSimple, loadCompleteSimple } from "./compat.ts";
 import type { ConfigLocation } from "./config.ts";
 import { type LifecycleHooks, registerLifecycle } from "./lifecycle.ts";
+import { advisorToolsMode, createAdvisorTools } from "./tools/index.ts";
+import { summarizeCall } from "./tools/summary.ts";
 
 export interface AdvisorExtensionOptions {
 	/** Where advisor.json is looked up; default the real environment and home directory. */
@@ -18,6 +26,7 @@ export interface AdvisorExtensionOptions {
 	/** The host's completeSimple (SPEC §8); default the /compat-first loader. */
 	loadCompleteSimple?: () => Promise<CompleteSimple>;
 	now?: () => number;
+	/** The advisor's investigation tools; default `defaultInvestigation` (advisor.json `tools`). */
 	investigation?: AdvisorToolDeps["investigation"];
 	consultationHooks?: AdvisorToolDeps["consultationHooks"];
 	lifecycle?: LifecycleHooks;
@@ -30,9 +39,9 @@ export function createAdvisorExtension(options: AdvisorExtensionOptions = {}): (
 			pi,
 			runtime,
 			loadCompleteSimple: options.loadCompleteSimple ?? loadCompleteSimple,
+			investigation: options.investigation ?? defaultInvestigation,
 		};
 		if (options.now !== undefined) toolDeps.now = options.now;
-		if (options.investigation !== undefined) toolDeps.investigation = options.investigation;
 		if (options.consultationHooks !== undefined) toolDeps.consultationHooks = options.consultationHooks;
 		const tool = () => createAdvisorTool(toolDeps);
 
@@ -42,6 +51,38 @@ export function createAdvisorExtension(options: AdvisorExtensionOptions = {}): (
 		if (options.lifecycle !== undefined) lifecycle.hooks = options.lifecycle;
 		registerLifecycle(lifecycle);
 	};
+}
+
+/**
+ * The advisor's read-only tools for one consultation, from the `tools` config loaded at session
+ * start (SPEC §3): fenced to the session cwd, images only for an advisor model that takes them,
+ * advisor_expand answering from the very ledger state the request was rendered from.
+ * `enabled: false` or `maxRounds: 0` → no tools (one request); `repo: false` → advisor_expand only.
+ */
+export function defaultInvestigation(setup: ConsultationSetup): InvestigationPlan {
+	const config = setup.config.tools;
+	const toolsMode = advisorToolsMode(config);
+	if (toolsMode === "none") return { toolsMode };
+	const tools = createAdvisorTools({
+		cwd: setup.ctx.cwd || setup.ctx.sessionManager.getCwd(),
+		config,
+		modelAcceptsImages: setup.model.input.includes("image"),
+		expand: expandSource(setup.state),
+		...(setup.signal !== undefined ? { signal: setup.signal } : {}),
+	});
+	return {
+		toolsMode,
+		tools: {
+			declarations: tools.declarations,
+			execute: (call, signal) => tools.execute(call, signal),
+			describe: (call) => summarizeCall(call.name, isRecord(call.arguments) ? call.arguments : {}),
+			maxCalls: Math.floor(config.maxRounds),
+		},
+	};
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export default createAdvisorExtension();

@@ -22,6 +22,9 @@ export function consultingLine(label: string, effort?: ModelThinkingLevel): stri
 	return `Consulting advisor (${label}${suffix})…`;
 }
 
+/** One streamed line per investigation tool the advisor opens, after the consulting line. */
+export const advisorToolLine = (summary: string) => `advisor: ${summary}`;
+
 export const SAVE_FAILED = "Failed to save advisor selection — selection not persisted";
 export const REQUIRES_INTERACTIVE = "/advisor requires interactive mode";
 

@@ -174,6 +174,13 @@ export const DEFAULT_PROMPT_GUIDELINES: readonly string[] = Object.freeze([
 	"Restate the advice's key points in your next visible reply so the user sees them.",
 ]);
 
+/**
+ * The snippet to pair with REVIEW_PROMPT_GUIDELINES when completion review is on: finished work is
+ * reviewed without being asked for. (Chosen in the adapter's resolveGuidance.)
+ */
+export const REVIEW_PROMPT_SNIPPET =
+	"Consult a stronger advisor model about your plan or a blocker; it reviews finished work on its own";
+
 /** With completion review on, "consult before declaring done" is replaced by this. */
 export const REVIEW_PROMPT_GUIDELINES: readonly string[] = Object.freeze([
 	"Call advisor before substantive work (after a first look, before editing) and when stuck or about to change approach.",

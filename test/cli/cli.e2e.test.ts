@@ -141,10 +141,17 @@ describe("replay on the bundled samples", () => {
 		expect(report!.tokens.ledger.total).toBe(points.reduce((n, p) => n + p.ledger, 0));
 		expect(report!.tokens.baseline.total).toBe(points.reduce((n, p) => n + p.baseline, 0));
 		expect(report!.tokens.ledger.max).toBe(Math.max(...points.map((p) => p.ledger)));
-		for (const p of points) expect(p.kind).toBe("simulated");
+		// tools and branching hold real advisor() calls (their points); compaction has none (simulated).
+		const kinds = Object.fromEntries(report!.sessions.map((s) => [path.basename(s.file), s.pointKind]));
+		expect(kinds).toEqual({
+			"tools.jsonl": "advisor",
+			"branching.jsonl": "advisor",
+			"compaction.jsonl": "simulated",
+		});
+		for (const s of report!.sessions) for (const p of s.points) expect(p.kind).toBe(s.pointKind);
 		// Every user message survives, including the one before both compactions.
 		expect(report!.userMessages.missing).toBe(0);
-		expect(report!.userMessages.total).toBe(11);
+		expect(report!.userMessages.total).toBe(12);
 		// The compaction sample restates a 25k-char user message Pi's compaction dropped: listed, not hidden.
 		expect(report!.largerThanBaseline.some((l) => l.file.endsWith("compaction.jsonl"))).toBe(true);
 		for (const l of report!.largerThanBaseline) expect(l.ledger).toBeGreaterThan(l.baseline);

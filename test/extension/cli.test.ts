@@ -151,9 +151,17 @@ describe("pi --print -e ./src/adapter/extension.ts against an OpenAI-compatible 
 		const advisor = server.requests.filter((r) => r.body.model === "advisor-1");
 		expect(advisor).toHaveLength(1);
 		const { body, headers } = advisor[0]!;
-		expect(body.tools ?? []).toEqual([]);
+		// The default `tools` config: the advisor's read-only tools, as provider tools.
+		expect(body.tools.map((t: any) => t.function.name)).toEqual([
+			"advisor_expand",
+			"read",
+			"grep",
+			"find",
+			"ls",
+			"git_diff",
+		]);
 		expect(body.messages.map((m: any) => m.role)).toEqual(["system", "user", "user"]);
-		expect(partsOf(body.messages[0]).join("")).toBe(advisorSystemPrompt("none"));
+		expect(partsOf(body.messages[0]).join("")).toBe(advisorSystemPrompt("repo"));
 		const catalogue = partsOf(body.messages[1]).join("");
 		expect(catalogue.startsWith("<tool_catalogue>\n")).toBe(true);
 		expect(catalogue).toContain("- advisor — Ask a stronger reviewer model for advice.");

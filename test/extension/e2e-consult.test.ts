@@ -124,9 +124,16 @@ describe("a consultation on the real host", () => {
 			}
 		});
 
-		it("uses the advisor system prompt and declares no tools of its own yet", () => {
-			expect(host.advisorCalls[0]!.context.systemPrompt).toBe(advisorSystemPrompt("none"));
-			expect(host.advisorCalls[0]!.context.tools).toEqual([]);
+		it("uses the advisor system prompt and declares its read-only tools (default `tools` config)", () => {
+			expect(host.advisorCalls[0]!.context.systemPrompt).toBe(advisorSystemPrompt("repo"));
+			expect(host.advisorCalls[0]!.context.tools!.map((t) => t.name)).toEqual([
+				"advisor_expand",
+				"read",
+				"grep",
+				"find",
+				"ls",
+				"git_diff",
+			]);
 		});
 
 		it("a second consultation starts with the first one's stable part, byte for byte", () => {
