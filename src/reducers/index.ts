@@ -10,6 +10,13 @@ export {
 	type TrimStage,
 } from "./gate.ts";
 export {
+	type ReviewDecision,
+	type ReviewSettings,
+	type ReviewSkipReason,
+	reviewDecision,
+	wokeSinceLastUserMessage,
+} from "./review-trigger.ts";
+export {
 	effortKey,
 	emptySpend,
 	fingerprintFromRecord,
@@ -44,3 +51,15 @@ export {
 	trimAnchorOf,
 	trimAnchorRecord,
 } from "./trim-anchor.ts";
+export {
+	idleWarming,
+	WARMING_CANCEL_REASONS,
+	type WarmingAction,
+	type WarmingCancelReason,
+	type WarmingEnd,
+	type WarmingEvent,
+	type WarmingState,
+	type WarmingStep,
+	type WarmingTarget,
+	warmingReducer,
+} from "./warming-state.ts";

@@ -18,7 +18,7 @@
 
 import { Immer } from "immer";
 import type { LedgerEvent, ToolResultEvent } from "../events/types.ts";
-import { ADVISOR_TOOL_NAME, CUSTOM_TYPES } from "../render/constants.ts";
+import { ADVISOR_TOOL_NAME, CUSTOM_TYPES, SEVERITIES, type Severity } from "../render/constants.ts";
 import { completedAdvice } from "./advisor-result.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -78,6 +78,14 @@ export interface UsageRecordData {
 	/** The request that was sent (warming: the refreshed payload). Lets it count as the previous request. */
 	request?: RequestRecord;
 	timestampMs: number;
+	/**
+	 * Reviews only: entry id of the executor's final answer the review judged. Written whatever the
+	 * outcome (delivered, `none`, failed, aborted), so "each final answer is reviewed once" is a pure
+	 * function of the branch (reducers/review-trigger.ts).
+	 */
+	answerEntryId?: string;
+	/** Reviews only: the verdict, when the review produced advice (a `none` review leaves only this record). */
+	severity?: Severity;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -225,6 +233,11 @@ export function parseUsageRecordData(data: unknown): UsageRecordData | undefined
 	if (effort !== undefined) out.effort = effort;
 	const request = parseRequestRecord(data.request);
 	if (request !== undefined) out.request = request;
+	if (data.kind === "review") {
+		const answer = optionalString(data.answerEntryId);
+		if (answer !== undefined) out.answerEntryId = answer;
+		if ((SEVERITIES as readonly unknown[]).includes(data.severity)) out.severity = data.severity as Severity;
+	}
 	return out;
 }
 

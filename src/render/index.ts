@@ -33,6 +33,15 @@ export { type ExpandResult, expandEntry, expandSource } from "./expand.ts";
 export { chainHash, hashString } from "./hash.ts";
 export { neutralise } from "./neutralise.ts";
 export {
+	canonicalPayload,
+	outputCapPaths,
+	payloadHash,
+	payloadOutputCap,
+	type RefreshGuard,
+	refreshGuard,
+	WARMING_OUTPUT_TOKENS,
+} from "./payload-hash.ts";
+export {
 	type ConsultationPlan,
 	type ConsultationPlanInput,
 	type EnvelopeContext,
@@ -56,6 +65,19 @@ export {
 	type StablePortion,
 	stableOpenBlocks,
 } from "./request.ts";
+export {
+	type DeliveryState,
+	type ReviewDelivery,
+	type ReviewMessage,
+	type ReviewMessageDetails,
+	type ReviewMessageInput,
+	type ReviewUsageInput,
+	reviewDelivery,
+	reviewMessage,
+	reviewSendOptions,
+	reviewUsageRecord,
+} from "./review.ts";
+export { parseSeverity, reviewSeverity } from "./severity.ts";
 export { formatAdvisorStatus, formatUsd } from "./status.ts";
 export { extendRequest } from "./tool-loop.ts";
 export { chooseTrim, contextDetails, TAIL_CAPS, type TrimChoice, type TrimSettings, trimCandidates } from "./trim.ts";
@@ -68,3 +90,25 @@ export {
 	type TrimCut,
 	trimmedPart,
 } from "./trim-cut.ts";
+export {
+	ANTHROPIC_LONG_CACHE_TTL_SEC,
+	type CacheModelInfo,
+	type CacheRetention,
+	estimateRefresh,
+	knownCacheTtlSec,
+	OPENAI_LONG_CACHE_TTL_SEC,
+	type RefreshEstimateInput,
+	type RefreshOutcome,
+	refreshOutcome,
+	resolveCacheRetention,
+	SHORT_CACHE_TTL_SEC,
+	WARMING_TTL_FRACTION,
+	type WarmingDecision,
+	type WarmingInput,
+	type WarmingSettings,
+	type WarmingSkipReason,
+	type WarmingUsageInput,
+	warmingDecision,
+	warmingTtlSec,
+	warmingUsageRecord,
+} from "./warming.ts";
