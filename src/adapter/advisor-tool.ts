@@ -13,9 +13,11 @@ import * as piAi from "@mariozechner/pi-ai";
 import type { AgentToolResult, ExtensionAPI, ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
 import { Type } from "@sinclair/typebox";
 import type { LedgerState } from "../reducers/index.ts";
+import type { SpendState } from "../reducers/spend.ts";
+import type { TrimAnchorState } from "../reducers/trim-anchor.ts";
 import type { AdvisorToolsMode } from "../render/constants.ts";
 import { ADVISOR_TOOL_DESCRIPTION, ADVISOR_TOOL_LABEL, ADVISOR_TOOL_NAME, SKIP_REASONS } from "../render/constants.ts";
-import { type LedgerRequest, type RenderOptions, renderRequest } from "../render/index.ts";
+import { type LedgerRequest, type RenderMemo, type RenderOptions, renderRequest } from "../render/index.ts";
 import { isDisabledFor, lookupAdvisorModel } from "./activation.ts";
 import { type AdvisorRuntime, currentConfig } from "./activation-state.ts";
 import type { CompleteSimple } from "./compat.ts";
@@ -66,20 +68,35 @@ export interface AdvisorToolDeps {
 	loadCompleteSimple: () => Promise<CompleteSimple>;
 	now?: () => number;
 	investigation?: (setup: ConsultationSetup) => InvestigationPlan;
-	/** Budget gate, trimming, retry and timeout (issue 6). */
+	/** Budget gate, trimming, retry and timeout (issue 6); the extension's default is `costControl`. */
 	consultationHooks?: (setup: PlanningSetup) => ConsultationPlan | undefined | Promise<ConsultationPlan | undefined>;
 }
 
 /** What the issue-6 hook sees: the rendered request, and a way to render it again differently. */
 export interface PlanningSetup extends ConsultationSetup {
-	request: LedgerRequest;
+	/** The branch rendered with `renderOptions` (no trim); rendered on first read. */
+	readonly request: LedgerRequest;
 	/** Renders the same branch with other options (e.g. a trim anchor), sharing the session's memo. */
 	render(overrides?: Partial<RenderOptions>): LedgerRequest;
+	/** What `request` is rendered with (never a trim: the sticky anchor is the planner's to apply). */
+	renderOptions: RenderOptions;
+	/** The session's render memo. */
+	memo: RenderMemo;
+	/** The branch's advisor spend before this consultation. */
+	spend: SpendState;
+	/** The branch's sticky trim anchor. */
+	anchor: TrimAnchorState;
+	/** The `sessionId` every request is sent with: `advisor:<Pi session id>`. */
+	routingKey: string;
+	/** The consultation's clock (epoch ms). */
+	now: () => number;
 }
 
 /** The hook's answer: the request to send instead (trimmed), and the loop's optional hooks. */
 export interface ConsultationPlan extends Pick<ConsultationInput, "approve" | "retry" | "timeoutMs" | "base"> {
 	request?: LedgerRequest;
+	/** Called with the envelope once the consultation has ended (any way but a throw). */
+	settle?: (envelope: AdvisorEnvelope) => void;
 }
 
 type EnvGetter = (provider: string) => string | undefined;
@@ -154,10 +171,28 @@ async function consult(
 	};
 	const render = (overrides: Partial<RenderOptions> = {}) =>
 		renderRequest(ledger.state, { ...renderOptions, ...overrides }, ledger.memo);
-	const rendered = render();
-	const { request: planned, ...hooks } =
-		(await deps.consultationHooks?.({ ...setup, request: rendered, render })) ?? {};
-	const request = planned ?? rendered;
+	let rendered: LedgerRequest | undefined;
+	const plain = () => {
+		rendered ??= render();
+		return rendered;
+	};
+	const now = deps.now ?? Date.now;
+	const routingKey = `advisor:${sessionId}`;
+	const planning: PlanningSetup = {
+		...setup,
+		get request() {
+			return plain();
+		},
+		render,
+		renderOptions,
+		memo: ledger.memo,
+		spend: ledger.spend,
+		anchor: ledger.anchor,
+		routingKey,
+		now,
+	};
+	const { request: planned, settle, ...hooks } = (await deps.consultationHooks?.(planning)) ?? {};
+	const request = planned ?? plain();
 
 	let complete: CompleteSimple;
 	try {
@@ -173,7 +208,7 @@ async function consult(
 		model,
 		auth: auth.auth,
 		effort,
-		sessionId: `advisor:${sessionId}`,
+		sessionId: routingKey,
 		request,
 		signal,
 		onProgress: (line) => {
@@ -183,7 +218,13 @@ async function consult(
 	};
 	if (tools !== undefined) input.tools = tools;
 	if (deps.now !== undefined) input.now = deps.now;
-	return runConsultation(input);
+	const envelope = await runConsultation(input);
+	try {
+		settle?.(envelope);
+	} catch {
+		// The footer is cosmetic: it never costs the executor its advice.
+	}
+	return envelope;
 }
 
 export type AdvisorTool = ToolDefinition<typeof ADVISOR_PARAMETERS, AdvisorDetails>;

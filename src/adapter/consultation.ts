@@ -19,6 +19,15 @@
  * - One stream line per executed tool (`advisor: <summary>`), after the `Consulting advisor …` line.
  * - Rounds live only in this function: the envelope carries the final advice, the usage of every
  *   request and `details.toolCalls`; nothing of the rounds is written to the session.
+ *
+ * Cost control (issue 6) plugs in through the hooks, with these guarantees from the loop:
+ * - `timeoutMs` is one deadline over the whole consultation, tool rounds included; `approve` can
+ *   stop its clock while a dialog is open (`NextRequest.paused`). Expiry → the timeout row; the
+ *   executor's own abort stays the cancelled row.
+ * - `retry` is asked after every failed request AND after an answer with no text (`empty`); a
+ *   retry passes `approve` again like any request.
+ * - `details.request` is the RequestRecord of the first request (render/estimate-cost.ts), with the
+ *   prompt tokens the provider billed for it, so the next consultation's estimate can build on it.
  */
 
 import type {
@@ -36,9 +45,11 @@ import type {
 	UserMessage,
 } from "@mariozechner/pi-ai";
 import { TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED, TOOL_TEXT, TOOLS_AFTER_SPENT } from "../render/constants.ts";
+import { requestRecord } from "../render/estimate-cost.ts";
 import type { LedgerRequest } from "../render/index.ts";
 import { cacheBreakpointHook } from "./cache-breakpoint.ts";
 import type { CompleteSimple } from "./compat.ts";
+import { createDeadline } from "./deadline.ts";
 import {
 	type AdvisorEnvelope,
 	type AttemptRecord,
@@ -80,6 +91,14 @@ export interface InvestigationTools {
 	maxCalls: number;
 }
 
+/** A request of this consultation that came back with a reply (billed or not). */
+export interface SentRequest {
+	context: Context;
+	usage: Usage;
+	/** Epoch ms (the consultation's clock) when it was sent. */
+	sentMs: number;
+}
+
 /** What the gate sees before each request is sent. */
 export interface NextRequest {
 	context: Context;
@@ -89,6 +108,10 @@ export interface NextRequest {
 	attempt: number;
 	/** Usage of every request of this consultation so far. */
 	billedUsage: Usage;
+	/** The newest request of this consultation that got a reply; undefined before the first. */
+	previous: SentRequest | undefined;
+	/** Runs `work` (a dialog) with the consultation's deadline stopped. */
+	paused<T>(work: () => Promise<T>): Promise<T>;
 }
 
 export type Approval = { send: true } | { send: false; reason: string };
@@ -102,7 +125,9 @@ export interface FailedAttempt {
 	thrown: string | undefined;
 	/** The consultation's own deadline fired. */
 	timedOut: boolean;
-	/** Since the consultation started. */
+	/** The reply came back fine but said nothing: no text (and no tool call to run). */
+	empty: boolean;
+	/** Since the consultation started, time spent in paused dialogs excluded. */
 	elapsedMs: number;
 }
 
@@ -129,9 +154,9 @@ export interface ConsultationInput {
 	tools?: InvestigationTools;
 	/** Called before every request; a refusal ends the consultation as a skip. */
 	approve?: (next: NextRequest) => Promise<Approval>;
-	/** Called after every failed request; true sends it again. */
+	/** Called after every failed request and every empty answer; true sends it again. */
 	retry?: (failure: FailedAttempt) => boolean | Promise<boolean>;
-	/** Deadline for the whole consultation. */
+	/** Deadline for the whole consultation, tool rounds included; paused while `approve` asks the user. */
 	timeoutMs?: number;
 	/** Clock, injectable for tests. */
 	now?: () => number;
@@ -194,18 +219,43 @@ function timeoutSeconds(ms: number): number {
 	return Math.round(ms / 10) / 100;
 }
 
+/** An answer with nothing in it: no text, and no tool call the loop could run. */
+function isEmptyReply(message: AssistantMessage, hasTools: boolean): boolean {
+	if (replyText(message).trim().length > 0) return false;
+	return !hasTools || toolCalls(message).length === 0;
+}
+
+function billedPrompt(usage: Usage | undefined): number {
+	if (usage === undefined) return 0;
+	const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
+	return n(usage.input) + n(usage.cacheRead) + n(usage.cacheWrite);
+}
+
 export async function runConsultation(input: ConsultationInput): Promise<AdvisorEnvelope> {
 	const now = input.now ?? Date.now;
-	const started = now();
 	const attempts: AttemptRecord[] = [];
 	let usage = zeroUsage();
-	let request: RequestInfo | undefined;
 	let lastStop: AttemptRecord["stopReason"] | undefined;
+	// details.request: when the first request was (to be) sent, its billed prompt, the last send.
+	let firstMs: number | undefined;
+	let lastSentMs: number | undefined;
+	let firstPrompt: number | undefined;
+	let previous: SentRequest | undefined;
+	const request = (): RequestInfo | undefined => {
+		if (firstMs === undefined) return undefined;
+		return requestRecord(input.request, {
+			routingKey: input.sessionId,
+			timestampMs: firstMs,
+			...(firstPrompt !== undefined ? { promptTokens: firstPrompt } : {}),
+			...(lastSentMs !== undefined && lastSentMs > firstMs ? { lastSentMs } : {}),
+		});
+	};
 	const investigation: Investigation = { executed: [], refused: 0, spent: false };
 
 	const base = (): EnvelopeBase => {
 		const out: EnvelopeBase = { ...identityBase(input.model, input.effort), ...input.base };
-		if (request !== undefined) out.request = request;
+		const record = request();
+		if (record !== undefined) out.request = record;
 		if (attempts.length > 0) {
 			out.usage = usage;
 			out.attempts = attempts;
@@ -216,10 +266,13 @@ export async function runConsultation(input: ConsultationInput): Promise<Advisor
 		return out;
 	};
 
-	const deadline = input.timeoutMs !== undefined ? AbortSignal.timeout(input.timeoutMs) : undefined;
-	const signals = [input.signal, deadline].filter((s): s is AbortSignal => s !== undefined);
+	const deadline = input.timeoutMs !== undefined ? createDeadline(input.timeoutMs, now) : undefined;
+	const signals = [input.signal, deadline?.signal].filter((s): s is AbortSignal => s !== undefined);
 	const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
-	const timedOut = () => deadline?.aborted === true && input.signal?.aborted !== true;
+	const timedOut = () => deadline?.expired() === true && input.signal?.aborted !== true;
+	const startedMs = now();
+	const elapsed = () => deadline?.elapsed() ?? now() - startedMs;
+	const paused = <T>(work: () => Promise<T>): Promise<T> => (deadline === undefined ? work() : deadline.paused(work));
 	const interrupted = (message: string | undefined): Failure =>
 		timedOut() ? { kind: "timeout", seconds: timeoutSeconds(input.timeoutMs ?? 0) } : { kind: "cancelled", message };
 
@@ -228,16 +281,17 @@ export async function runConsultation(input: ConsultationInput): Promise<Advisor
 	const send = async (context: Context, round: number): Promise<SendOutcome> => {
 		for (let attempt = 0; ; attempt++) {
 			if (signal?.aborted) return { kind: "ended", failure: interrupted(undefined) };
-			request ??= {
-				hash: input.request.hash,
-				messageCount: input.request.messageCount,
-				estimatedTokens: input.request.tokens,
-				timestamp: now(),
-			};
+			firstMs ??= now();
 			if (input.approve !== undefined) {
-				const approval = await input.approve({ context, round, attempt, billedUsage: usage });
+				const approval = await input.approve({ context, round, attempt, billedUsage: usage, previous, paused });
+				// The executor's Esc (or the deadline) while the gate was deciding — e.g. a dismissed
+				// dialog — is a cancellation, not a skip.
+				if (signal?.aborted) return { kind: "ended", failure: interrupted(undefined) };
 				if (!approval.send) return { kind: "ended", failure: { kind: "skipped", reason: approval.reason } };
 			}
+			const sentMs = now();
+			if (round === 0 && attempt === 0) firstMs = sentMs;
+			lastSentMs = sentMs;
 			let message: AssistantMessage | undefined;
 			let thrown: string | undefined;
 			try {
@@ -258,7 +312,21 @@ export async function runConsultation(input: ConsultationInput): Promise<Advisor
 				attempts.push(record);
 				usage = addUsage(usage, message.usage);
 				lastStop = message.stopReason;
+				previous = { context, usage: message.usage, sentMs };
+				if (round === 0 && billedPrompt(message.usage) > 0) firstPrompt = billedPrompt(message.usage);
 				if (message.stopReason !== "error" && message.stopReason !== "aborted") {
+					if (!isEmptyReply(message, input.tools !== undefined)) return { kind: "answered", message };
+					// Nothing in it: the retry hook may ask once more; else it ends as the empty row.
+					const empty: FailedAttempt = {
+						round,
+						attempt,
+						message,
+						thrown: undefined,
+						timedOut: false,
+						empty: true,
+						elapsedMs: elapsed(),
+					};
+					if (!signal?.aborted && input.retry !== undefined && (await input.retry(empty))) continue;
 					return { kind: "answered", message };
 				}
 			}
@@ -268,7 +336,8 @@ export async function runConsultation(input: ConsultationInput): Promise<Advisor
 				message,
 				thrown,
 				timedOut: timedOut(),
-				elapsedMs: now() - started,
+				empty: false,
+				elapsedMs: elapsed(),
 			};
 			if (!signal?.aborted && input.retry !== undefined && (await input.retry(failed))) continue;
 			if (thrown !== undefined) {
@@ -306,6 +375,8 @@ export async function runConsultation(input: ConsultationInput): Promise<Advisor
 		}
 	} catch (err) {
 		return failureEnvelope({ kind: "threw", message: errorText(err) }, base());
+	} finally {
+		deadline?.dispose();
 	}
 }
 

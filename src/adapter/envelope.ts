@@ -6,6 +6,7 @@
  */
 
 import type { StopReason, TextContent, ThinkingLevel, Usage } from "@mariozechner/pi-ai";
+import type { RequestRecord } from "../reducers/spend.ts";
 import { FAILURE, type Severity } from "../render/constants.ts";
 import { formatColonKey, type ModelRef, modelKeyOf } from "./model-key.ts";
 import { parseSeverity } from "./severity.ts";
@@ -17,15 +18,13 @@ export interface AttemptRecord {
 	errorMessage?: string;
 }
 
-/** The rendered request of the consultation, measured before it was sent. */
-export interface RequestInfo {
-	hash: string;
-	messageCount: number;
-	estimatedTokens: number;
-	/** Date.now() at dispatch. */
-	timestamp: number;
-	payloadHash?: string;
-}
+/**
+ * `details.request`: the consultation's first request as rendered and measured (SPEC §4's `hash,
+ * messageCount, estimatedTokens, timestamp, payloadHash?`), plus what the next consultation's
+ * estimate needs — the stable/system/tools hashes, the routing key and the prompt tokens the
+ * provider billed for it (reducers/spend.ts RequestRecord, written with `requestRecord()`).
+ */
+export type RequestInfo = RequestRecord;
 
 /** Filled by the budget gate (issue 6). */
 export interface CostEstimate {

@@ -16,6 +16,7 @@ import {
 } from "./advisor-tool.ts";
 import { type CompleteSimple, loadCompleteSimple } from "./compat.ts";
 import type { ConfigLocation } from "./config.ts";
+import { costControl } from "./cost-control.ts";
 import { type LifecycleHooks, registerLifecycle } from "./lifecycle.ts";
 import { advisorToolsMode, createAdvisorTools } from "./tools/index.ts";
 import { summarizeCall } from "./tools/summary.ts";
@@ -28,6 +29,7 @@ export interface AdvisorExtensionOptions {
 	now?: () => number;
 	/** The advisor's investigation tools; default `defaultInvestigation` (advisor.json `tools`). */
 	investigation?: AdvisorToolDeps["investigation"];
+	/** Budget gate, trimming, retry, timeout and status (issue 6); default `costControl` (advisor.json `budget`). */
 	consultationHooks?: AdvisorToolDeps["consultationHooks"];
 	lifecycle?: LifecycleHooks;
 }
@@ -40,9 +42,9 @@ export function createAdvisorExtension(options: AdvisorExtensionOptions = {}): (
 			runtime,
 			loadCompleteSimple: options.loadCompleteSimple ?? loadCompleteSimple,
 			investigation: options.investigation ?? defaultInvestigation,
+			consultationHooks: options.consultationHooks ?? costControl({ pi }),
 		};
 		if (options.now !== undefined) toolDeps.now = options.now;
-		if (options.consultationHooks !== undefined) toolDeps.consultationHooks = options.consultationHooks;
 		const tool = () => createAdvisorTool(toolDeps);
 
 		pi.registerTool(tool());

@@ -7,6 +7,7 @@
 import type { AgentEndEvent, ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { type AdvisorRuntime, currentConfig, reconcile, reloadConfig } from "./activation-state.ts";
 import { type AdvisorTool, guidanceKey } from "./advisor-tool.ts";
+import { refreshBranchStatus } from "./cost-control.ts";
 
 /** Why background advisor work (warming, review) must stop now. */
 export type InterruptReason =
@@ -17,7 +18,7 @@ export type InterruptReason =
 	| "session_shutdown";
 
 export interface LifecycleHooks {
-	/** before_agent_start: refresh the branch cost / cache status (issue 6). */
+	/** before_agent_start, after the built-in refresh of the branch cost / cache status (issue 6). */
 	beforeAgentStart?(ctx: ExtensionContext): void | Promise<void>;
 	/** agent_start: arm cache warming (issue 7). */
 	agentStart?(ctx: ExtensionContext): void | Promise<void>;
@@ -52,9 +53,13 @@ export function registerLifecycle(deps: LifecycleDeps): void {
 			registeredGuidance = guidance;
 		}
 		reconcile(pi, ctx, runtime, { announceRestore: true });
+		// A resumed session shows its branch's advisor spend right away.
+		refreshBranchStatus(runtime.ledger, ctx);
 	});
 
 	pi.on("before_agent_start", async (_event, ctx) => {
+		// `Advisor $<branch spend> · cache <pct>%`, or cleared on a branch without spend (issue 6).
+		refreshBranchStatus(runtime.ledger, ctx);
 		await hooks.beforeAgentStart?.(ctx);
 		reconcile(pi, ctx, runtime);
 	});

@@ -5,6 +5,7 @@
  */
 
 import type { ModelThinkingLevel } from "@mariozechner/pi-ai";
+import { formatUsd } from "../render/status.ts";
 
 /** Announced once per process when a saved selection is re-applied at session start. */
 export const advisorRestored = (label: string) => `Advisor restored: ${label}`;
@@ -64,3 +65,33 @@ export const advisorSameModel = (label: string) =>
 export const CARD_NO_SEVERITY = "advice";
 export const cardMoreLines = (count: number, key: string | undefined) =>
 	`… ${count} more line${count === 1 ? "" : "s"}${key ? ` (${key} to expand)` : ""}`;
+
+// ---------------------------------------------------------------------------------------------
+// Cost control (issue 6)
+// ---------------------------------------------------------------------------------------------
+
+/** ctx.ui.setStatus key of the footer's `Advisor $<branch spend> · cache <pct>%`. */
+export const STATUS_KEY = "advisor";
+
+/** The budget dialog: once per consultation, when it would pass budget.perCallSoftUsd. */
+export const CONFIRM_COST_TITLE = "Advisor: over the per-call soft limit";
+
+export function confirmCostMessage(cost: {
+	/** This request, as estimated (cache reads included). */
+	expectedUsd: number;
+	/** This request with nothing read from the cache. */
+	coldUsd: number;
+	/** Already billed in this consultation + this request. */
+	consultationUsd: number;
+	softUsd: number;
+}): string {
+	const sofar =
+		cost.consultationUsd > cost.expectedUsd + 1e-9
+			? ` This consultation would come to about ${formatUsd(cost.consultationUsd)} with what it has already spent.`
+			: "";
+	return (
+		`The next advisor request is expected to cost about ${formatUsd(cost.expectedUsd)} ` +
+		`(${formatUsd(cost.coldUsd)} if nothing comes from the prompt cache).${sofar} ` +
+		`That is over the per-call soft limit of ${formatUsd(cost.softUsd)} (advisor.json budget.perCallSoftUsd). Send it?`
+	);
+}

@@ -4,17 +4,27 @@
  * path by the id at its end: a tree path is determined by its last entry, so when the entry at
  * that position is the same one, everything before it is too. Anything else — tree navigation,
  * a fork, another session — refolds from scratch.
+ *
+ * Next to the ledger, from the same events: the branch's advisor spend and its sticky trim
+ * anchor (issue 6). They are folds of their own (a compaction rebuilds the blocks, never the
+ * bill), folded incrementally with the ledger and refolded from scratch with it.
  */
 
 import { eventsFromBranch } from "../events/index.ts";
 import type { LedgerEvent } from "../events/types.ts";
 import { emptyLedger, foldEvents, type LedgerState } from "../reducers/index.ts";
+import { emptySpend, foldSpend, type SpendState } from "../reducers/spend.ts";
+import { emptyTrimAnchor, foldTrimAnchor, type TrimAnchorState } from "../reducers/trim-anchor.ts";
 import { createRenderMemo, type RenderMemo } from "../render/index.ts";
 
 export interface LedgerSnapshot {
 	state: LedgerState;
 	/** Per-session memo of rendered blocks; reused while the folded path only grows. */
 	memo: RenderMemo;
+	/** The branch's advisor spend (consultations, reviews, warming). */
+	spend: SpendState;
+	/** The branch's sticky trim anchor. */
+	anchor: TrimAnchorState;
 	/** How the snapshot was reached, for tests and diagnostics. */
 	folded: { from: "cache" | "scratch"; newEvents: number };
 }
@@ -32,6 +42,8 @@ interface Folded {
 	lastEntryId: string | undefined;
 	state: LedgerState;
 	memo: RenderMemo;
+	spend: SpendState;
+	anchor: TrimAnchorState;
 }
 
 function entryId(entry: unknown): string | undefined {
@@ -47,6 +59,16 @@ function extendsFolded(folded: Folded, sessionId: string, branch: readonly unkno
 	return id !== undefined && id === folded.lastEntryId;
 }
 
+function snapshot(folded: Folded, from: "cache" | "scratch", newEvents: number): LedgerSnapshot {
+	return {
+		state: folded.state,
+		memo: folded.memo,
+		spend: folded.spend,
+		anchor: folded.anchor,
+		folded: { from, newEvents },
+	};
+}
+
 export function createSessionLedger(): SessionLedger {
 	let folded: Folded | undefined;
 
@@ -58,8 +80,10 @@ export function createSessionLedger(): SessionLedger {
 			state: foldEvents(emptyLedger(), events),
 			// Blocks are memoised by identity and part hashes by text, so the memo stays valid across a refold.
 			memo: folded?.memo ?? createRenderMemo(),
+			spend: foldSpend(emptySpend(), events),
+			anchor: foldTrimAnchor(emptyTrimAnchor(), events),
 		};
-		return { state: folded.state, memo: folded.memo, folded: { from: "scratch" as const, newEvents: events.length } };
+		return snapshot(folded, "scratch", events.length);
 	};
 
 	return {
@@ -70,9 +94,11 @@ export function createSessionLedger(): SessionLedger {
 			// Only the entries past the folded ones are normalised and folded.
 			const { events } = eventsFromBranch(branch, allEntries, { from: folded.entryCount });
 			folded.state = foldEvents(folded.state, events);
+			folded.spend = foldSpend(folded.spend, events);
+			folded.anchor = foldTrimAnchor(folded.anchor, events);
 			folded.entryCount = branch.length;
 			folded.lastEntryId = entryId(branch[branch.length - 1]);
-			return { state: folded.state, memo: folded.memo, folded: { from: "cache", newEvents: events.length } };
+			return snapshot(folded, "cache", events.length);
 		},
 		reset() {
 			folded = undefined;

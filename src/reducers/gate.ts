@@ -6,11 +6,16 @@
  *    cache), over `perCallSoftUsd` AND over `contextBudgetTokens` (0 disables) → "trim". The
  *    adapter then runs `chooseTrim` (render/trim.ts), persists the anchor, re-renders,
  *    re-estimates and asks again with `trim: "done"`; a "too-big" choice is a skip with its reason.
- * 2. Within `perCallHardUsd` (counting what this consultation has already been billed) and within
- *    what is left of the branch's `sessionUsd` → "send".
- * 3. Otherwise: confirmed earlier in this consultation → "send"; declined → "skip"; with
- *    `onExceed: "confirm"` and a UI → "confirm" (once per consultation: the adapter records the
+ * 2. Over what is left of the branch's `sessionUsd`, or over `perCallHardUsd` (both counting what
+ *    this consultation has already been billed) → "skip", no dialog: hard limits stay hard.
+ * 3. Within `perCallSoftUsd` (the consultation so far + this request) → "send".
+ * 4. Over the soft limit only: confirmed earlier in this consultation → "send"; declined → "skip";
+ *    with `onExceed: "confirm"` and a UI → "confirm" (once per consultation: the adapter records the
  *    answer and passes it back as `confirmation`); headless or `onExceed: "skip"` → "skip".
+ *
+ * Steps 2–4 follow SPEC §7 ("Over the soft limit: confirm (interactive) or skip; over hard or
+ * branch limit: skip"), deliberately NOT the issue-6 text, which offered the dialog for the hard
+ * and branch limits too: SPEC §7 is the contract (the lead's decision), and it keeps "hard" hard.
  * Skip reasons are SKIP_REASONS texts, for `Advisor skipped: <reason>` with `details.skipped: true`.
  */
 
@@ -50,7 +55,8 @@ export interface GateInput {
 	trim: TrimStage;
 }
 
-export type OverLimit = "call" | "session";
+/** Which limit a request is over: the soft per-call one (confirmable), the hard one, the branch's. */
+export type OverLimit = "soft" | "call" | "session";
 
 export type GateDecision =
 	| { action: "send" }
@@ -63,7 +69,8 @@ export type GateDecision =
 			coldUsd: number;
 			/** Billed so far in this consultation + this request. */
 			consultationUsd: number;
-			limit: OverLimit;
+			/** Only the soft limit can be confirmed past (SPEC §7). */
+			limit: "soft";
 			/** The skip reason, should the user decline. */
 			reason: string;
 	  }
@@ -97,17 +104,26 @@ export function decideGate(input: GateInput): GateDecision {
 
 	const consultation = billed + cost;
 	const remaining = Math.max(0, budget.sessionUsd - spent - billed);
-	const overCall = consultation > budget.perCallHardUsd;
-	const overSession = spent + consultation > budget.sessionUsd;
-	if (!overCall && !overSession) return { action: "send" };
+	// SPEC §7: over the hard or the branch limit is a skip without a dialog. The branch cap first:
+	// no per-call allowance helps when the branch is spent.
+	if (spent + consultation > budget.sessionUsd) {
+		return {
+			action: "skip",
+			reason: SKIP_REASONS.overSessionBudget(cost, remaining, budget.sessionUsd),
+			limit: "session",
+		};
+	}
+	if (consultation > budget.perCallHardUsd) {
+		return {
+			action: "skip",
+			reason: SKIP_REASONS.overCallBudget(consultation, budget.perCallHardUsd),
+			limit: "call",
+		};
+	}
+	if (consultation <= budget.perCallSoftUsd) return { action: "send" };
 
-	// The branch cap first: no per-call allowance helps when the branch is spent.
-	const limit: OverLimit = overSession ? "session" : "call";
-	const reason =
-		limit === "session"
-			? SKIP_REASONS.overSessionBudget(cost, remaining, budget.sessionUsd)
-			: SKIP_REASONS.overCallBudget(consultation, budget.perCallHardUsd);
-
+	// Over the soft limit only (issue 6 would also confirm past hard/branch; SPEC §7 does not).
+	const reason = SKIP_REASONS.overSoftBudget(consultation, budget.perCallSoftUsd);
 	switch (input.confirmation) {
 		case "granted":
 			return { action: "send" };
@@ -120,11 +136,11 @@ export function decideGate(input: GateInput): GateDecision {
 					expectedUsd: cost,
 					coldUsd: costOf(estimate.coldCostUsd),
 					consultationUsd: consultation,
-					limit,
+					limit: "soft",
 					reason,
 				};
 			}
-			return { action: "skip", reason, limit };
+			return { action: "skip", reason, limit: "soft" };
 		default: {
 			const never: never = input.confirmation;
 			return never;

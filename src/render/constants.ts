@@ -224,6 +224,12 @@ export const SKIP_REASONS = Object.freeze({
 	/** The budget gate (issue 6): this request would take the consultation past perCallHardUsd. */
 	overCallBudget: (expectedUsd: number, limitUsd: number) =>
 		`this consultation would cost about ${usd(expectedUsd)}, over the per-call limit of ${usd(limitUsd)}`,
+	/**
+	 * The budget gate: this consultation would pass perCallSoftUsd and nobody could confirm it
+	 * (headless, or `onExceed: "skip"`).
+	 */
+	overSoftBudget: (expectedUsd: number, limitUsd: number) =>
+		`this consultation would cost about ${usd(expectedUsd)}, over the per-call soft limit of ${usd(limitUsd)}`,
 	/** The budget gate: this request would take the branch past budget.sessionUsd. */
 	overSessionBudget: (expectedUsd: number, remainingUsd: number, limitUsd: number) =>
 		`this request would cost about ${usd(expectedUsd)}, more than the ${usd(remainingUsd)} left of this branch's advisor budget (${usd(limitUsd)})`,

@@ -25,15 +25,21 @@ function input(over: Partial<GateInput> = {}, estimate: Partial<GateInput["estim
 }
 
 describe("send", () => {
-	it("within perCallHardUsd and the branch's sessionUsd", () => {
+	it("within perCallSoftUsd, perCallHardUsd and the branch's sessionUsd", () => {
 		expect(decideGate(input())).toEqual({ action: "send" });
 	});
-	it("over the soft limit alone is still a send (soft only triggers trimming)", () => {
-		expect(decideGate(input({}, { costUsd: 2.5, cold: true }))).toEqual({ action: "send" });
-	});
 	it("exactly at the limits is within them", () => {
-		expect(decideGate(input({ billedUsd: 1 }, { costUsd: 2 }))).toEqual({ action: "send" });
+		expect(decideGate(input({ billedUsd: 0.5 }, { costUsd: 0.5 }))).toEqual({ action: "send" });
 		expect(decideGate(input({ spentUsd: 19 }, { costUsd: 1 }))).toEqual({ action: "send" });
+		expect(decideGate(input({ billedUsd: 1, confirmation: "granted", trim: "unavailable" }, { costUsd: 2 }))).toEqual(
+			{ action: "send" },
+		);
+	});
+	it("the soft limit counts what this consultation was already billed", () => {
+		expect(decideGate(input({ billedUsd: 0.6, interactive: false }, { costUsd: 0.5 }))).toMatchObject({
+			action: "skip",
+			limit: "soft",
+		});
 	});
 });
 
@@ -43,61 +49,80 @@ describe("trim", () => {
 		expect(decideGate(input({}, big))).toEqual({ action: "trim", promptTokens: 300_000, budgetTokens: 250_000 });
 	});
 	it("not when warm, under the soft limit, under the token budget, disabled, or already trimmed / not the first request", () => {
-		expect(decideGate(input({}, { ...big, cold: false })).action).toBe("send");
+		expect(decideGate(input({}, { ...big, cold: false })).action).toBe("confirm");
 		expect(decideGate(input({}, { ...big, costUsd: 0.9 })).action).toBe("send");
-		expect(decideGate(input({}, { ...big, promptTokens: 250_000 })).action).toBe("send");
-		expect(decideGate(input({ budget: { ...BUDGET, contextBudgetTokens: 0 } }, big)).action).toBe("send");
-		expect(decideGate(input({ trim: "done" }, big)).action).toBe("send");
-		expect(decideGate(input({ trim: "unavailable" }, big)).action).toBe("send");
+		expect(decideGate(input({}, { ...big, promptTokens: 250_000 })).action).toBe("confirm");
+		expect(decideGate(input({ budget: { ...BUDGET, contextBudgetTokens: 0 } }, big)).action).toBe("confirm");
+		expect(decideGate(input({ trim: "done" }, big)).action).toBe("confirm");
+		expect(decideGate(input({ trim: "unavailable" }, big)).action).toBe("confirm");
 	});
 });
 
-describe("over a limit, onExceed: confirm, with a UI → confirm once", () => {
-	it("over perCallHardUsd counting what this consultation was already billed", () => {
-		const d = decideGate(input({ billedUsd: 2.5 }, { costUsd: 0.75, coldCostUsd: 2 }));
+describe("over the soft limit only, onExceed: confirm, with a UI → confirm once", () => {
+	it("asks with this request's expected and cold cost and the consultation's total", () => {
+		const d = decideGate(input({ billedUsd: 0.5 }, { costUsd: 0.75, coldCostUsd: 2 }));
 		expect(d).toEqual({
 			action: "confirm",
 			expectedUsd: 0.75,
 			coldUsd: 2,
-			consultationUsd: 3.25,
-			limit: "call",
-			reason: SKIP_REASONS.overCallBudget(3.25, 3),
+			consultationUsd: 1.25,
+			limit: "soft",
+			reason: SKIP_REASONS.overSoftBudget(1.25, 1),
 		});
 	});
-	it("over the branch's sessionUsd", () => {
-		const d = decideGate(input({ spentUsd: 19.6 }, { costUsd: 0.5 }));
-		expect(d).toMatchObject({ action: "confirm", limit: "session" });
-		if (d.action === "confirm") expect(d.reason).toBe(SKIP_REASONS.overSessionBudget(0.5, 0.4, 20));
+	it("a granted confirmation sends every later request of the consultation that stays within hard and branch", () => {
+		expect(
+			decideGate(input({ billedUsd: 1.5, confirmation: "granted", trim: "unavailable" }, { costUsd: 1 })),
+		).toEqual({ action: "send" });
 	});
-	it("a granted confirmation sends every later request of the consultation", () => {
-		expect(decideGate(input({ billedUsd: 5, confirmation: "granted", trim: "unavailable" }))).toEqual({
-			action: "send",
-		});
+	it("a granted confirmation does not lift the hard or the branch limit", () => {
+		expect(
+			decideGate(input({ billedUsd: 2.5, confirmation: "granted", trim: "unavailable" }, { costUsd: 1 })),
+		).toMatchObject({ action: "skip", limit: "call" });
+		expect(
+			decideGate(input({ spentUsd: 19.5, confirmation: "granted", trim: "unavailable" }, { costUsd: 1 })),
+		).toMatchObject({ action: "skip", limit: "session" });
 	});
 });
 
 describe("skip", () => {
-	it("declined", () => {
-		expect(decideGate(input({ confirmation: "declined" }, { costUsd: 4 }))).toEqual({
+	it("over perCallHardUsd counting what this consultation was already billed: no dialog, even with a UI", () => {
+		const d = decideGate(input({ billedUsd: 2.5 }, { costUsd: 0.75, coldCostUsd: 2 }));
+		expect(d).toEqual({ action: "skip", reason: SKIP_REASONS.overCallBudget(3.25, 3), limit: "call" });
+	});
+	it("over the branch's sessionUsd: no dialog, even with a UI; the branch cap is named first", () => {
+		const d = decideGate(input({ spentUsd: 19.6 }, { costUsd: 0.5 }));
+		expect(d).toEqual({
 			action: "skip",
-			reason: SKIP_REASONS.declined(4),
+			reason: SKIP_REASONS.overSessionBudget(0.5, 0.4, 20),
+			limit: "session",
+		});
+		expect(decideGate(input({ spentUsd: 19.6 }, { costUsd: 4 }))).toMatchObject({ limit: "session" });
+	});
+	it("declined", () => {
+		expect(decideGate(input({ confirmation: "declined" }, { costUsd: 2 }))).toEqual({
+			action: "skip",
+			reason: SKIP_REASONS.declined(2),
 			limit: "declined",
 		});
 	});
-	it("headless", () => {
-		expect(decideGate(input({ interactive: false }, { costUsd: 4 }))).toEqual({
+	it("headless, over the soft limit", () => {
+		expect(decideGate(input({ interactive: false }, { costUsd: 2 }))).toEqual({
 			action: "skip",
-			reason: SKIP_REASONS.overCallBudget(4, 3),
-			limit: "call",
+			reason: SKIP_REASONS.overSoftBudget(2, 1),
+			limit: "soft",
 		});
 	});
-	it("onExceed: skip", () => {
-		const d = decideGate(input({ budget: { ...BUDGET, onExceed: "skip" }, spentUsd: 20 }, { costUsd: 0.01 }));
-		expect(d).toMatchObject({ action: "skip", limit: "session" });
+	it("onExceed: skip, over the soft limit", () => {
+		const d = decideGate(input({ budget: { ...BUDGET, onExceed: "skip" } }, { costUsd: 2 }));
+		expect(d).toMatchObject({ action: "skip", limit: "soft" });
 	});
 	it("the reason reads as the executor sees it", () => {
 		expect(FAILURE.skipped(SKIP_REASONS.overCallBudget(3.25, 3))).toBe(
 			"Advisor skipped: this consultation would cost about $3.25, over the per-call limit of $3.00. Continue without advisor; do not repeat this call.",
+		);
+		expect(SKIP_REASONS.overSoftBudget(1.2, 1)).toBe(
+			"this consultation would cost about $1.20, over the per-call soft limit of $1.00",
 		);
 		expect(SKIP_REASONS.overSessionBudget(0.004, 0, 20)).toBe(
 			"this request would cost about $0.004, more than the $0.00 left of this branch's advisor budget ($20.00)",
@@ -107,7 +132,7 @@ describe("skip", () => {
 		);
 	});
 	it("an estimate that is not a number never sneaks through as free", () => {
-		expect(decideGate(input({ interactive: false }, { costUsd: Number.NaN }))).toEqual({
+		expect(decideGate(input({}, { costUsd: Number.NaN }))).toEqual({
 			action: "skip",
 			reason: "this request would cost about $?, more than the $18.00 left of this branch's advisor budget ($20.00)",
 			limit: "session",

@@ -57,7 +57,10 @@ describe("planConsultation", () => {
 
 	it("a cold request over the soft limit and the context budget is trimmed, and the anchor is to be persisted", () => {
 		const untrimmed = plan();
-		const budget = { ...BUDGET, perCallSoftUsd: 0.01, contextBudgetTokens: untrimmed.estimate.promptTokens - 8000 };
+		const u = untrimmed.estimate;
+		// The soft limit sits between the untrimmed cost and what the trimmed request can cost.
+		const soft = (u.costUsd * (u.promptTokens - 4000)) / u.promptTokens;
+		const budget = { ...BUDGET, perCallSoftUsd: soft, contextBudgetTokens: u.promptTokens - 8000 };
 		const p = plan(undefined, { budget });
 		expect(p.decision).toEqual({ action: "send" });
 		expect(p.persist).toMatchObject({ anchorEntryId: p.trim!.anchorEntryId, summaryBoundaryId: null });
@@ -91,14 +94,19 @@ describe("planConsultation", () => {
 	it("contextBudgetTokens: 0 never trims", () => {
 		const p = plan(undefined, { budget: { ...BUDGET, perCallSoftUsd: 0.01, contextBudgetTokens: 0 } });
 		expect(p.trim).toBeUndefined();
-		expect(p.decision.action).toBe("send");
+		// Not trimmed, so still over the soft limit: the dialog (SPEC §7).
+		expect(p.decision.action).toBe("confirm");
 	});
 
-	it("over the hard limit with a UI → confirm; headless → skip", () => {
-		const budget = { ...BUDGET, perCallHardUsd: 0.001 };
-		expect(plan(undefined, { budget }).decision.action).toBe("confirm");
-		expect(plan(undefined, { budget, interactive: false }).decision.action).toBe("skip");
-		expect(plan(undefined, { anchor: emptyTrimAnchor(), budget, interactive: false }).decision.action).toBe("skip");
+	it("over the soft limit with a UI → confirm; headless → skip; over the hard limit → skip even with a UI (SPEC §7)", () => {
+		const soft = { ...BUDGET, perCallSoftUsd: 0.001, contextBudgetTokens: 0 };
+		expect(plan(undefined, { budget: soft }).decision.action).toBe("confirm");
+		expect(plan(undefined, { budget: soft, interactive: false }).decision.action).toBe("skip");
+		const hard = { ...BUDGET, perCallSoftUsd: 0.0005, perCallHardUsd: 0.001 };
+		expect(plan(undefined, { budget: hard }).decision).toMatchObject({ action: "skip", limit: "call" });
+		expect(plan(undefined, { anchor: emptyTrimAnchor(), budget: hard, interactive: false }).decision.action).toBe(
+			"skip",
+		);
 	});
 });
 
@@ -139,7 +147,8 @@ describe("planNextRequest", () => {
 		expect(n.request.tokens).toBe(first.request.tokens + 5000);
 		expect(n.estimate.cacheMatch).toBe("full");
 		expect(n.decision).toEqual({ action: "send" });
-		expect(next(2.99).decision.action).toBe("confirm");
-		expect(next(2.99, "granted").decision).toEqual({ action: "send" });
+		expect(next(0.99).decision.action).toBe("confirm");
+		expect(next(0.99, "granted").decision).toEqual({ action: "send" });
+		expect(next(2.99, "granted").decision).toMatchObject({ action: "skip", limit: "call" });
 	});
 });

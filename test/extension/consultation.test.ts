@@ -16,6 +16,7 @@ import {
 } from "../../src/adapter/consultation.ts";
 import { foldAll } from "../../src/reducers/index.ts";
 import { FAILURE, TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED } from "../../src/render/constants.ts";
+import { requestRecord } from "../../src/render/estimate-cost.ts";
 import { DEFAULT_LEDGER_CONFIG, renderRequest } from "../../src/render/index.ts";
 import { assistant, call, resetParents, user } from "../support/events.ts";
 
@@ -129,7 +130,9 @@ describe("one request when the advisor has no tools", () => {
 			details: {
 				advisorModel: "openai:gpt-5",
 				effort: "high",
-				request: { hash: req.hash, messageCount: req.messageCount, estimatedTokens: req.tokens, timestamp: 1234 },
+				// The RequestRecord (issue 6): SPEC §4's fields plus what the next estimate needs,
+				// including the prompt the provider billed for this request.
+				request: requestRecord(req, { routingKey: "advisor:s1", timestampMs: 1234, promptTokens: 100 }),
 				usage: usage(100, 10, 0.01),
 				attempts: [{ usage: usage(100, 10, 0.01), stopReason: "stop" }],
 				stopReason: "stop",

@@ -518,12 +518,13 @@ describe("the approval hook", () => {
 			toolUse(fauxToolCall("read", { path: "notes.md" }, { id: "t2" })),
 			fauxAssistantMessage("Severity: none\nok"),
 		]);
-		const seen: NextRequest[] = [];
+		const seen: Omit<NextRequest, "paused">[] = [];
 		const { run, request } = consultation(
 			{ tools: { maxRounds: 2 } },
 			{
 				approve: async (next) => {
-					seen.push(structuredClone({ ...next, context: { ...next.context, tools: [] } }));
+					const { paused: _paused, ...data } = next;
+					seen.push(structuredClone({ ...data, context: { ...next.context, tools: [] } }));
 					return { send: true };
 				},
 			},

@@ -12,12 +12,18 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+	type ApiStreamFunction,
+	type AssistantMessageEventStream,
 	type Context,
+	calculateCost,
 	type FauxModelDefinition,
 	type FauxProviderRegistration,
 	type FauxResponseStep,
+	getApiProvider,
+	registerApiProvider,
 	registerFauxProvider,
 	type ThinkingLevel,
+	unregisterApiProviders,
 } from "@mariozechner/pi-ai";
 import {
 	type AgentSessionEvent,
@@ -86,6 +92,30 @@ export interface HostOptions {
 	pickerKeys?: KeyScript[];
 	/** Answers for ctx.ui.select() (RPC-style fallback). */
 	selectAnswers?: (string | undefined)[];
+	/**
+	 * Answers for ctx.ui.confirm(), in order: a boolean, or a function (e.g. one that waits) whose
+	 * result is the answer. None left: false (what a dismissed dialog returns).
+	 */
+	confirmAnswers?: (boolean | ((title: string, message: string) => boolean | Promise<boolean>))[];
+	/**
+	 * Bill the advisor's faux replies at its model's `cost` (pi-ai calculateCost) the OpenAI way:
+	 * input + cacheRead = the prompt, no cache writes (faux itself prices nothing and counts a
+	 * written prompt twice, as input and as cacheWrite).
+	 */
+	priceAdvisor?: boolean;
+}
+
+/** One ctx.ui.setStatus() call. */
+export interface StatusUpdate {
+	key: string;
+	text: string | undefined;
+}
+
+/** One ctx.ui.confirm() call. */
+export interface ConfirmCall {
+	title: string;
+	message: string;
+	answer: boolean;
 }
 
 export interface PickerRun {
@@ -107,6 +137,10 @@ export interface Host {
 	notifications: Notification[];
 	pickers: PickerRun[];
 	events: AgentSessionEvent[];
+	/** Every ctx.ui.setStatus() call, in order. */
+	statuses: StatusUpdate[];
+	/** Every ctx.ui.confirm() call, in order, with the answer given. */
+	confirms: ConfirmCall[];
 	sessionId(): string;
 	entries(): SessionEntry[];
 	/** The advisor tool results on the session, in order. */
@@ -197,6 +231,27 @@ export async function startHost(options: HostOptions): Promise<Host> {
 		}),
 	);
 	executor.setResponses(options.executor);
+	const pricedSource = `priced-${advisor.api}`;
+	if (options.priceAdvisor) {
+		const inner = getApiProvider(advisor.api)!;
+		const priced =
+			(stream: ApiStreamFunction): ApiStreamFunction =>
+			(model, context, streamOptions): AssistantMessageEventStream => {
+				const out = stream(model, context, streamOptions);
+				// Registered before the caller's own wait on the same promise, so it runs first.
+				void out.result().then((message) => {
+					const usage = message.usage;
+					usage.cacheWrite = 0;
+					usage.totalTokens = usage.input + usage.output + usage.cacheRead;
+					calculateCost(model, usage);
+				});
+				return out;
+			};
+		registerApiProvider(
+			{ api: advisor.api, stream: priced(inner.stream), streamSimple: priced(inner.streamSimple) },
+			pricedSource,
+		);
+	}
 
 	const authStorage = AuthStorage.inMemory();
 	const modelRegistry = ModelRegistry.inMemory(authStorage);
@@ -270,6 +325,15 @@ export async function startHost(options: HostOptions): Promise<Host> {
 	const pickers: PickerRun[] = [];
 	const pickerKeys = [...(options.pickerKeys ?? [])];
 	const selectAnswers = [...(options.selectAnswers ?? [])];
+	const confirmAnswers = [...(options.confirmAnswers ?? [])];
+	const statuses: StatusUpdate[] = [];
+	const confirms: ConfirmCall[] = [];
+	const confirm = async (title: string, message: string) => {
+		const next = confirmAnswers.shift();
+		const answer = typeof next === "function" ? await next(title, message) : (next ?? false);
+		confirms.push({ title, message, answer });
+		return answer;
+	};
 	const custom = async (factory: any) => {
 		const keys = pickerKeys.shift();
 		if (keys === undefined) throw new Error("unexpected ctx.ui.custom() call: no key script left");
@@ -297,7 +361,9 @@ export async function startHost(options: HostOptions): Promise<Host> {
 				if (key === "notify") return (message: string, type?: string) => notifications.push({ message, type });
 				if (key === "custom") return custom;
 				if (key === "select") return async () => selectAnswers.shift();
-				if (key === "confirm") return async () => false;
+				if (key === "confirm") return confirm;
+				if (key === "setStatus")
+					return (statusKey: string, text: string | undefined) => statuses.push({ key: statusKey, text });
 				if (key === "theme") return plainTheme;
 				return () => undefined;
 			},
@@ -330,6 +396,8 @@ export async function startHost(options: HostOptions): Promise<Host> {
 		notifications,
 		pickers,
 		events,
+		statuses,
+		confirms,
 		sessionId: () => runtime.session.sessionManager.getSessionId(),
 		entries,
 		advisorResults: () =>
@@ -342,6 +410,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
 			await runtime.dispose();
 			executor.unregister();
 			advisor.unregister();
+			unregisterApiProviders(pricedSource);
 			rmSync(root, { recursive: true, force: true });
 		},
 	};
