@@ -87,7 +87,10 @@ const MODELS = [
 // flight (Pi keeps the run's tool set, so a later advisor() call in that run reaches the tool and is
 // skipped when the new model is in `disabledForModels`). Advisor tool results are never faked here.
 const ADVISOR_EXTENSION = join(PROJECT_ROOT, "src/adapter/extension.ts");
-/** advisor.json for every scenario (pi-advisor-ledger's config file, under a temp XDG_CONFIG_HOME). */
+/**
+ * advisor.json for every scenario (pi-advisor-ledger's config file, under a temp XDG_CONFIG_HOME);
+ * a scenario's `advisorConfig` adds keys (the branching scenario turns completion review on).
+ */
 const ADVISOR_CONFIG = {
 	modelKey: `${PROVIDER}/${ADVISOR_MODEL}`,
 	effort: "high",
@@ -114,7 +117,17 @@ interface Turn {
 }
 type ThinkingLevel = Parameters<AgentSession["setThinkingLevel"]>[0];
 type Step = (
-	| { kind: "prompt"; text: string; turns: Turn[]; advisorTurns?: Turn[] }
+	| {
+			kind: "prompt";
+			text: string;
+			turns: Turn[];
+			advisorTurns?: Turn[];
+			/**
+			 * The advisor's answer to the completion review of this prompt's final answer (scenarios
+			 * with `review` on): the recorder waits for the review to settle before the next step.
+			 */
+			reviewTurns?: Turn[];
+	  }
 	| { kind: "userBash"; command: string; excludeFromContext?: boolean }
 	| { kind: "extMessage"; customType: string; content: string; display: boolean; details?: unknown }
 	| { kind: "extEntry"; customType: string; data: unknown }
@@ -139,6 +152,8 @@ interface Scenario {
 	features: FeatureName[];
 	/** Features only the advisor extension produces (checked when it was loaded). */
 	advisorFeatures?: FeatureName[];
+	/** advisor.json keys on top of ADVISOR_CONFIG for this scenario (e.g. `review`). */
+	advisorConfig?: Record<string, unknown>;
 }
 
 // ─── The temp repo ──────────────────────────────────────────────────────────────────────────────
@@ -748,7 +763,16 @@ const SCENARIOS: Scenario[] = [
 					},
 					{ text: "cli.js works: `node cli.js mul 4 5` prints `mul: 20`; unknown ops print usage and exit 2." },
 				],
-				advisorTurns: [{ error: "503 upstream overloaded" }],
+				// A transient failure is sent again once (budget retry policy); both attempts fail.
+				advisorTurns: [{ error: "503 upstream overloaded" }, { error: "503 upstream overloaded" }],
+				// The consultation failed, so the finished run is reviewed in the background (review on).
+				reviewTurns: [
+					{
+						text:
+							"Severity: nit\nThe usage line does not say that the operands must be numbers; `node cli.js add a b` " +
+							"prints `add: NaN`. Reject non-numeric operands with the usage message.",
+					},
+				],
 			},
 			{
 				kind: "prompt",
@@ -770,6 +794,7 @@ const SCENARIOS: Scenario[] = [
 					{ calls: [{ tool: "bash", args: { command: "node cli.js mul 4 5" } }] },
 					{ text: "The result line is now printed in green." },
 				],
+				reviewTurns: [{ text: "Severity: none\nThe colour codes wrap only the result line; fine." }],
 			},
 			{ kind: "userBash", command: "git status --short" },
 			{
@@ -845,9 +870,14 @@ const SCENARIOS: Scenario[] = [
 			"user-bash",
 		],
 		advisorDescription:
-			"Advisor: a consultation that fails (the provider answers 503) before the branch point, and a " +
-			"completed one on the new branch, whose request replays no trace of the failed one.",
-		advisorFeatures: ["advisor", "advisor-ok", "advisor-failed"],
+			"Advisor (with completion review on): a consultation that fails (the provider answers 503 twice: " +
+			"the transient failure is retried once) before the branch point; the finished run is then reviewed " +
+			"in the background and the `nit` review is delivered as a visible `advisor-review` message (usage " +
+			"recorded first as an `advisor-usage` entry); the abandoned colour change is reviewed `none` (usage " +
+			"only, nothing shown); on the new branch a completed consultation, whose request replays the " +
+			"delivered review as the advisor's own answer under the review marker and no trace of the failed call.",
+		advisorFeatures: ["advisor", "advisor-ok", "advisor-failed", "advisor-review"],
+		advisorConfig: { review: { enabled: true, minToolCalls: 1 } },
 	},
 ];
 
@@ -897,6 +927,32 @@ function cardId(context: Context, tool: string): string {
 	throw new Error(`record-samples: no ${tool} card in the advisor request`);
 }
 
+/** Waits until the completion review of the branch's last answer has recorded its usage, and Pi is idle. */
+async function reviewSettled(session: AgentSession, problems: string[]): Promise<void> {
+	const sm = session.sessionManager;
+	const answer = [...sm.getBranch()]
+		.reverse()
+		.find((e: any) => e.type === "message" && e.message.role === "assistant");
+	const deadline = Date.now() + 10_000;
+	for (;;) {
+		const recorded = sm
+			.getEntries()
+			.some(
+				(e: any) =>
+					e.type === "custom" &&
+					e.customType === "advisor-usage" &&
+					e.data?.kind === "review" &&
+					e.data?.answerEntryId === answer?.id,
+			);
+		if (recorded && !session.isStreaming) break;
+		if (problems.length) return;
+		if (Date.now() > deadline) throw new Error("record-samples: the completion review never settled");
+		await new Promise((resolve) => setTimeout(resolve, 10));
+	}
+	// A delivered message is appended right after the record, in the same tick; one more for Pi's queue.
+	await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 function lastUserText(messages: readonly any[]): string {
 	const m = [...messages].reverse().find((x) => x.role === "user");
 	if (!m) return "";
@@ -916,7 +972,10 @@ async function recordScenario(scenario: Scenario, outDir: string, withAdvisor: b
 	// The advisor extension reads advisor.json from here when the session starts (absolute XDG only).
 	const configHome = join(root, "xdg");
 	mkdirSync(join(configHome, "pi-advisor-ledger"), { recursive: true });
-	writeFileSync(join(configHome, "pi-advisor-ledger", "advisor.json"), `${JSON.stringify(ADVISOR_CONFIG, null, 2)}\n`);
+	writeFileSync(
+		join(configHome, "pi-advisor-ledger", "advisor.json"),
+		`${JSON.stringify({ ...ADVISOR_CONFIG, ...scenario.advisorConfig }, null, 2)}\n`,
+	);
 	process.env.XDG_CONFIG_HOME = configHome;
 
 	// Scripted model. One routing factory answers every LLM request Pi makes, from three queues.
@@ -1065,13 +1124,18 @@ async function recordScenario(scenario: Scenario, outDir: string, withAdvisor: b
 				case "prompt": {
 					const turns = step.turns.filter((t) => withAdvisor || !t.advisor);
 					executorQueue.push(...turns.map((t) => turnToMessage(t, nextCallId)));
-					if (withAdvisor)
+					if (withAdvisor) {
 						advisorQueue.push(...(step.advisorTurns ?? []).map((t) => turnToMessage(t, nextCallId)));
+						advisorQueue.push(...(step.reviewTurns ?? []).map((t) => turnToMessage(t, nextCallId)));
+					}
 					await session.prompt(step.text);
 					const last = session.messages.at(-1) as any;
 					if (last?.role !== "assistant" || last.stopReason !== "stop") {
 						fail(step, `agent ended on ${last?.role}/${last?.stopReason}: ${last?.errorMessage ?? ""}`);
 					}
+					// The completion review runs in the background after agent_end: let it settle (its
+					// usage record names the answer) so the file's order does not depend on timing.
+					if (withAdvisor && step.reviewTurns?.length) await reviewSettled(session, problems);
 					break;
 				}
 				case "userBash": {
@@ -1249,17 +1313,26 @@ function readme(results: Verified[], withAdvisor: boolean): string {
 		...(withAdvisor
 			? [
 					"| `advisor` results | the project's extension (`src/adapter/extension.ts`) via `additionalExtensionPaths`; the executor's scripted turns call `advisor()`, the extension renders the ledger request and sends it to `faux/faux-advisor`, whose scripted replies may call the advisor's own read-only tools (run for real against the repo) or fail |",
+					"| `advisor-review` / `advisor-usage` | the same extension with `review.enabled`: after a run ends it reviews the final answer in the background (the recorder waits for it to settle), records the usage with `pi.appendEntry` and shows a `nit`/`concern`/`blocker` with `pi.sendMessage` |",
 				]
 			: []),
 		"",
 		withAdvisor
 			? [
 					"The project's extension (`src/adapter/extension.ts`) was loaded via `additionalExtensionPaths`, with",
-					`\`advisor.json\` = \`${JSON.stringify(ADVISOR_CONFIG)}\` in a temp \`XDG_CONFIG_HOME\`. Its results`,
+					`\`advisor.json\` = \`${JSON.stringify(ADVISOR_CONFIG)}\` in a temp \`XDG_CONFIG_HOME\` (plus, per scenario,`,
+					...results
+						.filter((r) => r.scenario.advisorConfig !== undefined)
+						.map((r) => `\`${JSON.stringify(r.scenario.advisorConfig)}\` for \`${r.scenario.name}.jsonl\`,`),
+					"merged on top). Its results",
 					"(content + `details` envelope) are what the extension produced; nothing is faked. The advisor's",
 					"investigation rounds are not in the files (they never are): only each consultation's envelope, whose",
-					"`details.toolCalls` names the calls. `details.request.timestamp` is the wall clock; `details.request.hash`",
-					"covers Pi's random entry ids, so both change on every recording.",
+					"`details.toolCalls` names the calls. `details.request` is the first request's record (hash, sizes,",
+					"the stable-prefix hashes and routing key the next estimate compares with, the billed prompt);",
+					"`payloadHash` is absent because the faux provider never builds a provider payload.",
+					"`details.request.timestamp` is the wall clock; `details.request.hash` covers Pi's random entry ids,",
+					"so both change on every recording. Completion reviews leave `advisor-usage` custom entries",
+					"(`pi.appendEntry`) and, when shown, `advisor-review` custom messages.",
 				].join("\n")
 			: "Recorded without the advisor extension (`--no-advisor`): no advisor calls.",
 		"",

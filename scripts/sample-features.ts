@@ -162,6 +162,26 @@ export const FEATURES = {
 		),
 	/** a consultation skipped before any request (details.skipped) */
 	"advisor-skipped": (es) => toolResults(es, "advisor").some((m) => m.details?.skipped === true),
+	/**
+	 * a delivered completion review: an `advisor-review` custom_message naming an assistant answer of the
+	 * file, preceded by the `advisor-usage` record (kind "review") naming the same answer
+	 */
+	"advisor-review": (es) =>
+		es.some((e, i) => {
+			if (e.type !== "custom_message" || e.customType !== "advisor-review") return false;
+			const answer = e.details?.answerEntryId;
+			const named = es.some((x) => x.id === answer && x.type === "message" && x.message?.role === "assistant");
+			const recorded = es
+				.slice(0, i)
+				.some(
+					(x) =>
+						x.type === "custom" &&
+						x.customType === "advisor-usage" &&
+						x.data?.kind === "review" &&
+						x.data?.answerEntryId === answer,
+				);
+			return named && recorded && typeof e.details?.advice === "string";
+		}),
 	/** a completed consultation in which the advisor ran its investigation tools (details.toolCalls) */
 	"advisor-tools": (es) =>
 		toolResults(es, "advisor").some((m) => completedAdvisor(m) && (m.details?.toolCalls?.count ?? 0) > 0),

@@ -71,9 +71,12 @@ const EXPECTED: Record<string, FeatureName[]> = {
 		"branch-summary",
 		"label",
 		"user-bash",
+		"custom-visible",
+		"custom-entry",
 		"advisor",
 		"advisor-ok",
 		"advisor-failed",
+		"advisor-review",
 	],
 };
 
@@ -173,11 +176,41 @@ describe("advisor calls (the real extension, faux advisor)", () => {
 		expect(last.details).toMatchObject({ severity: "nit", toolCalls: { count: 2, names: ["read", "read"] } });
 	});
 
-	test("branching: a provider failure, then advice on the new branch", () => {
+	test("branching: a provider failure (retried once), then advice on the new branch", () => {
 		const [failed, advice] = advisorResults(load("branching.jsonl"));
 		expect(failed.content[0].text).toBe("Advisor call failed: 503 upstream overloaded");
 		expect(failed.details).toMatchObject({ stopReason: "error", errorMessage: "503 upstream overloaded" });
+		expect(failed.details.attempts.map((a: any) => a.stopReason)).toEqual(["error", "error"]);
 		expect(advice.details).toMatchObject({ severity: "nit", stopReason: "stop" });
+		// The first request's record (issue 6): what the next consultation's estimate compares with.
+		expect(advice.details.request).toMatchObject({
+			routingKey: `advisor:${load("branching.jsonl").header.id}`,
+			stableUnits: expect.any(Number),
+			promptTokens: expect.any(Number),
+		});
+	});
+
+	test("branching: completion reviews — a delivered nit after its usage record, a `none` that shows nothing", () => {
+		const f = load("branching.jsonl");
+		const records = byType(f, "custom").filter((e) => e.customType === "advisor-usage");
+		expect(records.map((e) => [e.data.kind, e.data.severity, e.data.outcome])).toEqual([
+			["review", "nit", "advice"],
+			["review", "none", "advice"],
+		]);
+		const [shown] = byType(f, "custom_message");
+		expect(shown).toMatchObject({
+			customType: "advisor-review",
+			display: true,
+			details: { severity: "nit", triggerTurn: false, answerEntryId: records[0].data.answerEntryId },
+		});
+		expect(shown.parentId).toBe(records[0].id);
+		expect(shown.content).toBe(`Advisor review of your finished work:\n\n${shown.details.advice}`);
+		// Each names the executor's final answer it judged; the `none` one sits on the abandoned branch.
+		for (const record of records) {
+			const answer = f.entries.find((e) => e.id === record.data.answerEntryId);
+			expect(answer.message).toMatchObject({ role: "assistant", stopReason: "stop" });
+			expect(record.parentId).toBe(answer.id);
+		}
 	});
 });
 

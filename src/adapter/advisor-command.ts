@@ -80,6 +80,8 @@ function isLevel(value: string): value is ModelThinkingLevel {
 export interface AdvisorCommandDeps {
 	pi: Pick<ExtensionAPI, "getActiveTools" | "setActiveTools" | "getThinkingLevel">;
 	runtime: AdvisorRuntime;
+	/** Called (awaited) first on every invocation: /advisor ends cache warming (issue 7). */
+	onInvoke?: () => void | Promise<void>;
 }
 
 export function createAdvisorCommand(deps: AdvisorCommandDeps) {
@@ -87,6 +89,11 @@ export function createAdvisorCommand(deps: AdvisorCommandDeps) {
 	return {
 		description: ADVISOR_COMMAND_DESCRIPTION,
 		handler: async (_args: string, ctx: ExtensionCommandContext): Promise<void> => {
+			try {
+				await deps.onInvoke?.();
+			} catch {
+				// Stopping background work never stands in the way of the picker.
+			}
 			if (!ctx.hasUI) {
 				ctx.ui.notify(REQUIRES_INTERACTIVE, "warning");
 				return;

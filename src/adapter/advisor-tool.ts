@@ -6,6 +6,10 @@
  * Order matters: the same-model and disabled-for checks come before any credential lookup, and
  * the effort is read once, at entry, so a change made while the call is in flight does not
  * make the envelope lie about what was sent.
+ *
+ * The pipeline itself (`runAdvisor`: model, auth, ledger, investigation tools, the budget hooks,
+ * runConsultation) is shared with the completion review (issue 7, src/adapter/review.ts), which
+ * runs it in review mode, in the background, without dialogs.
  */
 
 import type { Api, Model, ThinkingLevel } from "@mariozechner/pi-ai";
@@ -18,6 +22,7 @@ import type { TrimAnchorState } from "../reducers/trim-anchor.ts";
 import type { AdvisorToolsMode } from "../render/constants.ts";
 import { ADVISOR_TOOL_DESCRIPTION, ADVISOR_TOOL_LABEL, ADVISOR_TOOL_NAME, SKIP_REASONS } from "../render/constants.ts";
 import { type LedgerRequest, type RenderMemo, type RenderOptions, renderRequest } from "../render/index.ts";
+import type { RequestMode } from "../render/request.ts";
 import { isDisabledFor, lookupAdvisorModel } from "./activation.ts";
 import { type AdvisorRuntime, currentConfig } from "./activation-state.ts";
 import type { CompleteSimple } from "./compat.ts";
@@ -50,6 +55,13 @@ export interface ConsultationSetup {
 	/** The folded ledger (advisor_expand's source). */
 	state: LedgerState;
 	signal: AbortSignal | undefined;
+	/** "consult" for the advisor() tool, "review" for a completion review (issue 7). */
+	mode: RequestMode;
+	/**
+	 * Whether the budget gate may ask the user (`ctx.hasUI` for the tool; never for a review, which
+	 * nobody is waiting for: over the soft limit it is skipped).
+	 */
+	interactive: boolean;
 }
 
 /**
@@ -70,6 +82,50 @@ export interface AdvisorToolDeps {
 	investigation?: (setup: ConsultationSetup) => InvestigationPlan;
 	/** Budget gate, trimming, retry and timeout (issue 6); the extension's default is `costControl`. */
 	consultationHooks?: (setup: PlanningSetup) => ConsultationPlan | undefined | Promise<ConsultationPlan | undefined>;
+	/** Told when an advisor() consultation starts and ends (cache warming, issue 7). */
+	observer?: ConsultationObserver;
+}
+
+/** What the tool tells the rest of the extension about each advisor() consultation. */
+export interface ConsultationObserver {
+	/** Before anything else (awaited): a new consultation ends the cache-warming chain. */
+	starting?(): void | Promise<void>;
+	/** After it ended, whatever the outcome (never for one that threw). */
+	finished?(run: AdvisorRun, consultationId: string): void;
+}
+
+/** How one run of the pipeline is asked for. */
+export interface AdvisorRunRequest {
+	ctx: ExtensionContext;
+	mode: RequestMode;
+	/** The advisor() call being answered (mode "consult"). */
+	inFlightCallId?: string;
+	signal: AbortSignal | undefined;
+	/** Stream lines (`Consulting advisor …`, one per investigation tool), with the identity details. */
+	onProgress?: (line: string, details: AdvisorDetails) => void;
+	/** Default `ctx.hasUI`. */
+	interactive?: boolean;
+}
+
+/** What a run of the pipeline sent, kept by the cache warming to replay its first request. */
+export interface AdvisorDispatch {
+	config: AdvisorConfig;
+	model: Model<Api>;
+	effort: ThinkingLevel | undefined;
+	auth: ConsultationAuth;
+	/** `advisor:<Pi session id>`. */
+	routingKey: string;
+	/** The first request, as planned (trimmed when the budget trimmed it) and handed to the provider. */
+	request: LedgerRequest;
+	/** The branch's advisor spend before this run. */
+	spend: SpendState;
+	complete: CompleteSimple;
+}
+
+export interface AdvisorRun {
+	envelope: AdvisorEnvelope;
+	/** Present once the pipeline reached runConsultation (whether or not a request was then sent). */
+	dispatch?: AdvisorDispatch;
 }
 
 /** What the issue-6 hook sees: the rendered request, and a way to render it again differently. */
@@ -128,35 +184,52 @@ async function resolveAuth(ctx: ExtensionContext, model: Model<Api>, base: Envel
 	return { ok: true, auth };
 }
 
-async function consult(
-	deps: AdvisorToolDeps,
-	toolCallId: string,
-	signal: AbortSignal | undefined,
-	onUpdate: ((partial: AgentToolResult<AdvisorDetails>) => void) | undefined,
-	ctx: ExtensionContext,
-): Promise<AdvisorEnvelope> {
+/**
+ * The consultation pipeline, for the advisor() tool and the completion review alike: model and
+ * activation checks, credentials, the ledger folded up to the branch, the investigation tools,
+ * the budget hooks (planning, gate, trim anchor, retry, timeout) and the request loop. Never throws.
+ */
+export async function runAdvisor(deps: AdvisorToolDeps, req: AdvisorRunRequest): Promise<AdvisorRun> {
+	try {
+		return await pipeline(deps, req);
+	} catch (err) {
+		return { envelope: failureEnvelope({ kind: "threw", message: errorText(err) }) };
+	}
+}
+
+async function pipeline(deps: AdvisorToolDeps, req: AdvisorRunRequest): Promise<AdvisorRun> {
+	const { ctx, signal } = req;
 	const config = currentConfig(deps.runtime);
 	const model = lookupAdvisorModel(config.modelKey, (provider, id) => ctx.modelRegistry.find(provider, id));
-	if (model === undefined) return failureEnvelope({ kind: "no-model" });
+	if (model === undefined) return { envelope: failureEnvelope({ kind: "no-model" }) };
 	const effort = model.reasoning ? config.effort : undefined;
 	const base = identityBase(model, effort);
 
 	const executor = ctx.model;
 	if (executor !== undefined && executor.id === model.id) {
-		return failureEnvelope({ kind: "skipped", reason: SKIP_REASONS.sameModel(model.id) }, base);
+		return { envelope: failureEnvelope({ kind: "skipped", reason: SKIP_REASONS.sameModel(model.id) }, base) };
 	}
 	if (executor !== undefined && isDisabledFor(executor, deps.pi.getThinkingLevel(), config.disabledForModels)) {
 		const reason = SKIP_REASONS.disabledForModel(formatModelKey(modelKeyOf(executor)));
-		return failureEnvelope({ kind: "skipped", reason }, base);
+		return { envelope: failureEnvelope({ kind: "skipped", reason }, base) };
 	}
 
 	const auth = await resolveAuth(ctx, model, base);
-	if (!auth.ok) return auth.envelope;
+	if (!auth.ok) return { envelope: auth.envelope };
 
 	const sm = ctx.sessionManager;
 	const sessionId = sm.getSessionId();
 	const ledger = deps.runtime.ledger.update(sessionId, sm.getBranch(), sm.getEntries());
-	const setup: ConsultationSetup = { ctx, config, model, effort, state: ledger.state, signal };
+	const setup: ConsultationSetup = {
+		ctx,
+		config,
+		model,
+		effort,
+		state: ledger.state,
+		signal,
+		mode: req.mode,
+		interactive: req.interactive ?? ctx.hasUI,
+	};
 	const plan = deps.investigation?.(setup) ?? { toolsMode: "none" };
 	// The system prompt's tool paragraph and the declarations come from the same plan: a mode
 	// without tools to back it would promise the advisor tools it does not have.
@@ -166,8 +239,8 @@ async function consult(
 		catalogue: deps.pi.getAllTools().map(({ name, description }) => ({ name, description })),
 		tools: tools?.declarations ?? [],
 		toolsMode: tools === undefined ? "none" : plan.toolsMode,
-		mode: "consult",
-		inFlightCallId: toolCallId,
+		mode: req.mode,
+		...(req.inFlightCallId !== undefined ? { inFlightCallId: req.inFlightCallId } : {}),
 	};
 	const render = (overrides: Partial<RenderOptions> = {}) =>
 		renderRequest(ledger.state, { ...renderOptions, ...overrides }, ledger.memo);
@@ -198,10 +271,9 @@ async function consult(
 	try {
 		complete = await deps.loadCompleteSimple();
 	} catch (err) {
-		return failureEnvelope({ kind: "threw", message: errorText(err) }, base);
+		return { envelope: failureEnvelope({ kind: "threw", message: errorText(err) }, base) };
 	}
 
-	const lines: string[] = [];
 	const input: ConsultationInput = {
 		...hooks,
 		complete,
@@ -211,11 +283,9 @@ async function consult(
 		sessionId: routingKey,
 		request,
 		signal,
-		onProgress: (line) => {
-			lines.push(line);
-			onUpdate?.({ content: [{ type: "text", text: lines.join("\n") }], details: base });
-		},
 	};
+	const onProgress = req.onProgress;
+	if (onProgress !== undefined) input.onProgress = (line) => onProgress(line, base);
 	if (tools !== undefined) input.tools = tools;
 	if (deps.now !== undefined) input.now = deps.now;
 	const envelope = await runConsultation(input);
@@ -224,7 +294,41 @@ async function consult(
 	} catch {
 		// The footer is cosmetic: it never costs the executor its advice.
 	}
-	return envelope;
+	return {
+		envelope,
+		dispatch: { config, model, effort, auth: auth.auth, routingKey, request, spend: ledger.spend, complete },
+	};
+}
+
+async function consult(
+	deps: AdvisorToolDeps,
+	toolCallId: string,
+	signal: AbortSignal | undefined,
+	onUpdate: ((partial: AgentToolResult<AdvisorDetails>) => void) | undefined,
+	ctx: ExtensionContext,
+): Promise<AdvisorEnvelope> {
+	try {
+		await deps.observer?.starting?.();
+	} catch {
+		// Background work failing to stop is no reason to refuse the executor its advice.
+	}
+	const lines: string[] = [];
+	const run = await runAdvisor(deps, {
+		ctx,
+		mode: "consult",
+		inFlightCallId: toolCallId,
+		signal,
+		onProgress: (line, details) => {
+			lines.push(line);
+			onUpdate?.({ content: [{ type: "text", text: lines.join("\n") }], details });
+		},
+	});
+	try {
+		deps.observer?.finished?.(run, toolCallId);
+	} catch {
+		// Idem: warming is an optimisation.
+	}
+	return run.envelope;
 }
 
 export type AdvisorTool = ToolDefinition<typeof ADVISOR_PARAMETERS, AdvisorDetails>;

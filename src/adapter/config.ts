@@ -12,7 +12,12 @@ import type { ModelThinkingLevel, ThinkingLevel } from "@mariozechner/pi-ai";
 import { type Static, type TProperties, type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../render/config.ts";
-import { DEFAULT_PROMPT_GUIDELINES, DEFAULT_PROMPT_SNIPPET, REVIEW_PROMPT_GUIDELINES } from "../render/constants.ts";
+import {
+	DEFAULT_PROMPT_GUIDELINES,
+	DEFAULT_PROMPT_SNIPPET,
+	REVIEW_PROMPT_GUIDELINES,
+	REVIEW_PROMPT_SNIPPET,
+} from "../render/constants.ts";
 import { canonicalModelKey } from "./model-key.ts";
 import { configInvalidKeys, configUnreadable } from "./notices.ts";
 
@@ -436,10 +441,15 @@ export function loadConfig(opts: ConfigLocation = {}): LoadedConfig {
 	return { config: defaults(), raw: {}, path: paths.ledger, source: "default", warnings: [] };
 }
 
-/** Pi's built-in executor wording unless the user configured their own. */
+/**
+ * Pi's built-in executor wording unless the user configured their own. With completion review on
+ * (issue 7) the built-in wording drops "consult before declaring done" and explains the
+ * `advisor-review` message instead (snippet and guidelines each, so a configured one still wins).
+ */
 export function resolveGuidance(config: AdvisorConfig): { promptSnippet: string; promptGuidelines: readonly string[] } {
 	return {
-		promptSnippet: config.guidance.promptSnippet ?? DEFAULT_PROMPT_SNIPPET,
+		promptSnippet:
+			config.guidance.promptSnippet ?? (config.review.enabled ? REVIEW_PROMPT_SNIPPET : DEFAULT_PROMPT_SNIPPET),
 		promptGuidelines:
 			config.guidance.promptGuidelines ??
 			(config.review.enabled ? REVIEW_PROMPT_GUIDELINES : DEFAULT_PROMPT_GUIDELINES),

@@ -27,7 +27,10 @@
  * - `retry` is asked after every failed request AND after an answer with no text (`empty`); a
  *   retry passes `approve` again like any request.
  * - `details.request` is the RequestRecord of the first request (render/estimate-cost.ts), with the
- *   prompt tokens the provider billed for it, so the next consultation's estimate can build on it.
+ *   prompt tokens the provider billed for it, so the next consultation's estimate can build on it,
+ *   and `payloadHash`: the first request's provider payload as sent (after the Anthropic breakpoint
+ *   edit), hashed by render/payload-hash.ts in `onPayload` — what a cache-warming refresh of it must
+ *   match (issue 7). Absent when the provider never builds a payload (pi-ai's faux provider).
  */
 
 import type {
@@ -47,6 +50,7 @@ import type {
 import { TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED, TOOL_TEXT, TOOLS_AFTER_SPENT } from "../render/constants.ts";
 import { requestRecord } from "../render/estimate-cost.ts";
 import type { LedgerRequest } from "../render/index.ts";
+import { payloadHash } from "../render/payload-hash.ts";
 import { cacheBreakpointHook } from "./cache-breakpoint.ts";
 import type { CompleteSimple } from "./compat.ts";
 import { createDeadline } from "./deadline.ts";
@@ -241,11 +245,14 @@ export async function runConsultation(input: ConsultationInput): Promise<Advisor
 	let lastSentMs: number | undefined;
 	let firstPrompt: number | undefined;
 	let previous: SentRequest | undefined;
+	// The first request's payload as the provider serialised it (every try of round 0 is the same one).
+	let firstPayloadHash: string | undefined;
 	const request = (): RequestInfo | undefined => {
 		if (firstMs === undefined) return undefined;
 		return requestRecord(input.request, {
 			routingKey: input.sessionId,
 			timestampMs: firstMs,
+			...(firstPayloadHash !== undefined ? { payloadHash: firstPayloadHash } : {}),
 			...(firstPrompt !== undefined ? { promptTokens: firstPrompt } : {}),
 			...(lastSentMs !== undefined && lastSentMs > firstMs ? { lastSentMs } : {}),
 		});
@@ -276,7 +283,21 @@ export async function runConsultation(input: ConsultationInput): Promise<Advisor
 	const interrupted = (message: string | undefined): Failure =>
 		timedOut() ? { kind: "timeout", seconds: timeoutSeconds(input.timeoutMs ?? 0) } : { kind: "cancelled", message };
 
-	const onPayload = cacheBreakpointHook(input.model, input.request.context, input.request.stable);
+	const breakpoint = cacheBreakpointHook(input.model, input.request.context, input.request.stable);
+	// Every API gets the hook: the breakpoint edit where it applies, and the first request's hash.
+	const onPayloadFor =
+		(round: number) =>
+		(payload: unknown, model: Model<Api>): unknown => {
+			const replaced = breakpoint?.(payload);
+			if (round === 0) {
+				try {
+					firstPayloadHash = payloadHash(replaced ?? payload, model?.api ?? input.model.api);
+				} catch {
+					// A fingerprint is never worth the request itself.
+				}
+			}
+			return replaced;
+		};
 
 	const send = async (context: Context, round: number): Promise<SendOutcome> => {
 		for (let attempt = 0; ; attempt++) {
@@ -301,7 +322,7 @@ export async function runConsultation(input: ConsultationInput): Promise<Advisor
 					...(signal !== undefined ? { signal } : {}),
 					...(input.auth.apiKey !== undefined ? { apiKey: input.auth.apiKey } : {}),
 					...(input.auth.headers !== undefined ? { headers: input.auth.headers } : {}),
-					...(onPayload !== undefined ? { onPayload } : {}),
+					onPayload: onPayloadFor(round),
 				});
 			} catch (err) {
 				thrown = errorText(err);

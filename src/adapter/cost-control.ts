@@ -75,7 +75,8 @@ export function costControl(deps: CostControlDeps): (setup: PlanningSetup) => Co
 		const { ctx, config } = setup;
 		const budget = planBudget(config.budget);
 		const who = planModel(setup.model, setup.effort, setup.routingKey);
-		const interactive = ctx.hasUI;
+		// A completion review passes false: nobody is there to answer a dialog (over the soft limit → skipped).
+		const interactive = setup.interactive;
 		const plan = planConsultation({
 			...who,
 			ledger: setup.state,

@@ -1,7 +1,9 @@
 /**
  * pi-advisor-ledger's Pi entry point (`pi -e ./src/adapter/extension.ts`, or the `pi` manifest
  * after `pi install npm:pi-advisor-ledger`). Wiring only: the tool, the /advisor command and
- * the lifecycle hooks, sharing one runtime per loaded copy of the extension.
+ * the lifecycle hooks, sharing one runtime per loaded copy of the extension, plus the two
+ * background workers of issue 7: cache warming (src/adapter/warming.ts) and completion review
+ * (src/adapter/review.ts).
  */
 
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
@@ -17,9 +19,11 @@ import {
 import { type CompleteSimple, loadCompleteSimple } from "./compat.ts";
 import type { ConfigLocation } from "./config.ts";
 import { costControl } from "./cost-control.ts";
-import { type LifecycleHooks, registerLifecycle } from "./lifecycle.ts";
+import { composeHooks, type LifecycleHooks, registerLifecycle } from "./lifecycle.ts";
+import { createCompletionReview, type ReviewTrace } from "./review.ts";
 import { advisorToolsMode, createAdvisorTools } from "./tools/index.ts";
 import { summarizeCall } from "./tools/summary.ts";
+import { createCacheWarming, type WarmingTimers, type WarmingTrace } from "./warming.ts";
 
 export interface AdvisorExtensionOptions {
 	/** Where advisor.json is looked up; default the real environment and home directory. */
@@ -31,7 +35,17 @@ export interface AdvisorExtensionOptions {
 	investigation?: AdvisorToolDeps["investigation"];
 	/** Budget gate, trimming, retry, timeout and status (issue 6); default `costControl` (advisor.json `budget`). */
 	consultationHooks?: AdvisorToolDeps["consultationHooks"];
+	/** Extra lifecycle hooks, run after the built-in ones (warming, review). */
 	lifecycle?: LifecycleHooks;
+	/** Cache warming's clock and timer (default `now` and the global timers), and a trace of what it did. */
+	warming?: {
+		timers?: Partial<WarmingTimers>;
+		/** `PI_CACHE_RETENTION` as pi-ai reads it; default the real environment. */
+		env?: () => string | undefined;
+		onTrace?: (trace: WarmingTrace) => void;
+	};
+	/** A trace of what the completion review did. */
+	review?: { onTrace?: (trace: ReviewTrace) => void };
 }
 
 export function createAdvisorExtension(options: AdvisorExtensionOptions = {}): (pi: ExtensionAPI) => void {
@@ -45,13 +59,48 @@ export function createAdvisorExtension(options: AdvisorExtensionOptions = {}): (
 			consultationHooks: options.consultationHooks ?? costControl({ pi }),
 		};
 		if (options.now !== undefined) toolDeps.now = options.now;
+
+		const warming = createCacheWarming({
+			pi,
+			timers: { ...(options.now !== undefined ? { now: options.now } : {}), ...options.warming?.timers },
+			...(options.warming?.env !== undefined ? { env: options.warming.env } : {}),
+			...(options.warming?.onTrace !== undefined ? { onTrace: options.warming.onTrace } : {}),
+		});
+		// Every advisor() call ends the chain it finds (awaited: an in-flight refresh is recorded
+		// first) and, when it completes with advice, may start its own.
+		toolDeps.observer = {
+			starting: () => warming.cancel("consultation"),
+			finished: (run, consultationId) => warming.consulted(run, consultationId),
+		};
+		const review = createCompletionReview({
+			pi,
+			runtime,
+			pipeline: toolDeps,
+			...(options.now !== undefined ? { now: options.now } : {}),
+			...(options.review?.onTrace !== undefined ? { onTrace: options.review.onTrace } : {}),
+		});
 		const tool = () => createAdvisorTool(toolDeps);
 
 		pi.registerTool(tool());
-		pi.registerCommand(ADVISOR_COMMAND, createAdvisorCommand({ pi, runtime }));
-		const lifecycle: Parameters<typeof registerLifecycle>[0] = { pi, runtime, tool };
-		if (options.lifecycle !== undefined) lifecycle.hooks = options.lifecycle;
-		registerLifecycle(lifecycle);
+		pi.registerCommand(
+			ADVISOR_COMMAND,
+			createAdvisorCommand({ pi, runtime, onInvoke: () => warming.cancel("advisor_command") }),
+		);
+		const builtIn: LifecycleHooks = {
+			agentStart: () => review.runStarted(),
+			agentEnd: async (_event, ctx) => {
+				await warming.cancel("agent_end");
+				// Not awaited inside: the review runs in the background.
+				review.runEnded(ctx);
+			},
+			modelChanged: () => warming.cancel("model_select"),
+			thinkingLevelChanged: () => warming.cancel("thinking_level_select"),
+			// Both stop (and record their usage) before the session changes under them.
+			interrupt: async (reason) => {
+				await Promise.all([warming.cancel(reason), review.cancel(reason)]);
+			},
+		};
+		registerLifecycle({ pi, runtime, tool, hooks: composeHooks(builtIn, options.lifecycle) });
 	};
 }
 

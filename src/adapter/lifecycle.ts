@@ -1,7 +1,7 @@
 /**
  * The lifecycle hooks of SPEC §5. Each one re-runs `reconcile` where the answer may have changed;
  * the work that later issues add (branch cost status, cache warming, completion review) plugs in
- * through `LifecycleHooks` without touching the wiring.
+ * through `LifecycleHooks` without touching the wiring (`composeHooks` runs several sets in order).
  */
 
 import type { AgentEndEvent, ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
@@ -20,12 +20,18 @@ export type InterruptReason =
 export interface LifecycleHooks {
 	/** before_agent_start, after the built-in refresh of the branch cost / cache status (issue 6). */
 	beforeAgentStart?(ctx: ExtensionContext): void | Promise<void>;
-	/** agent_start: arm cache warming (issue 7). */
+	/**
+	 * agent_start (issue 7): the completion review notes that a run is going (a review that settles
+	 * now is queued for the next prompt, never injected). Warming is armed after each consultation,
+	 * not here: agent_end ends every chain, so a run starts with none.
+	 */
 	agentStart?(ctx: ExtensionContext): void | Promise<void>;
 	/** agent_end: cancel warming, run the completion review (issue 7). */
 	agentEnd?(event: AgentEndEvent, ctx: ExtensionContext): void | Promise<void>;
 	/** thinking_level_select: cancel warming (issue 7). */
 	thinkingLevelChanged?(ctx: ExtensionContext): void | Promise<void>;
+	/** model_select (not "restore"): cancel warming (issue 7). */
+	modelChanged?(ctx: ExtensionContext): void | Promise<void>;
 	/** Abort warming/review and record their usage before the session changes under them. */
 	interrupt?(reason: InterruptReason, ctx: ExtensionContext): void | Promise<void>;
 }
@@ -68,6 +74,7 @@ export function registerLifecycle(deps: LifecycleDeps): void {
 		// A restored model is the one the session already had; session_start reconciled for it.
 		if (event.source === "restore") return;
 		reconcile(pi, ctx, runtime);
+		await hooks.modelChanged?.(ctx);
 	});
 
 	// Pi does not await this event; deciding first keeps the tool set right as soon as it is emitted.
@@ -92,4 +99,29 @@ export function registerLifecycle(deps: LifecycleDeps): void {
 	pi.on("session_before_switch", interrupt("session_before_switch"));
 	pi.on("session_before_fork", interrupt("session_before_fork"));
 	pi.on("session_shutdown", interrupt("session_shutdown"));
+}
+
+/** Runs each set of hooks in turn (awaiting each), for every slot any of them fills. */
+export function composeHooks(...sets: (LifecycleHooks | undefined)[]): LifecycleHooks {
+	const all = sets.filter((h): h is LifecycleHooks => h !== undefined);
+	return {
+		async beforeAgentStart(ctx) {
+			for (const h of all) await h.beforeAgentStart?.(ctx);
+		},
+		async agentStart(ctx) {
+			for (const h of all) await h.agentStart?.(ctx);
+		},
+		async agentEnd(event, ctx) {
+			for (const h of all) await h.agentEnd?.(event, ctx);
+		},
+		async thinkingLevelChanged(ctx) {
+			for (const h of all) await h.thinkingLevelChanged?.(ctx);
+		},
+		async modelChanged(ctx) {
+			for (const h of all) await h.modelChanged?.(ctx);
+		},
+		async interrupt(reason, ctx) {
+			for (const h of all) await h.interrupt?.(reason, ctx);
+		},
+	};
 }

@@ -28,6 +28,9 @@
  *    "consulted-after-last-tool-call". An advisor call in the same message as the last tool call
  *    does not count: with parallel calls it may not have seen that call's result. With no executor
  *    tool call since the last user message (minToolCalls 0), the last user message is the point.
+ *    A review that names an answer on the branch BEFORE that message does not count either: it
+ *    judged older work, and only its record landed later (a review settling while the user's next
+ *    run was already making changes writes its usage record in the middle of that run).
  */
 
 import type { AssistantEvent, LedgerEvent } from "../events/types.ts";
@@ -173,7 +176,12 @@ export function reviewDecision(
 			if (madeAt > lastCallMessage) return skip("consulted-after-last-tool-call");
 			continue;
 		}
-		if (reviewedAnswer(event) !== undefined) return skip("consulted-after-last-tool-call");
+		const named = reviewedAnswer(event);
+		if (named === undefined) continue;
+		// A review of an answer older than the last tool call judged older work (see rule 7).
+		const at = named === null ? -1 : events.findIndex((e) => e.id === named);
+		if (at !== -1 && at < lastCallMessage) continue;
+		return skip("consulted-after-last-tool-call");
 	}
 
 	return { review: true, answerEntryId: answer.id, toolCalls };

@@ -121,8 +121,11 @@ describe("one request when the advisor has no tools", () => {
 			headers: { "x-extra": "1" },
 		});
 		expect(calls[0]!.options?.signal).toBe(controller.signal);
-		// Only Anthropic-style APIs get the breakpoint hook.
-		expect(calls[0]!.options?.onPayload).toBeUndefined();
+		// Every API gets the payload hook (issue 7: the first request's payload hash); only
+		// Anthropic-style payloads are edited by it, this one is left as pi-ai built it.
+		const hook = calls[0]!.options?.onPayload;
+		expect(typeof hook).toBe("function");
+		expect(await hook!({ model: "gpt-5", input: [] }, model)).toBeUndefined();
 		expect(progress).toEqual(["Consulting advisor (GPT-5, high)…"]);
 		expect(out).toEqual({
 			content: [{ type: "text", text: "Severity: concern\nRun the tests first." }],

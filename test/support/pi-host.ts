@@ -33,6 +33,7 @@ import {
 	createAgentSessionFromServices,
 	createAgentSessionRuntime,
 	createAgentSessionServices,
+	type ExtensionFactory,
 	ModelRegistry,
 	type SessionEntry,
 	SessionManager,
@@ -103,6 +104,35 @@ export interface HostOptions {
 	 * written prompt twice, as input and as cacheWrite).
 	 */
 	priceAdvisor?: boolean;
+	/**
+	 * Load the extension from this factory (Pi's `extensionFactories`) instead of from its path: how
+	 * a test injects options such as clocks, timers and traces (`createAdvisorExtension({...})`).
+	 */
+	extension?: ExtensionFactory;
+	/**
+	 * The advisor on a real pi-ai API pointed at a local mock (test/support/mock-llm.ts), so pi-ai's
+	 * serialiser and onPayload run. Registered in the model registry instead of the faux advisor.
+	 */
+	advisorEndpoint?: AdvisorEndpoint;
+	/** Extra Pi settings (e.g. `compaction.keepRecentTokens`), over the hermetic defaults. */
+	settings?: { compaction?: Record<string, unknown> };
+}
+
+export interface AdvisorEndpoint {
+	provider: string;
+	api: "openai-completions" | "openai-responses" | "anthropic-messages";
+	baseUrl: string;
+	apiKey?: string;
+	models: {
+		id: string;
+		name: string;
+		reasoning: boolean;
+		input: ("text" | "image")[];
+		cost: { input: number; output: number; cacheRead: number; cacheWrite: number };
+		contextWindow: number;
+		maxTokens: number;
+		compat?: any;
+	}[];
 }
 
 /** One ctx.ui.setStatus() call. */
@@ -261,7 +291,15 @@ export async function startHost(options: HostOptions): Promise<Host> {
 		api: executor.api,
 		models: modelDefs(executor.models),
 	});
-	if (!advisorSpec.unregistered) {
+	if (options.advisorEndpoint !== undefined) {
+		const endpoint = options.advisorEndpoint;
+		modelRegistry.registerProvider(endpoint.provider, {
+			baseUrl: endpoint.baseUrl,
+			apiKey: endpoint.apiKey ?? "test-key",
+			api: endpoint.api,
+			models: endpoint.models,
+		});
+	} else if (!advisorSpec.unregistered) {
 		modelRegistry.registerProvider(advisorSpec.provider, {
 			baseUrl: "http://localhost:0",
 			...(advisorSpec.oauthWithoutLogin
@@ -282,7 +320,10 @@ export async function startHost(options: HostOptions): Promise<Host> {
 			models: modelDefs(advisor.models),
 		});
 	}
-	const settingsManager = SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
+	const settingsManager = SettingsManager.inMemory({
+		compaction: { enabled: false, ...options.settings?.compaction },
+		retry: { enabled: false },
+	});
 
 	const createRuntime: CreateAgentSessionRuntimeFactory = async ({
 		cwd: runtimeCwd,
@@ -297,7 +338,9 @@ export async function startHost(options: HostOptions): Promise<Host> {
 			modelRegistry,
 			settingsManager,
 			resourceLoaderOptions: {
-				additionalExtensionPaths: [EXTENSION_PATH],
+				...(options.extension !== undefined
+					? { extensionFactories: [options.extension] }
+					: { additionalExtensionPaths: [EXTENSION_PATH] }),
 				noSkills: true,
 				noPromptTemplates: true,
 				noThemes: true,
@@ -422,3 +465,14 @@ export function readJson(path: string): unknown {
 
 /** Keys as a terminal sends them. */
 export const KEYS = Object.freeze({ enter: "\r", escape: "\x1b", up: "\x1b[A", down: "\x1b[B", backspace: "\x7f" });
+
+/** Polls `check` until it returns a defined, non-false value (background work: reviews, refreshes). */
+export async function waitFor<T>(check: () => T | undefined | false, what = "condition", timeoutMs = 5000): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = check();
+		if (value !== undefined && value !== false) return value;
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+}
