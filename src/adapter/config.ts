@@ -18,6 +18,7 @@ import {
 	REVIEW_PROMPT_GUIDELINES,
 	REVIEW_PROMPT_SNIPPET,
 } from "../render/constants.ts";
+import type { WarmingSettings } from "../render/warming.ts";
 import { canonicalModelKey } from "./model-key.ts";
 import { configInvalidKeys, configUnreadable } from "./notices.ts";
 
@@ -71,15 +72,8 @@ export interface BudgetConfig {
 	onExceed: OnExceed;
 }
 
-export interface WarmingConfig {
-	enabled: boolean;
-	/** 0 = the model's own cache TTL. */
-	ttlSec: number;
-	minPromptTokens: number;
-	continueProbability: number;
-	minSavingsUsd: number;
-	maxDurationSec: number;
-}
+/** The `warming` keys, as the pure warming economics read them (render/warming.ts). */
+export type WarmingConfig = WarmingSettings;
 
 export interface ReviewConfig {
 	enabled: boolean;

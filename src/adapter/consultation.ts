@@ -51,6 +51,7 @@ import { TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED, TOOL_TEXT, TOOLS_AFTER_SPENT } fr
 import { requestRecord } from "../render/estimate-cost.ts";
 import type { LedgerRequest } from "../render/index.ts";
 import { payloadHash } from "../render/payload-hash.ts";
+import { zeroUsage } from "../render/usage.ts";
 import { cacheBreakpointHook } from "./cache-breakpoint.ts";
 import type { CompleteSimple } from "./compat.ts";
 import { createDeadline } from "./deadline.ts";
@@ -172,16 +173,7 @@ export interface ConsultationInput {
 // Usage
 // ---------------------------------------------------------------------------------------------
 
-export function zeroUsage(): Usage {
-	return {
-		input: 0,
-		output: 0,
-		cacheRead: 0,
-		cacheWrite: 0,
-		totalTokens: 0,
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-	};
-}
+export { zeroUsage };
 
 export function addUsage(sum: Usage, more: Usage | undefined): Usage {
 	if (more === undefined) return sum;

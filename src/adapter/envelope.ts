@@ -8,6 +8,7 @@
 import type { StopReason, TextContent, ThinkingLevel, Usage } from "@mariozechner/pi-ai";
 import type { RequestRecord } from "../reducers/spend.ts";
 import { FAILURE, type Severity } from "../render/constants.ts";
+import type { EnvelopeEstimate } from "../render/estimate-cost.ts";
 import { formatColonKey, type ModelRef, modelKeyOf } from "./model-key.ts";
 import { parseSeverity } from "./severity.ts";
 
@@ -26,15 +27,8 @@ export interface AttemptRecord {
  */
 export type RequestInfo = RequestRecord;
 
-/** Filled by the budget gate (issue 6). */
-export interface CostEstimate {
-	promptTokens: number;
-	cacheReadTokens: number;
-	outputTokens: number;
-	costUsd: number;
-	coldCostUsd: number;
-	sessionUsd: number;
-}
+/** Filled by the budget gate: the first request's estimate (render/estimate-cost.ts). */
+export type CostEstimate = EnvelopeEstimate;
 
 /** Filled when the request was trimmed to fit the context budget (issue 6). */
 export interface ContextTrim {

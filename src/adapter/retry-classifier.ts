@@ -5,6 +5,7 @@
  */
 
 import { type AssistantMessage, isContextOverflow, type StopReason, type Usage } from "@mariozechner/pi-ai";
+import { zeroUsage } from "../render/usage.ts";
 
 export { isContextOverflow };
 
@@ -37,15 +38,6 @@ export const TRANSIENT_ERROR_PATTERN =
 export const AUTH_ERROR_PATTERN =
 	/\b40[13]\b|invalid.?(?:x-)?api.?key|incorrect api key|api key not valid|unauthori[sz]ed|authentication.?(?:error|failed)|permission.?denied|forbidden/i;
 
-const NO_USAGE: Usage = {
-	input: 0,
-	output: 0,
-	cacheRead: 0,
-	cacheWrite: 0,
-	totalTokens: 0,
-	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
-
 /** isContextOverflow wants a whole AssistantMessage but reads only these fields. */
 function overflowProbe(message: FailureLike): AssistantMessage {
 	return {
@@ -54,7 +46,7 @@ function overflowProbe(message: FailureLike): AssistantMessage {
 		api: "",
 		provider: "",
 		model: "",
-		usage: message.usage ?? NO_USAGE,
+		usage: message.usage ?? zeroUsage(),
 		stopReason: message.stopReason,
 		errorMessage: message.errorMessage,
 		timestamp: 0,

@@ -7,7 +7,14 @@ import { current, type Draft, Immer, isDraft, original } from "immer";
 import type { LedgerEvent } from "../events/types.ts";
 import { ADVISOR_TOOL_NAME, CUSTOM_TYPES } from "../render/constants.ts";
 import { completedAdvice, reviewAdvice } from "./advisor-result.ts";
-import { type Block, emptyLedger, type LedgerState, type PendingConsultation, type RoundBlock } from "./state.ts";
+import {
+	type Block,
+	emptyLedger,
+	type LedgerState,
+	type PendingConsultation,
+	type RoundBlock,
+	unansweredRound,
+} from "./state.ts";
 
 type LedgerDraft = Draft<LedgerState>;
 
@@ -212,18 +219,7 @@ function giveUpPendingCalls(draft: LedgerDraft): void {
 	if (draft.pendingCalls.length > 0) {
 		for (const drafted of draft.pendingCalls) {
 			const pending = plain(drafted);
-			pushBlock(draft, {
-				kind: "round",
-				id: pending.callEntryId,
-				round: {
-					callEntryId: pending.callEntryId,
-					call: pending.call,
-					resultId: undefined,
-					resultParts: [],
-					status: "no-result",
-					reasoning: pending.reasoning,
-				},
-			});
+			pushBlock(draft, { kind: "round", id: pending.callEntryId, round: unansweredRound(pending) });
 		}
 		draft.pendingCalls = [];
 	}

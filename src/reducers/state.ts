@@ -104,6 +104,18 @@ export interface UserWordsRecord extends HiddenUserWords {
 	index: number;
 }
 
+/** The round of a call that has no result: still running, or given up on. */
+export function unansweredRound(pending: PendingCall): Round {
+	return {
+		callEntryId: pending.callEntryId,
+		call: pending.call,
+		resultId: undefined,
+		resultParts: [],
+		status: "no-result",
+		reasoning: pending.reasoning,
+	};
+}
+
 export interface SummaryBoundary {
 	id: string;
 	kind: "compaction" | "branch";

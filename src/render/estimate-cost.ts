@@ -357,17 +357,17 @@ export function fingerprintOf(
 }
 
 /** `details.estimate` of the envelope (SPEC §4); `sessionUsd` is what is left of the branch budget. */
-export function envelopeEstimate(
-	estimate: RequestEstimate,
-	remainingSessionUsd: number,
-): {
+/** SPEC §4 `details.estimate`. */
+export interface EnvelopeEstimate {
 	promptTokens: number;
 	cacheReadTokens: number;
 	outputTokens: number;
 	costUsd: number;
 	coldCostUsd: number;
 	sessionUsd: number;
-} {
+}
+
+export function envelopeEstimate(estimate: RequestEstimate, remainingSessionUsd: number): EnvelopeEstimate {
 	return {
 		promptTokens: estimate.promptTokens,
 		cacheReadTokens: estimate.cacheReadTokens,

@@ -8,7 +8,14 @@
  */
 
 import type { AssistantMessage, Context, Message, Tool, UserMessage } from "@mariozechner/pi-ai";
-import type { Block, LedgerState, PendingCall, PendingConsultation, Round } from "../reducers/state.ts";
+import {
+	type Block,
+	type LedgerState,
+	type PendingCall,
+	type PendingConsultation,
+	type Round,
+	unansweredRound,
+} from "../reducers/state.ts";
 import { cardLine, displayId, reasoningBlock, renderBlock, verbatimRound } from "./blocks.ts";
 import { type CatalogueEntry, renderCatalogue } from "./catalogue.ts";
 import type { LedgerConfig } from "./config.ts";
@@ -28,6 +35,7 @@ import { chainHash, hashString } from "./hash.ts";
 import { neutralise } from "./neutralise.ts";
 import { capWithGap } from "./text.ts";
 import { locateCut, type RenderTrim, trimmedPart } from "./trim-cut.ts";
+import { zeroUsage } from "./usage.ts";
 
 export type RequestMode = "consult" | "review";
 
@@ -82,14 +90,7 @@ export interface LedgerRequest {
 	messageCount: number;
 }
 
-const ZERO_USAGE: AssistantMessage["usage"] = Object.freeze({
-	input: 0,
-	output: 0,
-	cacheRead: 0,
-	cacheWrite: 0,
-	totalTokens: 0,
-	cost: Object.freeze({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }),
-}) as AssistantMessage["usage"];
+const ZERO_USAGE: AssistantMessage["usage"] = Object.freeze(zeroUsage());
 
 function userMessage(parts: readonly string[]): UserMessage {
 	return { role: "user", content: parts.map((text) => ({ type: "text" as const, text })), timestamp: 0 };
@@ -198,7 +199,7 @@ function selectTail(state: LedgerState, config: LedgerConfig, from = 0): TailSel
 	}
 	const reasoning: { id: string; thinking: string }[] = [];
 	const seen = new Set<string>();
-	for (const round of [...tailRounds, ...pendingTail.map(pendingRound)]) {
+	for (const round of [...tailRounds, ...pendingTail.map(unansweredRound)]) {
 		if (round.reasoning.trim().length === 0 || seen.has(round.callEntryId)) continue;
 		seen.add(round.callEntryId);
 		reasoning.push({ id: round.callEntryId, thinking: round.reasoning });
@@ -209,17 +210,6 @@ function selectTail(state: LedgerState, config: LedgerConfig, from = 0): TailSel
 /** How many leading blocks of the open segment are stable (rendered as cards/blocks, not verbatim tail). */
 export function stableOpenBlocks(state: LedgerState, config: LedgerConfig): number {
 	return selectTail(state, config).firstVolatile;
-}
-
-function pendingRound(pending: PendingCall): Round {
-	return {
-		callEntryId: pending.callEntryId,
-		call: pending.call,
-		resultId: undefined,
-		resultParts: [],
-		status: "no-result",
-		reasoning: pending.reasoning,
-	};
 }
 
 function questionSection(question: string, id: string, config: LedgerConfig): string {
@@ -299,9 +289,10 @@ export function renderRequest(
 				? verbatimRound(block.id, block.round, tailConfig, false)
 				: memo.block(block, tailConfig);
 	}
-	for (const pending of tail.pendingCards) volatile += cardLine(pending.callEntryId, pendingRound(pending), "running");
+	for (const pending of tail.pendingCards)
+		volatile += cardLine(pending.callEntryId, unansweredRound(pending), "running");
 	for (const pending of tail.pendingTail)
-		volatile += verbatimRound(pending.callEntryId, pendingRound(pending), tailConfig, true);
+		volatile += verbatimRound(pending.callEntryId, unansweredRound(pending), tailConfig, true);
 
 	const consultation = options.mode === "consult" ? inFlight(state, options.inFlightCallId) : undefined;
 	const reasoning = [...tail.reasoning];
