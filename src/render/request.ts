@@ -10,6 +10,7 @@
 import type { AssistantMessage, Context, Message, Tool, UserMessage } from "@mariozechner/pi-ai";
 import {
 	type Block,
+	type ClosedSegment,
 	type LedgerState,
 	type PendingCall,
 	type PendingConsultation,
@@ -119,20 +120,52 @@ export interface RenderMemo {
 	partHash(text: string): string;
 	catalogue(entries: readonly CatalogueEntry[]): string;
 	/**
+	 * A closed segment rendered whole: its log message and its advice turn. A closed segment never
+	 * changes, so later requests reuse the very same message objects and part strings.
+	 */
+	segment(segment: ClosedSegment, config: LedgerConfig, build: () => RenderedSegment): RenderedSegment;
+	/**
 	 * The units of the last request measured with this memo, with the marker and part text each
 	 * was made from: a later request that starts with the same parts reuses their chained hashes.
 	 */
 	lastUnits: { markers: string[]; parts: string[]; units: RequestUnit[] } | undefined;
 }
 
+/** A closed segment as two messages, with the part texts each was made from. */
+export interface RenderedSegment {
+	log: UserMessage;
+	logParts: string[];
+	advice: AssistantMessage;
+	adviceParts: string[];
+}
+
+function configKey(config: LedgerConfig): string {
+	return `${config.tailToolCalls}:${config.tailMaxChars}:${config.userMessageMaxChars}:${config.customPreviewChars}`;
+}
+
 export function createRenderMemo(): RenderMemo {
 	const byConfig = new Map<string, WeakMap<Block, string>>();
+	const segments = new Map<string, WeakMap<ClosedSegment, RenderedSegment>>();
 	const hashes = new Map<string, string>();
 	let lastCatalogue: { entries: readonly CatalogueEntry[]; key: string; text: string } | undefined;
 	return {
 		lastUnits: undefined,
+		segment(segment, config, build) {
+			const key = configKey(config);
+			let memo = segments.get(key);
+			if (memo === undefined) {
+				memo = new WeakMap();
+				segments.set(key, memo);
+			}
+			let rendered = memo.get(segment);
+			if (rendered === undefined) {
+				rendered = build();
+				memo.set(segment, rendered);
+			}
+			return rendered;
+		},
 		block(block, config) {
-			const key = `${config.tailToolCalls}:${config.tailMaxChars}:${config.userMessageMaxChars}:${config.customPreviewChars}`;
+			const key = configKey(config);
 			let memo = byConfig.get(key);
 			if (memo === undefined) {
 				memo = new WeakMap();
@@ -255,23 +288,27 @@ export function renderRequest(
 
 	for (let s = cut?.firstSegment ?? 0; s < state.closed.length; s++) {
 		const segment = state.closed[s]!;
-		const parts = [LOG_OPEN];
-		if (trimPart !== undefined) {
-			parts.push(trimPart);
-			trimPart = undefined;
-		}
 		const from = cut !== undefined && s === cut.firstSegment ? cut.firstBlock : 0;
-		for (let b = from; b < segment.blocks.length; b++) parts.push(memo.block(segment.blocks[b]!, config));
-		parts.push(
-			LOG_CLOSE +
-				(segment.closedBy === "review"
-					? reviewSection()
-					: questionSection(segment.question, displayId(segment.closingId), config)),
-		);
-		push(userMessage(parts), parts);
-		// Neutralised too: a review arrives as a custom message, which any extension could write.
-		const advice = [capWithGap(neutralise(segment.advice), config.tailMaxChars, displayId(segment.closingId))];
-		push(adviceMessage(advice[0]!), advice);
+		const build = (lead: string | undefined): RenderedSegment => {
+			const parts = [LOG_OPEN];
+			if (lead !== undefined) parts.push(lead);
+			for (let b = from; b < segment.blocks.length; b++) parts.push(memo.block(segment.blocks[b]!, config));
+			parts.push(
+				LOG_CLOSE +
+					(segment.closedBy === "review"
+						? reviewSection()
+						: questionSection(segment.question, displayId(segment.closingId), config)),
+			);
+			// Neutralised too: a review arrives as a custom message, which any extension could write.
+			const advice = [capWithGap(neutralise(segment.advice), config.tailMaxChars, displayId(segment.closingId))];
+			return { log: userMessage(parts), logParts: parts, advice: adviceMessage(advice[0]!), adviceParts: advice };
+		};
+		// Only a segment rendered whole is memoised; the one a trim cuts into is built each time.
+		const rendered =
+			from === 0 && trimPart === undefined ? memo.segment(segment, config, () => build(undefined)) : build(trimPart);
+		trimPart = undefined;
+		push(rendered.log, rendered.logParts);
+		push(rendered.advice, rendered.adviceParts);
 	}
 
 	const openFrom = cut !== undefined && cut.firstSegment === state.closed.length ? cut.firstBlock : 0;
