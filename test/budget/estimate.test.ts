@@ -1,4 +1,5 @@
 /** The cost estimate of one request (issue 6): one describe per rule. */
+
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { RequestFingerprint } from "../../src/reducers/spend.ts";
@@ -13,6 +14,7 @@ import {
 	fingerprintOf,
 } from "../../src/render/estimate-cost.ts";
 import { extendRequest } from "../../src/render/tool-loop.ts";
+import { zeroUsage } from "../../src/render/usage.ts";
 import { resetParents } from "../support/events.ts";
 import { fingerprint, GPT, render, roundsSession, SONNET, syntheticRequest } from "./helpers.ts";
 
@@ -251,14 +253,7 @@ describe("every request of the tool loop is re-estimated with the conversation a
 			api: "anthropic-messages",
 			provider: "anthropic",
 			model: "claude-sonnet-4-5",
-			usage: {
-				input: 0,
-				output: 0,
-				cacheRead: 0,
-				cacheWrite: 0,
-				totalTokens: 0,
-				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-			},
+			usage: zeroUsage(),
 			stopReason: "toolUse",
 			timestamp: 0,
 		};

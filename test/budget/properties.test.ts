@@ -4,6 +4,7 @@
  * growing branches; the estimate never decreases when only the tail grows. Plus: the budget folds
  * are incremental like the ledger's. Runs per property: 200, or FC_RUNS.
  */
+
 import type { AssistantMessage, Message, ToolResultMessage } from "@mariozechner/pi-ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -31,6 +32,7 @@ import { flatten, type LedgerRequest, renderRequest } from "../../src/render/req
 import { extendRequest } from "../../src/render/tool-loop.ts";
 import { chooseTrim, TAIL_CAPS, trimCandidates } from "../../src/render/trim.ts";
 import type { RenderTrim } from "../../src/render/trim-cut.ts";
+import { zeroUsage } from "../../src/render/usage.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
 import { options } from "./helpers.ts";
 
@@ -200,14 +202,7 @@ function round(k: number, calls: number, size: number, image: boolean): Message[
 		api: "anthropic-messages",
 		provider: "anthropic",
 		model: "m",
-		usage: {
-			input: 0,
-			output: 0,
-			cacheRead: 0,
-			cacheWrite: 0,
-			totalTokens: 0,
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		},
+		usage: zeroUsage(),
 		stopReason: "toolUse",
 		timestamp: 0,
 	};

@@ -13,6 +13,7 @@ import { createAdvisorRuntime } from "../../src/adapter/activation-state.ts";
 import { type AdvisorToolDeps, createAdvisorTool, type PlanningSetup } from "../../src/adapter/advisor-tool.ts";
 import type { CompleteSimple } from "../../src/adapter/compat.ts";
 import { UNSUPPORTED_PI_AI } from "../../src/render/constants.ts";
+import { zeroUsage } from "../../src/render/usage.ts";
 
 function model(provider: string, id: string, reasoning = true): Model<Api> {
 	return {
@@ -58,14 +59,7 @@ function setup(
 		api: "x",
 		provider: "exec",
 		model: "small",
-		usage: {
-			input: 0,
-			output: 0,
-			cacheRead: 0,
-			cacheWrite: 0,
-			totalTokens: 0,
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		},
+		usage: zeroUsage(),
 		stopReason: "toolUse",
 		timestamp: 0,
 	} as AssistantMessage);

@@ -4,7 +4,7 @@
  */
 
 import { readFileSync } from "node:fs";
-import { type FauxResponseStep, fauxAssistantMessage, fauxText, fauxToolCall, type Message } from "@mariozechner/pi-ai";
+import { type FauxResponseStep, fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
 import { CUSTOM_TYPES } from "../../src/render/constants.ts";
 import { ADVISOR_MODEL, ADVISOR_NAME, ADVISOR_PROVIDER, type Host, type ProviderSpec } from "../support/pi-host.ts";
 
@@ -56,22 +56,7 @@ export function anchorEntries(host: Host): any[] {
 	return fileEntries(host).filter((e) => e.type === "custom" && e.customType === CUSTOM_TYPES.trimAnchor);
 }
 
-export function texts(message: Message): string[] {
-	if (typeof message.content === "string") return [message.content];
-	return message.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`));
-}
-
-/** The provider-neutral flattening the prefix invariant compares (render/request.ts flatten). */
-export function flattenParts(messages: readonly Message[], upTo?: { messageIndex: number; partCount: number }): string {
-	const last = upTo ?? { messageIndex: messages.length - 1, partCount: texts(messages[messages.length - 1]!).length };
-	let out = "";
-	for (let m = 0; m <= last.messageIndex; m++) {
-		const parts = texts(messages[m]!);
-		const count = m === last.messageIndex ? last.partCount : parts.length;
-		for (let p = 0; p < count; p++) out += `${p === 0 ? "\u0001" : ""}${messages[m]!.role}\u0000${parts[p]}`;
-	}
-	return out;
-}
+export { flattenParts, texts } from "../support/requests.ts";
 
 /** The billed prompt of a pi-ai usage: input + cacheRead + cacheWrite. */
 export function billedPrompt(usage: { input: number; cacheRead: number; cacheWrite: number }): number {

@@ -13,6 +13,7 @@ import { emptyLedger, foldEvents } from "../../src/reducers/index.ts";
 import { CUSTOM_TYPES, TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "../../src/render/constants.ts";
 import { DEFAULT_LEDGER_CONFIG, renderRequest } from "../../src/render/index.ts";
 import { type Host, startHost } from "../support/pi-host.ts";
+import { sentCatalogue } from "../support/requests.ts";
 import {
 	ADVISOR_KEY,
 	anchorEntries,
@@ -22,7 +23,6 @@ import {
 	flattenParts,
 	PRICED_ADVISOR,
 	steps,
-	texts,
 } from "./budget-support.ts";
 
 const BUDGET_TOKENS = 9000;
@@ -133,14 +133,7 @@ describe("a cold request over the soft limit and the context budget", () => {
 		const branch = host.runtime.session.sessionManager.getBranch(callEntry.id);
 		const state = foldEvents(emptyLedger(), eventsFromBranch(branch, entries).events);
 		const sentFirst = host.advisorCalls[0]!.context;
-		const catalogue = texts(sentFirst.messages[0]!)
-			.join("")
-			.split("\n")
-			.filter((line) => line.startsWith("- "))
-			.map((line) => {
-				const [name, description] = line.slice(2).split(" — ");
-				return { name: name!, description: description! };
-			});
+		const catalogue = sentCatalogue(sentFirst.messages);
 		const rerendered = renderRequest(state, {
 			config: DEFAULT_LEDGER_CONFIG,
 			catalogue,

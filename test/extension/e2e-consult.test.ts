@@ -3,33 +3,18 @@
  * executor calling advisor() twice, the advisor's requests captured by its faux model.
  */
 
-import { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall, type Message } from "@mariozechner/pi-ai";
+import { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventsFromBranch } from "../../src/events/index.ts";
 import { emptyLedger, foldEvents } from "../../src/reducers/index.ts";
 import { advisorSystemPrompt, CONSULT_INSTRUCTION, LOG_OPEN } from "../../src/render/constants.ts";
 import { DEFAULT_LEDGER_CONFIG, renderRequest } from "../../src/render/index.ts";
 import { ADVISOR_MODEL, ADVISOR_PROVIDER, type Host, startHost } from "../support/pi-host.ts";
+import { flattenParts, sentCatalogue, texts } from "../support/requests.ts";
 
 const ADVICE_1 = "Severity: none\nGo ahead: add CONTRIBUTING.md as planned.";
 const ADVICE_2 =
 	"Severity: nit\nMention the new file in README.md.\nKeep it short.\nLink the issue tracker.\nAdd a code of conduct.\nDone.";
-
-function texts(message: Message): string[] {
-	if (typeof message.content === "string") return [message.content];
-	return message.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`));
-}
-
-/** The provider-neutral flattening the prefix invariant compares (render/request.ts flatten). */
-function flattenParts(messages: readonly Message[], upTo: { messageIndex: number; partCount: number }): string {
-	let out = "";
-	for (let m = 0; m <= upTo.messageIndex; m++) {
-		const parts = texts(messages[m]!);
-		const count = m === upTo.messageIndex ? upTo.partCount : parts.length;
-		for (let p = 0; p < count; p++) out += `${p === 0 ? "\u0001" : ""}${messages[m]!.role}\u0000${parts[p]}`;
-	}
-	return out;
-}
 
 describe("a consultation on the real host", () => {
 	let host: Host;
@@ -148,14 +133,7 @@ describe("a consultation on the real host", () => {
 			const branch = host.runtime.session.sessionManager.getBranch(entries[callEntry]!.id);
 			const state = foldEvents(emptyLedger(), eventsFromBranch(branch, entries).events);
 			const first = host.advisorCalls[0]!.context;
-			const catalogue = texts(first.messages[0]!)
-				.join("")
-				.split("\n")
-				.filter((line) => line.startsWith("- "))
-				.map((line) => {
-					const [name, description] = line.slice(2).split(" — ");
-					return { name: name!, description: description! };
-				});
+			const catalogue = sentCatalogue(first.messages);
 			const rerendered = renderRequest(state, {
 				config: DEFAULT_LEDGER_CONFIG,
 				catalogue,

@@ -23,6 +23,7 @@ import {
 	REVIEW_PROMPT_SNIPPET,
 	TAGS,
 } from "../../src/render/constants.ts";
+import { zeroUsage } from "../../src/render/usage.ts";
 import { assistant, call, resetParents, result, user } from "../support/events.ts";
 import { gate } from "../support/mock-llm.ts";
 import { ADVISOR_MODEL, ADVISOR_NAME, ADVISOR_PROVIDER, type Host, startHost, waitFor } from "../support/pi-host.ts";
@@ -401,14 +402,7 @@ describe("a host that cannot record usage", () => {
 			api: "x",
 			provider: "x",
 			model: "x",
-			usage: {
-				input: 0,
-				output: 0,
-				cacheRead: 0,
-				cacheWrite: 0,
-				totalTokens: 0,
-				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-			},
+			usage: zeroUsage(),
 			stopReason: "toolUse",
 			timestamp: 0,
 		});
@@ -426,14 +420,7 @@ describe("a host that cannot record usage", () => {
 			api: "x",
 			provider: "x",
 			model: "x",
-			usage: {
-				input: 0,
-				output: 0,
-				cacheRead: 0,
-				cacheWrite: 0,
-				totalTokens: 0,
-				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-			},
+			usage: zeroUsage(),
 			stopReason: "stop",
 			timestamp: 0,
 		});

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { createSessionLedger } from "../../src/adapter/session-ledger.ts";
 import { eventsFromBranch } from "../../src/events/index.ts";
 import { foldAll } from "../../src/reducers/index.ts";
+import { zeroUsage } from "../../src/render/usage.ts";
 
 function assistantCall(id: string, name: string, text = ""): AssistantMessage {
 	return {
@@ -17,14 +18,7 @@ function assistantCall(id: string, name: string, text = ""): AssistantMessage {
 		api: "faux",
 		provider: "faux",
 		model: "m",
-		usage: {
-			input: 0,
-			output: 0,
-			cacheRead: 0,
-			cacheWrite: 0,
-			totalTokens: 0,
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		},
+		usage: zeroUsage(),
 		stopReason: "toolUse",
 		timestamp: 0,
 	};
