@@ -11,16 +11,17 @@ import { dirname, isAbsolute, join } from "node:path";
 import type { ModelThinkingLevel, ThinkingLevel } from "@mariozechner/pi-ai";
 import { type Static, type TProperties, type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../render/config.ts";
+import type { WarmingSettings } from "../policy/index.ts";
 import {
+	DEFAULT_LEDGER_CONFIG,
 	DEFAULT_PROMPT_GUIDELINES,
 	DEFAULT_PROMPT_SNIPPET,
+	type LedgerConfig,
 	REVIEW_PROMPT_GUIDELINES,
 	REVIEW_PROMPT_SNIPPET,
-} from "../render/constants.ts";
-import type { WarmingSettings } from "../render/warming.ts";
-import { canonicalModelKey } from "./model-key.ts";
-import { configInvalidKeys, configUnreadable } from "./notices.ts";
+} from "../render/index.ts";
+import { canonicalModelKey } from "./host/model-key.ts";
+import { configInvalidKeys, configUnreadable } from "./host/notices.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Types

@@ -7,23 +7,23 @@
  */
 
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { expandSource } from "../render/expand.ts";
-import { createAdvisorRuntime } from "./activation-state.ts";
-import { ADVISOR_COMMAND, createAdvisorCommand } from "./advisor-command.ts";
+import { expandSource } from "../render/index.ts";
+import { createCompletionReview, type ReviewTrace } from "./background/review.ts";
+import { createCacheWarming, type WarmingTimers, type WarmingTrace } from "./background/warming.ts";
+import type { ConfigLocation } from "./config.ts";
 import {
 	type AdvisorToolDeps,
 	type ConsultationSetup,
 	createAdvisorTool,
 	type InvestigationPlan,
-} from "./advisor-tool.ts";
-import { type CompleteSimple, loadCompleteSimple } from "./compat.ts";
-import type { ConfigLocation } from "./config.ts";
-import { costControl } from "./cost-control.ts";
-import { composeHooks, type LifecycleHooks, registerLifecycle } from "./lifecycle.ts";
-import { createCompletionReview, type ReviewTrace } from "./review.ts";
+} from "./consult/advisor-tool.ts";
+import { costControl } from "./consult/cost-control.ts";
+import { createAdvisorRuntime } from "./host/activation-state.ts";
+import { ADVISOR_COMMAND, createAdvisorCommand } from "./host/advisor-command.ts";
+import { type CompleteSimple, loadCompleteSimple } from "./host/compat.ts";
+import { composeHooks, type LifecycleHooks, registerLifecycle } from "./host/lifecycle.ts";
 import { advisorToolsMode, createAdvisorTools } from "./tools/index.ts";
 import { summarizeCall } from "./tools/summary.ts";
-import { createCacheWarming, type WarmingTimers, type WarmingTrace } from "./warming.ts";
 
 export interface AdvisorExtensionOptions {
 	/** Where advisor.json is looked up; default the real environment and home directory. */

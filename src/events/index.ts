@@ -11,7 +11,7 @@ import { parseSessionText, type ReadStats, type SessionHeaderInfo } from "./json
 import { migrateEntries } from "./migrate.ts";
 import { normalizeBranch } from "./normalize.ts";
 import type { Diagnostic, LedgerEvent } from "./types.ts";
-import { classifyEntry, isPlainObject } from "./validate.ts";
+import { classifyEntry, isRecord } from "./validate.ts";
 
 export type { BranchSelection, Linked } from "./branch.ts";
 export { listLeaves, selectBranch } from "./branch.ts";
@@ -20,7 +20,9 @@ export type { ParsedSession, ReadStats, SessionHeaderInfo } from "./jsonl.ts";
 export { parseSessionText } from "./jsonl.ts";
 export { migrateEntries } from "./migrate.ts";
 export { type NormalizeOptions, normalizeBranch } from "./normalize.ts";
+export * from "./records.ts";
 export type * from "./types.ts";
+export { isRecord } from "./validate.ts";
 
 export interface ReadOptions {
 	/** The leaf to read the branch up to; default the last entry in file order, null = empty branch. */
@@ -89,7 +91,7 @@ export function eventsFromBranch(
 	const before: string[] = [];
 	for (let i = 0; i < from; i++) {
 		const value = branch[i];
-		if (isPlainObject(value) && typeof value.id === "string") before.push(value.id);
+		if (isRecord(value) && typeof value.id === "string") before.push(value.id);
 	}
 	const path = toRecords(branch.slice(from), diagnostics, new Set(before));
 	const all = () => toRecords(allEntries ?? branch, undefined);
@@ -113,7 +115,7 @@ function toRecords(
 	const records: EntryRecord[] = [];
 	values.forEach((value, position) => {
 		const where = `entry ${position} of the branch`;
-		const rawId = isPlainObject(value) && typeof value.id === "string" ? value.id : undefined;
+		const rawId = isRecord(value) && typeof value.id === "string" ? value.id : undefined;
 		const report = (reason: Diagnostic["reason"], message: string): void => {
 			diagnostics?.push(
 				rawId === undefined

@@ -7,7 +7,7 @@
 import type { RawEntry } from "./entries.ts";
 import { isJsonObjectPrefix } from "./json-prefix.ts";
 import type { Diagnostic, DiagnosticReason } from "./types.ts";
-import { checkHeader, classifyEntry, isPlainObject } from "./validate.ts";
+import { checkHeader, classifyEntry, isRecord } from "./validate.ts";
 
 export interface SessionHeaderInfo {
 	id: string;
@@ -72,10 +72,10 @@ function bump(counts: Map<string, number>, key: string): void {
 function inferVersion(lines: readonly ParsedLine[]): number {
 	let hasIds = false;
 	for (const { value } of lines) {
-		if (!isPlainObject(value) || typeof value.id !== "string") continue;
+		if (!isRecord(value) || typeof value.id !== "string") continue;
 		hasIds = true;
 		const message = value.message;
-		if (value.type === "message" && isPlainObject(message) && message.role === "hookMessage") return 2;
+		if (value.type === "message" && isRecord(message) && message.role === "hookMessage") return 2;
 	}
 	return hasIds ? 3 : 1;
 }
@@ -128,7 +128,7 @@ export function parseSessionText(text: string): ParsedSession {
 	let header: SessionHeaderInfo | undefined;
 	let first = 0;
 	const head = parsed[0];
-	if (head !== undefined && isPlainObject(head.value) && head.value.type === "session") {
+	if (head !== undefined && isRecord(head.value) && head.value.type === "session") {
 		first = 1;
 		const checked = checkHeader(head.value);
 		if (checked.ok) {

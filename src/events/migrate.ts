@@ -9,7 +9,7 @@
 import type { EntryLinks, EntryRecord, OpaqueJson, RawEntry } from "./entries.ts";
 import { deterministicId } from "./ids.ts";
 import type { FileEntryJson } from "./schemas.ts";
-import { isPlainObject } from "./validate.ts";
+import { isRecord } from "./validate.ts";
 
 export const CURRENT_VERSION = 3;
 
@@ -53,7 +53,7 @@ function convertFirstKept<T extends Body>(entry: T, ownIndex: number, idAtIndex:
 function renameHookMessage<T extends Body>(entry: T): T {
 	if (entry.type !== "message") return entry;
 	const message: unknown = entry.message;
-	if (!isPlainObject(message) || message.role !== "hookMessage") return entry;
+	if (!isRecord(message) || message.role !== "hookMessage") return entry;
 	return { ...entry, message: { ...message, role: "custom" } };
 }
 

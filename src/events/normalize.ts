@@ -9,7 +9,7 @@
 import type { EntryRecord, KnownEntry } from "./entries.ts";
 import type { AgentMessageJson, ImagePart, TextPart, UserMessageJson } from "./schemas.ts";
 import type { ContentPart, HiddenUserWords, LedgerEvent, ToolCallInfo } from "./types.ts";
-import { isPlainObject } from "./validate.ts";
+import { isRecord } from "./validate.ts";
 
 type Base = { id: string; parentId: string | null };
 
@@ -24,7 +24,7 @@ export function toParts(content: string | readonly (TextPart | ImagePart)[]): Co
 
 function toolArguments(value: unknown): Record<string, unknown> {
 	if (value === undefined) return {};
-	return isPlainObject(value) ? value : { value };
+	return isRecord(value) ? value : { value };
 }
 
 function messageEvent(base: Base, message: AgentMessageJson): LedgerEvent {

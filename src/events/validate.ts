@@ -26,7 +26,7 @@ export type Classified =
 	| { kind: "opaque"; reason: OpaqueReason; entry: OpaqueJson; message: string }
 	| { kind: "rejected"; reason: "not-object" | "schema-mismatch"; message: string };
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
@@ -43,7 +43,7 @@ function isKnownRole(role: unknown): role is MessageRole {
  * @param needsIds v2+ entries must carry their own tree links; v1 entries get them from migration.
  */
 export function classifyEntry(value: unknown, needsIds: boolean): Classified {
-	if (!isPlainObject(value)) {
+	if (!isRecord(value)) {
 		return { kind: "rejected", reason: "not-object", message: `expected a JSON object, got ${jsonKind(value)}` };
 	}
 	const type = value.type;
@@ -96,7 +96,7 @@ function jsonKind(value: unknown): string {
 function describeMismatch(type: KnownEntryType, value: Record<string, unknown>): string {
 	// A union reports only "expected union value" at /message; checking the role's own schema says what is wrong.
 	const message = value.message;
-	if (type === "message" && isPlainObject(message) && isKnownRole(message.role)) {
+	if (type === "message" && isRecord(message) && isKnownRole(message.role)) {
 		const roleSchema = MESSAGE_SCHEMAS[message.role];
 		if (!Value.Check(roleSchema, message)) return `${type}: ${firstError(roleSchema, message, "/message")}`;
 	}
@@ -106,7 +106,7 @@ function describeMismatch(type: KnownEntryType, value: Record<string, unknown>):
 function firstError(schema: TSchema, value: unknown, prefix: string): string {
 	// typebox 0.34 reports `path`, the 1.x that Pi aliases in reports `instancePath`.
 	for (const error of Value.Errors(schema, value) as Iterable<unknown>) {
-		const e = isPlainObject(error) ? error : {};
+		const e = isRecord(error) ? error : {};
 		const path = typeof e.path === "string" ? e.path : typeof e.instancePath === "string" ? e.instancePath : "";
 		return `${prefix}${path} ${String(e.message)}`.trim();
 	}
@@ -143,7 +143,7 @@ function collectExtra(value: object, known: ReadonlySet<string> | undefined, pre
 function collectPartExtras(content: unknown, prefix: string, out: string[]): void {
 	if (!Array.isArray(content)) return;
 	for (const part of content) {
-		if (isPlainObject(part) && typeof part.type === "string") {
+		if (isRecord(part) && typeof part.type === "string") {
 			collectExtra(part, PART_KEYS.get(part.type), `${prefix}/${part.type}`, out);
 		}
 	}

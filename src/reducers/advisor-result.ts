@@ -3,11 +3,13 @@
  * replay their advice; failed, cancelled and skipped calls leave nothing in the ledger.
  */
 
-import type { ContentPart, CustomMessageEvent, ToolResultEvent } from "../events/types.ts";
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import {
+	type ContentPart,
+	type CustomMessageEvent,
+	isRecord,
+	parseAdvisorDetails,
+	type ToolResultEvent,
+} from "../events/index.ts";
 
 export function partsText(parts: readonly ContentPart[]): string {
 	let out = "";
@@ -21,9 +23,9 @@ export function partsText(parts: readonly ContentPart[]): string {
 /** The advice of a completed consultation, or undefined when the call failed, was cancelled or skipped. */
 export function completedAdvice(result: ToolResultEvent): string | undefined {
 	if (result.isError) return undefined;
-	const details = isRecord(result.details) ? result.details : {};
+	const details = parseAdvisorDetails(result.details);
 	if (details.skipped === true) return undefined;
-	if (typeof details.errorMessage === "string" && details.errorMessage.length > 0) return undefined;
+	if (details.errorMessage !== undefined && details.errorMessage.length > 0) return undefined;
 	const stop = details.stopReason;
 	if (stop === "error" || stop === "aborted") return undefined;
 	const text = partsText(result.parts);

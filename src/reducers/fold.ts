@@ -3,10 +3,9 @@
  * branch in one go or in any number of pieces gives the same state (a property test holds us to it).
  */
 
-import { current, type Draft, Immer, isDraft, original } from "immer";
-import type { LedgerEvent } from "../events/types.ts";
-import { ADVISOR_TOOL_NAME, CUSTOM_TYPES } from "../render/constants.ts";
+import { ADVISOR_TOOL_NAME, CUSTOM_TYPES, type LedgerEvent } from "../events/index.ts";
 import { completedAdvice, reviewAdvice } from "./advisor-result.ts";
+import { current, type Draft, isDraft, original, produce } from "./immer.ts";
 import {
 	type Block,
 	emptyLedger,
@@ -17,13 +16,6 @@ import {
 } from "./state.ts";
 
 type LedgerDraft = Draft<LedgerState>;
-
-/**
- * No auto-freeze: events can hold objects the live Pi host owns (tool arguments, details), which
- * must not be frozen under it, and skipping the freeze keeps an incremental fold O(new events).
- * Blocks are still never mutated once made; a test checks that folding leaves its input untouched.
- */
-const immer = new Immer({ autoFreeze: false });
 
 interface ApplyContext {
 	/** Every event up to and including the one being applied (a plain array: reading it makes no drafts). */
@@ -38,7 +30,7 @@ export function foldEvents(state: LedgerState, newEvents: readonly LedgerEvent[]
 	// Frozen so immer skips it when finalising: an unfrozen new array is walked, which made every fold O(branch).
 	const events = Object.freeze(state.events.concat(newEvents));
 	const first = state.events.length;
-	return immer.produce(state, (draft) => {
+	return produce(state, (draft) => {
 		draft.events = events as LedgerEvent[];
 		for (let index = first; index < events.length; index++) {
 			apply(draft, events[index]!, { events, index, replay: false });

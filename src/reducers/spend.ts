@@ -16,77 +16,18 @@
  * counts per (model, effort), and the newest billed request per model (its fingerprint).
  */
 
-import { Immer } from "immer";
-import type { LedgerEvent, ToolResultEvent } from "../events/types.ts";
-import { ADVISOR_TOOL_NAME, CUSTOM_TYPES, SEVERITIES, type Severity } from "../render/constants.ts";
+import {
+	ADVISOR_TOOL_NAME,
+	CUSTOM_TYPES,
+	isRecord,
+	type LedgerEvent,
+	parseAdvisorDetails,
+	parseUsageRecordData,
+	type RequestRecord,
+	type ToolResultEvent,
+} from "../events/index.ts";
 import { completedAdvice } from "./advisor-result.ts";
-
-// ---------------------------------------------------------------------------------------------
-// Data recorded by the adapter
-// ---------------------------------------------------------------------------------------------
-
-/**
- * `details.request` of the advisor envelope, and `request` of a usage record: the request as
- * rendered and measured, plus what the estimator of the next request needs. Written by the
- * adapter with `requestRecord()` (render/estimate-cost.ts); every field is about the ledger
- * request of the consultation (round 1, as rendered), not the investigation rounds after it.
- */
-export interface RequestRecord {
-	/** LedgerRequest.hash. */
-	hash: string;
-	/** LedgerRequest.messageCount. */
-	messageCount: number;
-	/** LedgerRequest.tokens (chars/4). */
-	estimatedTokens: number;
-	/** Epoch ms at dispatch of the first request. */
-	timestamp: number;
-	payloadHash?: string;
-	// --- for the estimator (issue 6) ---
-	/** LedgerRequest.units.length. */
-	unitCount?: number;
-	/** LedgerRequest.stable.hash: chained hash at the end of the stable portion. */
-	stableHash?: string;
-	/** LedgerRequest.stable.unitCount. */
-	stableUnits?: number;
-	/** LedgerRequest.stable.tokens (chars/4). */
-	stableTokens?: number;
-	/** units[0].prefixHash: the system prompt. */
-	systemHash?: string;
-	/** units[1].prefixHash: system prompt + tool declarations. */
-	toolsHash?: string;
-	/** The `sessionId` sent with the request (`advisor:<Pi session id>`). */
-	routingKey?: string;
-	/**
-	 * Prompt tokens the provider billed for this request (input + cacheRead + cacheWrite of the
-	 * first round of the last attempt). Absent when it was never billed (skipped before sending,
-	 * or failed before the provider processed it): then the request wrote no cache either.
-	 */
-	promptTokens?: number;
-	/** Epoch ms when the consultation's last request was sent (the cache was last touched); default `timestamp`. */
-	lastSentMs?: number;
-}
-
-/** `data` of a `custom` entry of CUSTOM_TYPES.usage (pi.appendEntry), for requests that leave no tool result. */
-export interface UsageRecordData {
-	kind: "review" | "warming";
-	/** `provider:modelId`. */
-	model: string;
-	/** Absent = no reasoning sent. */
-	effort?: string;
-	/** pi-ai Usage: the sum over every request of the review, or the warming request's own. */
-	usage: unknown;
-	/** The request that was sent (warming: the refreshed payload). Lets it count as the previous request. */
-	request?: RequestRecord;
-	timestampMs: number;
-	/**
-	 * Reviews only: entry id of the executor's final answer the review judged. Written whatever the
-	 * outcome (delivered, `none`, failed, aborted), so "each final answer is reviewed once" is a pure
-	 * function of the branch (reducers/review-trigger.ts).
-	 */
-	answerEntryId?: string;
-	/** Reviews only: the verdict, when the review produced advice (a `none` review leaves only this record). */
-	severity?: Severity;
-}
+import { produce } from "./immer.ts";
 
 // ---------------------------------------------------------------------------------------------
 // State
@@ -172,16 +113,8 @@ export function emptySpend(): SpendState {
 // Parsing (recorded data is untrusted: a malformed field costs that field, never the fold)
 // ---------------------------------------------------------------------------------------------
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function count(value: unknown): number {
 	return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
-}
-
-function optionalString(value: unknown): string | undefined {
-	return typeof value === "string" && value.length > 0 ? value : undefined;
 }
 
 function finite(value: unknown): number | undefined {
@@ -218,53 +151,6 @@ export function promptTokensOf(usage: UsageTotals): number {
 	return usage.input + usage.cacheRead + usage.cacheWrite;
 }
 
-export function parseUsageRecordData(data: unknown): UsageRecordData | undefined {
-	if (!isRecord(data)) return undefined;
-	if (data.kind !== "review" && data.kind !== "warming") return undefined;
-	const model = optionalString(data.model);
-	if (model === undefined) return undefined;
-	const out: UsageRecordData = {
-		kind: data.kind,
-		model,
-		usage: data.usage,
-		timestampMs: finite(data.timestampMs) ?? 0,
-	};
-	const effort = optionalString(data.effort);
-	if (effort !== undefined) out.effort = effort;
-	const request = parseRequestRecord(data.request);
-	if (request !== undefined) out.request = request;
-	if (data.kind === "review") {
-		const answer = optionalString(data.answerEntryId);
-		if (answer !== undefined) out.answerEntryId = answer;
-		if ((SEVERITIES as readonly unknown[]).includes(data.severity)) out.severity = data.severity as Severity;
-	}
-	return out;
-}
-
-export function parseRequestRecord(value: unknown): RequestRecord | undefined {
-	if (!isRecord(value)) return undefined;
-	const hash = optionalString(value.hash);
-	const timestamp = finite(value.timestamp);
-	if (hash === undefined || timestamp === undefined) return undefined;
-	const out: RequestRecord = {
-		hash,
-		messageCount: count(value.messageCount),
-		estimatedTokens: count(value.estimatedTokens),
-		timestamp,
-	};
-	const strings = ["payloadHash", "stableHash", "systemHash", "toolsHash", "routingKey"] as const;
-	for (const key of strings) {
-		const v = optionalString(value[key]);
-		if (v !== undefined) out[key] = v;
-	}
-	const numbers = ["unitCount", "stableUnits", "stableTokens", "promptTokens", "lastSentMs"] as const;
-	for (const key of numbers) {
-		const v = finite(value[key]);
-		if (v !== undefined && v >= 0) out[key] = v;
-	}
-	return out;
-}
-
 /**
  * The fingerprint of a recorded request: only a request the provider billed (so it also wrote
  * its cache) whose stable portion was recorded. Anything less cannot predict a cache read.
@@ -299,9 +185,6 @@ export function fingerprintFromRecord(
 // The fold
 // ---------------------------------------------------------------------------------------------
 
-/** Like the ledger's: no auto-freeze, so host-owned objects in events are never frozen. */
-const immer = new Immer({ autoFreeze: false });
-
 interface Observed {
 	record: SpendRecord;
 	request: RequestRecord | undefined;
@@ -310,14 +193,15 @@ interface Observed {
 }
 
 function advisorResult(event: ToolResultEvent): Observed {
-	const details = isRecord(event.details) ? event.details : {};
+	const details = parseAdvisorDetails(event.details);
 	// Top-level usage first; details.usage is the same aggregate for hosts that drop it. Never both.
-	const usage = parseUsage(event.usage) ?? parseUsage(details.usage);
+	// Read from the raw details: parseUsage forgives partial usages that the record schema would drop.
+	const usage = parseUsage(event.usage) ?? parseUsage(isRecord(event.details) ? event.details.usage : undefined);
 	const outcome: SpendOutcome =
 		details.skipped === true ? "skipped" : completedAdvice(event) === undefined ? "failed" : "ok";
-	const model = optionalString(details.advisorModel);
-	const effort = optionalString(details.effort);
-	const request = parseRequestRecord(details.request);
+	const model = details.advisorModel;
+	const effort = details.effort;
+	const request = details.request;
 	return {
 		record: {
 			entryId: event.id,
@@ -381,7 +265,7 @@ export function effortKey(effort: string | undefined): string {
 export function foldSpend(state: SpendState, events: readonly LedgerEvent[]): SpendState {
 	const observed = events.map(observe).filter((o): o is Observed => o !== undefined);
 	if (observed.length === 0) return state;
-	return immer.produce(state, (draft) => {
+	return produce(state, (draft) => {
 		for (const { record, request, sampleOutput } of observed) {
 			draft.records.push(record);
 			draft.totalUsd += record.usage.costUsd;

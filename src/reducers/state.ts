@@ -4,7 +4,7 @@
  * was replaced, so the advisor's is too).
  */
 
-import type { ContentPart, HiddenUserWords, LedgerEvent, ToolCallInfo } from "../events/types.ts";
+import type { ContentPart, HiddenUserWords, LedgerEvent, ToolCallInfo } from "../events/index.ts";
 
 export type RoundStatus = "ok" | "error" | "no-result";
 

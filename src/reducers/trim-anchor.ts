@@ -10,24 +10,12 @@
  * anchor as an option), and a resumed session gets it back by folding the same events.
  */
 
-import { Immer } from "immer";
-import type { LedgerEvent } from "../events/types.ts";
-import { CUSTOM_TYPES } from "../render/constants.ts";
-import type { RenderTrim } from "../render/trim-cut.ts";
+import { CUSTOM_TYPES, type LedgerEvent, parseTrimAnchorRecord, type TrimAnchorRecord } from "../events/index.ts";
+import { produce } from "./immer.ts";
 import type { LedgerState } from "./state.ts";
 
-/** `data` of a `custom` entry of CUSTOM_TYPES.trimAnchor. */
-export interface TrimAnchorRecord {
-	/**
-	 * Entry id of the last ledger item left out: a block, or the advisor result / review that closed
-	 * a segment. Absent when nothing could be left out and only the tail caps apply.
-	 */
-	anchorEntryId?: string;
-	/** Cap for the verbatim tail's parts; absent = the configured ledger.tailMaxChars. */
-	tailCaps?: number;
-	/** `LedgerState.summaryBoundary.id` when the anchor was chosen; null when there was none. */
-	summaryBoundaryId: string | null;
-}
+/** What the renderer leaves out: everything up to the anchor, and the tail's parts capped. */
+export type RenderTrim = Omit<TrimAnchorRecord, "summaryBoundaryId">;
 
 export interface TrimAnchorState {
 	record: TrimAnchorRecord | undefined;
@@ -38,26 +26,6 @@ export interface TrimAnchorState {
 export function emptyTrimAnchor(): TrimAnchorState {
 	return { record: undefined, entryId: undefined };
 }
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-export function parseTrimAnchorRecord(data: unknown): TrimAnchorRecord | undefined {
-	if (!isRecord(data)) return undefined;
-	const anchor = data.anchorEntryId;
-	if (anchor !== undefined && (typeof anchor !== "string" || anchor.length === 0)) return undefined;
-	const boundary = data.summaryBoundaryId;
-	if (boundary !== null && boundary !== undefined && typeof boundary !== "string") return undefined;
-	const out: TrimAnchorRecord = { summaryBoundaryId: boundary ?? null };
-	if (anchor !== undefined) out.anchorEntryId = anchor;
-	const caps = data.tailCaps;
-	if (typeof caps === "number" && Number.isFinite(caps) && caps >= 1) out.tailCaps = Math.floor(caps);
-	// A record that trims nothing is no record.
-	return out.anchorEntryId === undefined && out.tailCaps === undefined ? undefined : out;
-}
-
-const immer = new Immer({ autoFreeze: false });
 
 export function foldTrimAnchor(state: TrimAnchorState, events: readonly LedgerEvent[]): TrimAnchorState {
 	let next: TrimAnchorState | undefined;
@@ -93,7 +61,7 @@ export function foldTrimAnchor(state: TrimAnchorState, events: readonly LedgerEv
 	}
 	if (next === undefined) return state;
 	const value = next;
-	return immer.produce(state, (draft) => {
+	return produce(state, (draft) => {
 		draft.record = value.record;
 		draft.entryId = value.entryId;
 	});

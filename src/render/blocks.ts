@@ -4,9 +4,9 @@
  * through `neutralise` and is capped: nothing unbounded reaches the request.
  */
 
-import type { ContentPart } from "../events/types.ts";
-import { partsText } from "../reducers/advisor-result.ts";
-import type { Block, Round } from "../reducers/state.ts";
+import type { ContentPart } from "../events/index.ts";
+import type { Block, Round } from "../reducers/index.ts";
+import { partsText } from "../reducers/index.ts";
 import { cardArgument, imagePath } from "./card-argument.ts";
 import type { LedgerConfig } from "./config.ts";
 import {

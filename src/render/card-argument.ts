@@ -3,7 +3,7 @@
  * tools, the command for bash, pattern and folder for searches, the size of an edit.
  */
 
-import type { ToolCallInfo } from "../events/types.ts";
+import type { ToolCallInfo } from "../events/index.ts";
 
 function str(args: Record<string, unknown>, ...keys: string[]): string | undefined {
 	for (const key of keys) {

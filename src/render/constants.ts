@@ -4,21 +4,7 @@
  * Changing any byte here changes every cached prefix, so change deliberately.
  */
 
-export const ADVISOR_TOOL_NAME = "advisor";
 export const ADVISOR_TOOL_LABEL = "Advisor";
-
-/** customType of our own session entries and messages. */
-export const CUSTOM_TYPES = Object.freeze({
-	/** A delivered completion review (custom_message, enters the executor's context). */
-	review: "advisor-review",
-	/** Usage of a background request (completion review, cache warming) recorded with pi.appendEntry. */
-	usage: "advisor-usage",
-	/** The sticky trim boundary, recorded with pi.appendEntry before a trimmed request is sent. */
-	trimAnchor: "advisor-trim-anchor",
-});
-
-export const SEVERITIES = ["none", "nit", "concern", "blocker"] as const;
-export type Severity = (typeof SEVERITIES)[number];
 
 // ---------------------------------------------------------------------------------------------
 // The request: framing

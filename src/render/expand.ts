@@ -4,11 +4,12 @@
  * off the branch are "not found", exactly like an id that never existed.
  */
 
-import type { ContentPart, LedgerEvent } from "../events/types.ts";
-import { completedAdvice, reviewAdvice } from "../reducers/advisor-result.ts";
-import type { LedgerState } from "../reducers/state.ts";
+import type { ContentPart, LedgerEvent } from "../events/index.ts";
+import { CUSTOM_TYPES } from "../events/index.ts";
+import type { LedgerState } from "../reducers/index.ts";
+import { completedAdvice, reviewAdvice } from "../reducers/index.ts";
 import { displayId } from "./blocks.ts";
-import { CUSTOM_TYPES, MESSAGE_IMAGE, PASTED_IMAGE, TOOL_IMAGE_NO_PATH } from "./constants.ts";
+import { MESSAGE_IMAGE, PASTED_IMAGE, TOOL_IMAGE_NO_PATH } from "./constants.ts";
 
 export type ExpandResult = { kind: "ok"; text: string } | { kind: "not-found" };
 

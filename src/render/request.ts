@@ -14,9 +14,10 @@ import {
 	type LedgerState,
 	type PendingCall,
 	type PendingConsultation,
+	type RenderTrim,
 	type Round,
 	unansweredRound,
-} from "../reducers/state.ts";
+} from "../reducers/index.ts";
 import { cardLine, displayId, reasoningBlock, renderBlock, verbatimRound } from "./blocks.ts";
 import { type CatalogueEntry, renderCatalogue } from "./catalogue.ts";
 import type { LedgerConfig } from "./config.ts";
@@ -35,7 +36,7 @@ import { estimateToolsTokens, tokensForChars } from "./estimate.ts";
 import { chainHash, hashString } from "./hash.ts";
 import { neutralise } from "./neutralise.ts";
 import { capWithGap } from "./text.ts";
-import { locateCut, type RenderTrim, trimmedPart } from "./trim-cut.ts";
+import { locateCut, trimmedPart } from "./trim-cut.ts";
 import { zeroUsage } from "./usage.ts";
 
 export type RequestMode = "consult" | "review";

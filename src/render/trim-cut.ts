@@ -13,21 +13,10 @@
  * are re-stated verbatim in the stand-in part, ahead of the omission marker.
  */
 
-import type { Block, LedgerState } from "../reducers/state.ts";
+import type { Block, LedgerState } from "../reducers/index.ts";
 import { renderBlock } from "./blocks.ts";
 import type { LedgerConfig } from "./config.ts";
 import { NO_HIDDEN_WORDS, TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "./constants.ts";
-
-/** RenderOptions.trim: the sticky anchor and the tail cap, as persisted (TrimAnchorRecord). */
-export interface RenderTrim {
-	/**
-	 * Entry id of the last ledger item left out: a block, or the advisor result / review that closed
-	 * a segment. Absent: nothing is left out (only the tail caps apply).
-	 */
-	anchorEntryId?: string;
-	/** Cap for every part of the verbatim tail (rounds, reasoning, the current question); absent = ledger.tailMaxChars. */
-	tailCaps?: number;
-}
 
 export interface TrimCut {
 	/** Closed segments before this index are left out whole; `closed.length` = the cut is in the open segment. */

@@ -1,5 +1,6 @@
 import type { ModelThinkingLevel } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
+import type { DisabledForModel } from "../../src/adapter/config.ts";
 import {
 	type ActivationInput,
 	decideActivation,
@@ -7,10 +8,9 @@ import {
 	isDisabledFor,
 	lookupAdvisorModel,
 	matchesModel,
-} from "../../src/adapter/activation.ts";
-import type { DisabledForModel } from "../../src/adapter/config.ts";
-import type { ModelRef } from "../../src/adapter/model-key.ts";
-import { advisorDisabledFor, advisorModelGone, advisorRestored } from "../../src/adapter/notices.ts";
+} from "../../src/adapter/host/activation.ts";
+import type { ModelRef } from "../../src/adapter/host/model-key.ts";
+import { advisorDisabledFor, advisorModelGone, advisorRestored } from "../../src/adapter/host/notices.ts";
 
 const opus: ModelRef = { provider: "anthropic", id: "claude-opus-4-1", name: "Claude Opus 4.1" };
 const opusViaBedrock: ModelRef = { provider: "amazon-bedrock", id: "claude-opus-4-1" };

@@ -6,8 +6,8 @@ import {
 	formatColonKey,
 	formatModelKey,
 	parseModelKey,
-} from "../../src/adapter/model-key.ts";
-import { consultingLine } from "../../src/adapter/notices.ts";
+} from "../../src/adapter/host/model-key.ts";
+import { consultingLine } from "../../src/adapter/host/notices.ts";
 
 describe("parseModelKey", () => {
 	it.each([

@@ -3,7 +3,11 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as piAi from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { classifyFailure, isContextOverflow, TRANSIENT_ERROR_PATTERN } from "../../src/adapter/retry-classifier.ts";
+import {
+	classifyFailure,
+	isContextOverflow,
+	TRANSIENT_ERROR_PATTERN,
+} from "../../src/adapter/consult/retry-classifier.ts";
 
 const error = (errorMessage: string) => ({ stopReason: "error" as const, errorMessage });
 

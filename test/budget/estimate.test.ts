@@ -2,7 +2,6 @@
 
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { RequestFingerprint } from "../../src/reducers/spend.ts";
 import {
 	type CachingModel,
 	cachingModelFor,
@@ -12,7 +11,8 @@ import {
 	estimateRequest,
 	expectedOutput,
 	fingerprintOf,
-} from "../../src/render/estimate-cost.ts";
+} from "../../src/policy/budget/estimate-cost.ts";
+import type { RequestFingerprint } from "../../src/reducers/spend.ts";
 import { extendRequest } from "../../src/render/tool-loop.ts";
 import { zeroUsage } from "../../src/render/usage.ts";
 import { resetParents } from "../support/events.ts";

@@ -1,9 +1,10 @@
 /** Shared builders for the budget tests (issue 6). */
+
+import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";
 import { foldAll } from "../../src/reducers/index.ts";
 import type { RequestFingerprint } from "../../src/reducers/spend.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/config.ts";
-import { CUSTOM_TYPES } from "../../src/render/constants.ts";
 import type { LedgerRequest, RenderOptions, RequestUnit } from "../../src/render/request.ts";
 import { renderRequest } from "../../src/render/request.ts";
 import { assistant, call, result, user } from "../support/events.ts";

@@ -9,9 +9,18 @@ import type { AssistantMessage, Message, ToolResultMessage } from "@mariozechner
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readSession } from "../../src/events/index.ts";
+import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";
+import {
+	type CachingModel,
+	estimateRequest,
+	fingerprintOf,
+	type ModelPricing,
+} from "../../src/policy/budget/estimate-cost.ts";
+import { chooseTrim, TAIL_CAPS, trimCandidates } from "../../src/policy/budget/trim.ts";
 import { foldAll } from "../../src/reducers/index.ts";
 import { emptySpend, foldSpend, spendOf } from "../../src/reducers/spend.ts";
+import type { RenderTrim } from "../../src/reducers/trim-anchor.ts";
 import {
 	activeTrim,
 	emptyTrimAnchor,
@@ -21,17 +30,8 @@ import {
 } from "../../src/reducers/trim-anchor.ts";
 import { displayId, userBody } from "../../src/render/blocks.ts";
 import type { LedgerConfig } from "../../src/render/config.ts";
-import { CUSTOM_TYPES } from "../../src/render/constants.ts";
-import {
-	type CachingModel,
-	estimateRequest,
-	fingerprintOf,
-	type ModelPricing,
-} from "../../src/render/estimate-cost.ts";
 import { flatten, type LedgerRequest, renderRequest } from "../../src/render/request.ts";
 import { extendRequest } from "../../src/render/tool-loop.ts";
-import { chooseTrim, TAIL_CAPS, trimCandidates } from "../../src/render/trim.ts";
-import type { RenderTrim } from "../../src/render/trim-cut.ts";
 import { zeroUsage } from "../../src/render/usage.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
 import { options } from "./helpers.ts";

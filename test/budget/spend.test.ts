@@ -2,6 +2,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { readSession } from "../../src/events/index.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";
+import { requestRecord } from "../../src/policy/budget/estimate-cost.ts";
 import {
 	emptySpend,
 	foldSpend,
@@ -10,7 +11,6 @@ import {
 	remainingSessionUsd,
 	spendOf,
 } from "../../src/reducers/spend.ts";
-import { requestRecord } from "../../src/render/estimate-cost.ts";
 import { assistant, call, resetParents, result, user } from "../support/events.ts";
 import { advisorResult, render, USAGE, usageRecord } from "./helpers.ts";
 

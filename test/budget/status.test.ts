@@ -1,7 +1,7 @@
 /** The footer status line (issue 6). */
 import { describe, expect, it } from "vitest";
+import { formatAdvisorStatus, formatUsd } from "../../src/policy/budget/status.ts";
 import { spendOf } from "../../src/reducers/spend.ts";
-import { formatAdvisorStatus, formatUsd } from "../../src/render/status.ts";
 import { advisorResult, USAGE, usageRecord } from "./helpers.ts";
 
 describe("Advisor $<branch spend> · cache <pct>%", () => {

@@ -1,20 +1,15 @@
 /** Trimming to the context budget with a sticky anchor (issue 6). */
 import { beforeEach, describe, expect, it } from "vitest";
+import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";
+import { estimateRequest, requestRecord } from "../../src/policy/budget/estimate-cost.ts";
+import { chooseTrim, contextDetails, TAIL_CAPS, trimCandidates } from "../../src/policy/budget/trim.ts";
 import { foldAll } from "../../src/reducers/index.ts";
 import { spendOf } from "../../src/reducers/spend.ts";
 import { activeTrim, trimAnchorOf, trimAnchorRecord } from "../../src/reducers/trim-anchor.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
-import {
-	CUSTOM_TYPES,
-	LOG_OPEN,
-	NO_HIDDEN_WORDS,
-	TRIM_OMISSION_MARKER,
-	TRIM_WORDS_INTRO,
-} from "../../src/render/constants.ts";
-import { estimateRequest, requestRecord } from "../../src/render/estimate-cost.ts";
+import { LOG_OPEN, NO_HIDDEN_WORDS, TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "../../src/render/constants.ts";
 import { flatten, type LedgerRequest, renderRequest } from "../../src/render/request.ts";
-import { chooseTrim, contextDetails, TAIL_CAPS, trimCandidates } from "../../src/render/trim.ts";
 import {
 	advice,
 	assistant,

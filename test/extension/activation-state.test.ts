@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createAdvisorRuntime, reconcile, setToolActive } from "../../src/adapter/activation-state.ts";
+import { createAdvisorRuntime, reconcile, setToolActive } from "../../src/adapter/host/activation-state.ts";
 
 function fixture(config: Record<string, unknown>, registryError?: string) {
 	const home = mkdtempSync(join(tmpdir(), "adv-state-"));

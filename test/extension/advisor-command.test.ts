@@ -7,15 +7,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Api, Model } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { createAdvisorRuntime } from "../../src/adapter/activation-state.ts";
+import { createAdvisorRuntime } from "../../src/adapter/host/activation-state.ts";
 import {
 	createAdvisorCommand,
 	effortPickerSpec,
 	modelPickerSpec,
 	supportedEfforts,
-} from "../../src/adapter/advisor-command.ts";
-import { PICKER_HINT, PICKER_NO_MATCH, REQUIRES_INTERACTIVE } from "../../src/adapter/notices.ts";
-import { FilterPicker, PICKER_MAX_ROWS, pick } from "../../src/adapter/picker.ts";
+} from "../../src/adapter/host/advisor-command.ts";
+import { PICKER_HINT, PICKER_NO_MATCH, REQUIRES_INTERACTIVE } from "../../src/adapter/host/notices.ts";
+import { FilterPicker, PICKER_MAX_ROWS, pick } from "../../src/adapter/host/picker.ts";
 import { KEYS } from "../support/pi-host.ts";
 
 const plain = { fg: (_c: string, t: string) => t, bold: (t: string) => t };

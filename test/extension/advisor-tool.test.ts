@@ -9,9 +9,9 @@ import { join } from "node:path";
 import type { Api, AssistantMessage, Model } from "@mariozechner/pi-ai";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { createAdvisorRuntime } from "../../src/adapter/activation-state.ts";
-import { type AdvisorToolDeps, createAdvisorTool, type PlanningSetup } from "../../src/adapter/advisor-tool.ts";
-import type { CompleteSimple } from "../../src/adapter/compat.ts";
+import { type AdvisorToolDeps, createAdvisorTool, type PlanningSetup } from "../../src/adapter/consult/advisor-tool.ts";
+import { createAdvisorRuntime } from "../../src/adapter/host/activation-state.ts";
+import type { CompleteSimple } from "../../src/adapter/host/compat.ts";
 import { UNSUPPORTED_PI_AI } from "../../src/render/constants.ts";
 import { zeroUsage } from "../../src/render/usage.ts";
 

@@ -7,8 +7,9 @@
 
 import { type FauxResponseStep, fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { addUsage, zeroUsage } from "../../src/adapter/consultation.ts";
+import { addUsage } from "../../src/adapter/consult/consultation.ts";
 import { FAILURE, SKIP_REASONS } from "../../src/render/constants.ts";
+import { zeroUsage } from "../../src/render/index.ts";
 import { type Host, type HostOptions, startHost } from "../support/pi-host.ts";
 import { ADVISOR_KEY, ask, PRICED_ADVISOR } from "./budget-support.ts";
 

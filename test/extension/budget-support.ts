@@ -5,7 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import { type FauxResponseStep, fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
-import { CUSTOM_TYPES } from "../../src/render/constants.ts";
+import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import { ADVISOR_MODEL, ADVISOR_NAME, ADVISOR_PROVIDER, type Host, type ProviderSpec } from "../support/pi-host.ts";
 
 export const ADVISOR_KEY = `${ADVISOR_PROVIDER}/${ADVISOR_MODEL}`;

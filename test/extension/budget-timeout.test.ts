@@ -6,10 +6,10 @@
 
 import type { Api, AssistantMessage, Context, Model, SimpleStreamOptions, Usage } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { CompleteSimple } from "../../src/adapter/compat.ts";
-import { type ConsultationInput, type FailedAttempt, runConsultation } from "../../src/adapter/consultation.ts";
-import { createRetryPolicy } from "../../src/adapter/cost-control.ts";
-import { createDeadline } from "../../src/adapter/deadline.ts";
+import { type ConsultationInput, type FailedAttempt, runConsultation } from "../../src/adapter/consult/consultation.ts";
+import { createRetryPolicy } from "../../src/adapter/consult/cost-control.ts";
+import { createDeadline } from "../../src/adapter/consult/deadline.ts";
+import type { CompleteSimple } from "../../src/adapter/host/compat.ts";
 import { foldAll } from "../../src/reducers/index.ts";
 import { FAILURE } from "../../src/render/constants.ts";
 import { DEFAULT_LEDGER_CONFIG, renderRequest } from "../../src/render/index.ts";

@@ -9,8 +9,9 @@
 import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventsFromBranch } from "../../src/events/index.ts";
+import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import { emptyLedger, foldEvents } from "../../src/reducers/index.ts";
-import { CUSTOM_TYPES, TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "../../src/render/constants.ts";
+import { TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "../../src/render/constants.ts";
 import { DEFAULT_LEDGER_CONFIG, renderRequest } from "../../src/render/index.ts";
 import { type Host, startHost } from "../support/pi-host.ts";
 import { sentCatalogue } from "../support/requests.ts";

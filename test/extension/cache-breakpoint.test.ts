@@ -5,7 +5,11 @@
 
 import { type Api, completeSimple, getModel, type Model, Type } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { cacheBreakpointHook, MAX_BREAKPOINTS, withStableBreakpoint } from "../../src/adapter/cache-breakpoint.ts";
+import {
+	cacheBreakpointHook,
+	MAX_BREAKPOINTS,
+	withStableBreakpoint,
+} from "../../src/adapter/consult/cache-breakpoint.ts";
 import { foldAll } from "../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerRequest, renderRequest } from "../../src/render/index.ts";
 import { advice, assistant, call, resetParents, result, user } from "../support/events.ts";

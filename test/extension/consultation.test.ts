@@ -5,19 +5,18 @@
 
 import type { Api, AssistantMessage, Context, Model, SimpleStreamOptions, Usage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import type { CompleteSimple } from "../../src/adapter/compat.ts";
 import {
 	addUsage,
 	type ConsultationInput,
 	type FailedAttempt,
 	type NextRequest,
 	runConsultation,
-	zeroUsage,
-} from "../../src/adapter/consultation.ts";
+} from "../../src/adapter/consult/consultation.ts";
+import type { CompleteSimple } from "../../src/adapter/host/compat.ts";
+import { requestRecord } from "../../src/policy/budget/estimate-cost.ts";
 import { foldAll } from "../../src/reducers/index.ts";
 import { FAILURE, TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED } from "../../src/render/constants.ts";
-import { requestRecord } from "../../src/render/estimate-cost.ts";
-import { DEFAULT_LEDGER_CONFIG, renderRequest } from "../../src/render/index.ts";
+import { DEFAULT_LEDGER_CONFIG, renderRequest, zeroUsage } from "../../src/render/index.ts";
 import { assistant, call, resetParents, user } from "../support/events.ts";
 
 const model = {

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { resetRestoredAnnouncement } from "../../src/adapter/activation-state.ts";
+import { resetRestoredAnnouncement } from "../../src/adapter/host/activation-state.ts";
 import { DEFAULT_PROMPT_GUIDELINES, DEFAULT_PROMPT_SNIPPET } from "../../src/render/constants.ts";
 import {
 	ADVISOR_MODEL,

@@ -5,8 +5,8 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { resetRestoredAnnouncement } from "../../src/adapter/activation-state.ts";
-import { PICKER_HINT, REQUIRES_INTERACTIVE, SAVE_FAILED } from "../../src/adapter/notices.ts";
+import { resetRestoredAnnouncement } from "../../src/adapter/host/activation-state.ts";
+import { PICKER_HINT, REQUIRES_INTERACTIVE, SAVE_FAILED } from "../../src/adapter/host/notices.ts";
 import {
 	ADVISOR_MODEL,
 	ADVISOR_NAME,

@@ -4,7 +4,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { adviceEnvelope, type Failure, failureEnvelope, identityBase } from "../../src/adapter/envelope.ts";
+import { adviceEnvelope, type Failure, failureEnvelope, identityBase } from "../../src/adapter/consult/envelope.ts";
 import { completedAdvice } from "../../src/reducers/index.ts";
 
 const base = identityBase({ provider: "anthropic", id: "claude-opus-4-1", name: "Claude Opus 4.1" }, "high");

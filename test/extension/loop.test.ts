@@ -25,14 +25,14 @@ import {
 	type ToolResultMessage,
 } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ConsultationSetup } from "../../src/adapter/advisor-tool.ts";
 import { DEFAULT_ADVISOR_CONFIG, type ToolsConfig } from "../../src/adapter/config.ts";
+import type { ConsultationSetup } from "../../src/adapter/consult/advisor-tool.ts";
 import {
 	type ConsultationInput,
 	type InvestigationTools,
 	type NextRequest,
 	runConsultation,
-} from "../../src/adapter/consultation.ts";
+} from "../../src/adapter/consult/consultation.ts";
 import { defaultInvestigation } from "../../src/adapter/extension.ts";
 import { foldAll, type LedgerState } from "../../src/reducers/index.ts";
 import {

@@ -8,13 +8,13 @@
 import { type Context, fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { createAdvisorRuntime } from "../../src/adapter/activation-state.ts";
+import { createCompletionReview, type ReviewTrace } from "../../src/adapter/background/review.ts";
 import { parseConfig, resolveGuidance } from "../../src/adapter/config.ts";
-import { createCompletionReview, type ReviewTrace } from "../../src/adapter/review.ts";
-import { reviewDecision } from "../../src/reducers/review-trigger.ts";
+import { createAdvisorRuntime } from "../../src/adapter/host/activation-state.ts";
+import { CUSTOM_TYPES } from "../../src/events/records.ts";
+import { reviewDecision } from "../../src/policy/review/trigger.ts";
 import {
 	CONSULT_INSTRUCTION,
-	CUSTOM_TYPES,
 	DEFAULT_PROMPT_GUIDELINES,
 	DEFAULT_PROMPT_SNIPPET,
 	LOG_CLOSE,

@@ -6,7 +6,7 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { createSessionLedger } from "../../src/adapter/session-ledger.ts";
+import { createSessionLedger } from "../../src/adapter/consult/session-ledger.ts";
 import { eventsFromBranch } from "../../src/events/index.ts";
 import { foldAll } from "../../src/reducers/index.ts";
 import { zeroUsage } from "../../src/render/usage.ts";

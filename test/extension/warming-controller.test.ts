@@ -17,18 +17,18 @@ import {
 	type Usage,
 } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { AdvisorDispatch, AdvisorRun } from "../../src/adapter/advisor-tool.ts";
-import type { CompleteSimple } from "../../src/adapter/compat.ts";
+import { createCacheWarming, REFRESH_REFUSED, type WarmingTrace } from "../../src/adapter/background/warming.ts";
 import { parseConfig } from "../../src/adapter/config.ts";
-import { runConsultation } from "../../src/adapter/consultation.ts";
-import { failureEnvelope } from "../../src/adapter/envelope.ts";
-import { createCacheWarming, REFRESH_REFUSED, type WarmingTrace } from "../../src/adapter/warming.ts";
+import type { AdvisorDispatch, AdvisorRun } from "../../src/adapter/consult/advisor-tool.ts";
+import { runConsultation } from "../../src/adapter/consult/consultation.ts";
+import { failureEnvelope } from "../../src/adapter/consult/envelope.ts";
+import type { CompleteSimple } from "../../src/adapter/host/compat.ts";
+import { CUSTOM_TYPES } from "../../src/events/records.ts";
+import { canonicalPayload, payloadHash, payloadOutputCap } from "../../src/policy/warming/payload-hash.ts";
+import { WARMING_CANCEL_REASONS } from "../../src/policy/warming/state.ts";
 import { foldAll } from "../../src/reducers/index.ts";
 import { emptySpend } from "../../src/reducers/spend.ts";
-import { WARMING_CANCEL_REASONS } from "../../src/reducers/warming-state.ts";
-import { CUSTOM_TYPES } from "../../src/render/constants.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerRequest, renderRequest } from "../../src/render/index.ts";
-import { canonicalPayload, payloadHash, payloadOutputCap } from "../../src/render/payload-hash.ts";
 import { assistant, call, resetParents, result, user } from "../support/events.ts";
 import { type MockApi, startMockLlm } from "../support/mock-llm.ts";
 import { PRICES } from "./warming-support.ts";

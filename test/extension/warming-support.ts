@@ -4,8 +4,8 @@
  * serialiser against test/support/mock-llm.ts) and readers for what the session holds.
  */
 
-import type { WarmingTimers } from "../../src/adapter/warming.ts";
-import { CUSTOM_TYPES } from "../../src/render/constants.ts";
+import type { WarmingTimers } from "../../src/adapter/background/warming.ts";
+import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import type { AdvisorEndpoint, Host } from "../support/pi-host.ts";
 
 /** Sonnet-like prices, USD per million tokens. */

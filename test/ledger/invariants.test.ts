@@ -7,8 +7,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readSession } from "../../src/events/index.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";
+import { trimCandidates } from "../../src/policy/budget/trim.ts";
 import { foldAll, foldEvents } from "../../src/reducers/index.ts";
 import type { LedgerState, Round } from "../../src/reducers/state.ts";
+import type { RenderTrim } from "../../src/reducers/trim-anchor.ts";
 import { cardLine, displayId, userBody } from "../../src/render/blocks.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/config.ts";
 import { CONSULT_INSTRUCTION, LOG_CLOSE, LOG_OPEN, REVIEW_INSTRUCTION } from "../../src/render/constants.ts";
@@ -20,8 +22,6 @@ import {
 	type RenderOptions,
 	renderRequest,
 } from "../../src/render/request.ts";
-import { trimCandidates } from "../../src/render/trim.ts";
-import type { RenderTrim } from "../../src/render/trim-cut.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
 
 const CATALOGUE = [

@@ -1,13 +1,15 @@
 /** A delivered completion review replays as the advisor's own past answer; a `none` review leaves only its usage record. */
 import { beforeEach, describe, expect, it } from "vitest";
+import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";
+import { reviewDelivery, reviewUsageRecord } from "../../src/policy/review/delivery.ts";
+import { reviewDecision } from "../../src/policy/review/trigger.ts";
 import { foldAll } from "../../src/reducers/index.ts";
-import { reviewDecision } from "../../src/reducers/review-trigger.ts";
 import { spendOf } from "../../src/reducers/spend.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
-import { CUSTOM_TYPES, REVIEW_MARKER, TAGS } from "../../src/render/constants.ts";
+import { REVIEW_MARKER, TAGS } from "../../src/render/constants.ts";
 import { renderRequest } from "../../src/render/request.ts";
-import { reviewDelivery, reviewMessage, reviewUsageRecord } from "../../src/render/review.ts";
+import { reviewMessage } from "../../src/render/review-message.ts";
 import { assistant, call, custom, resetParents, result, user } from "../support/events.ts";
 
 beforeEach(() => resetParents());

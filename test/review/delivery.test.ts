@@ -1,16 +1,17 @@
 /** Completion review delivery (issue 7): by first-line severity, one wake per user prompt, nextTurn while a run is active. */
 import { beforeEach, describe, expect, it } from "vitest";
+import { CUSTOM_TYPES, parseUsageRecordData } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";
-import { wokeSinceLastUserMessage } from "../../src/reducers/review-trigger.ts";
-import { parseUsageRecordData, spendOf } from "../../src/reducers/spend.ts";
-import { CUSTOM_TYPES, REVIEW_MESSAGE } from "../../src/render/constants.ts";
 import {
 	type DeliveryState,
 	reviewDelivery,
-	reviewMessage,
 	reviewSendOptions,
 	reviewUsageRecord,
-} from "../../src/render/review.ts";
+} from "../../src/policy/review/delivery.ts";
+import { wokeSinceLastUserMessage } from "../../src/policy/review/trigger.ts";
+import { spendOf } from "../../src/reducers/spend.ts";
+import { REVIEW_MESSAGE } from "../../src/render/constants.ts";
+import { reviewMessage } from "../../src/render/review-message.ts";
 import { assistant, call, custom, resetParents, result, user } from "../support/events.ts";
 
 beforeEach(() => resetParents());

@@ -1,9 +1,9 @@
 /** Completion review trigger (issue 7): one describe per rule of reviewDecision, table-driven. */
 import { beforeEach, describe, expect, it } from "vitest";
+import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";
+import { type ReviewSettings, reviewDecision, wokeSinceLastUserMessage } from "../../src/policy/review/trigger.ts";
 import { foldAll } from "../../src/reducers/index.ts";
-import { type ReviewSettings, reviewDecision, wokeSinceLastUserMessage } from "../../src/reducers/review-trigger.ts";
-import { CUSTOM_TYPES } from "../../src/render/constants.ts";
 import {
 	advice,
 	assistant,

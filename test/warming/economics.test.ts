@@ -1,9 +1,8 @@
 /** Cache warming economics and schedule (issue 7): one describe per rule of warmingDecision. */
 import { beforeEach, describe, expect, it } from "vitest";
+import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";
-import { previousRequest, spendOf } from "../../src/reducers/spend.ts";
-import { CUSTOM_TYPES } from "../../src/render/constants.ts";
-import { cachingModelFor, requestRecord } from "../../src/render/estimate-cost.ts";
+import { cachingModelFor, requestRecord } from "../../src/policy/budget/estimate-cost.ts";
 import {
 	type CacheModelInfo,
 	estimateRefresh,
@@ -15,7 +14,8 @@ import {
 	warmingDecision,
 	warmingTtlSec,
 	warmingUsageRecord,
-} from "../../src/render/warming.ts";
+} from "../../src/policy/warming/economics.ts";
+import { previousRequest, spendOf } from "../../src/reducers/spend.ts";
 import { render, roundsSession, syntheticRequest } from "../budget/helpers.ts";
 import { resetParents } from "../support/events.ts";
 

@@ -5,17 +5,17 @@
  */
 import { type Api, completeSimple, getModel, type Model, type ThinkingLevel } from "@mariozechner/pi-ai";
 import { beforeEach, describe, expect, it } from "vitest";
-import { withStableBreakpoint } from "../../src/adapter/cache-breakpoint.ts";
+import { withStableBreakpoint } from "../../src/adapter/consult/cache-breakpoint.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";
-import { foldAll } from "../../src/reducers/index.ts";
-import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
 import {
 	canonicalPayload,
 	payloadHash,
 	payloadOutputCap,
 	refreshGuard,
 	WARMING_OUTPUT_TOKENS,
-} from "../../src/render/payload-hash.ts";
+} from "../../src/policy/warming/payload-hash.ts";
+import { foldAll } from "../../src/reducers/index.ts";
+import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
 import { type LedgerRequest, renderRequest } from "../../src/render/request.ts";
 import { assistant, call, resetParents, result, user } from "../support/events.ts";
 

@@ -10,8 +10,8 @@
 
 import type { AssistantMessage, Message, Tool, UserMessage } from "@mariozechner/pi-ai";
 import { buildSessionContext, convertToLlm, type SessionEntry } from "@mariozechner/pi-coding-agent";
-import type { EntryRecord } from "../../events/entries.ts";
-import { estimateContextTokens } from "../../render/estimate.ts";
+import type { EntryRecord } from "../../events/index.ts";
+import { estimateContextTokens } from "../../render/index.ts";
 
 export const INVENTORY_HEADER =
 	"Tools available to the executor (name, description and JSON schema of the parameters):";

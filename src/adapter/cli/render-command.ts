@@ -4,14 +4,21 @@
  */
 
 import type { Context } from "@mariozechner/pi-ai";
-import { selectBranch } from "../../events/branch.ts";
-import { parseSessionText } from "../../events/jsonl.ts";
-import { migrateEntries } from "../../events/migrate.ts";
-import { normalizeBranch } from "../../events/normalize.ts";
+import {
+	ADVISOR_TOOL_NAME,
+	migrateEntries,
+	normalizeBranch,
+	parseSessionText,
+	selectBranch,
+} from "../../events/index.ts";
 import { foldAll } from "../../reducers/index.ts";
-import { DEFAULT_LEDGER_CONFIG } from "../../render/config.ts";
-import { ADVISOR_TOOL_NAME } from "../../render/constants.ts";
-import { createRenderMemo, type LedgerRequest, renderRequest, type StablePortion } from "../../render/request.ts";
+import {
+	createRenderMemo,
+	DEFAULT_LEDGER_CONFIG,
+	type LedgerRequest,
+	renderRequest,
+	type StablePortion,
+} from "../../render/index.ts";
 import { EXIT, type RenderArgs } from "./args.ts";
 import { displayPath, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";

@@ -7,23 +7,28 @@
  * timing report compares the two, and the bytes must agree.
  */
 
-import { listLeaves, selectBranch } from "../../events/branch.ts";
-import type { EntryRecord } from "../../events/entries.ts";
-import { type ParsedSession, parseSessionText } from "../../events/jsonl.ts";
-import { migrateEntries } from "../../events/migrate.ts";
-import { normalizeBranch } from "../../events/normalize.ts";
-import type { Diagnostic, LedgerEvent, ToolResultEvent } from "../../events/types.ts";
+import type { Diagnostic, EntryRecord, LedgerEvent, ToolResultEvent } from "../../events/index.ts";
+import {
+	listLeaves,
+	migrateEntries,
+	normalizeBranch,
+	type ParsedSession,
+	parseSessionText,
+	selectBranch,
+} from "../../events/index.ts";
+import { cacheShares } from "../../policy/index.ts";
 import { emptyLedger, foldAll, foldEvents } from "../../reducers/index.ts";
-import { displayId, userBody } from "../../render/blocks.ts";
-import { cacheShares } from "../../render/cache.ts";
-import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../render/config.ts";
 import {
 	createRenderMemo,
+	DEFAULT_LEDGER_CONFIG,
+	displayId,
 	flatten,
+	type LedgerConfig,
 	type LedgerRequest,
 	type RenderOptions,
 	renderRequest,
-} from "../../render/request.ts";
+	userBody,
+} from "../../render/index.ts";
 import { baselineTokens, prepareBaseline } from "./baseline.ts";
 import { type ConsultationPoint, consultationPoints } from "./points.ts";
 

@@ -3,7 +3,7 @@
  * (`replay --json`) is this object as is; README documents every field, and the names are stable.
  */
 
-import type { DiagnosticReason } from "../../events/types.ts";
+import type { DiagnosticReason } from "../../events/index.ts";
 
 export const REPORT_VERSION = 1;
 

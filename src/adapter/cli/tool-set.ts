@@ -22,9 +22,10 @@ import {
 	createReadToolDefinition,
 	createWriteToolDefinition,
 } from "@mariozechner/pi-coding-agent";
-import type { EntryRecord } from "../../events/entries.ts";
-import type { CatalogueEntry } from "../../render/catalogue.ts";
-import { ADVISOR_TOOL_DESCRIPTION, ADVISOR_TOOL_NAME } from "../../render/constants.ts";
+import type { EntryRecord } from "../../events/index.ts";
+import { ADVISOR_TOOL_NAME } from "../../events/index.ts";
+import type { CatalogueEntry } from "../../render/index.ts";
+import { ADVISOR_TOOL_DESCRIPTION } from "../../render/index.ts";
 import { createAdvisorTools, DEFAULT_TOOLS_CONFIG } from "../tools/index.ts";
 
 export interface SessionTools {

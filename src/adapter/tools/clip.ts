@@ -1,7 +1,6 @@
 /** Output caps shared by every investigation tool: `tools.maxResultChars` and its fair split. */
 
-import { TOOL_TEXT } from "../../render/constants.ts";
-import { safeHead, safeTail } from "../../render/text.ts";
+import { safeHead, safeTail, TOOL_TEXT } from "../../render/index.ts";
 
 /** Share of the budget that goes to the head: tools put what matters first, notices last. */
 const HEAD_SHARE = 2 / 3;

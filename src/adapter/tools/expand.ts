@@ -11,7 +11,7 @@ import {
 	EXPAND_TOOL_DESCRIPTION,
 	EXPAND_TOOL_NAME,
 	TOOL_TEXT,
-} from "../../render/constants.ts";
+} from "../../render/index.ts";
 import { clipHeadTail, fairShares } from "./clip.ts";
 import { fail, type ToolArgs, type ToolOutcome } from "./result.ts";
 

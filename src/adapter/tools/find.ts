@@ -17,7 +17,7 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { createFindTool, type FindOperations } from "@mariozechner/pi-coding-agent";
-import { TOOL_TEXT } from "../../render/constants.ts";
+import { TOOL_TEXT } from "../../render/index.ts";
 import { findBinary } from "./binaries.ts";
 import { fail, numberArg, stringArg, type ToolArgs, type ToolOutcome } from "./result.ts";
 import type { RunContext } from "./run-context.ts";

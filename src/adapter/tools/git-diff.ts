@@ -23,7 +23,7 @@ import {
 	GIT_DIFF_TOOL_NAME,
 	TOOL_REFUSAL,
 	TOOL_TEXT,
-} from "../../render/constants.ts";
+} from "../../render/index.ts";
 import { gitExcludePathspecs } from "./deny.ts";
 import { booleanArg, fail, ok, stringArg, type ToolArgs, type ToolOutcome } from "./result.ts";
 import type { RunContext } from "./run-context.ts";

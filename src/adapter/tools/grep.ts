@@ -19,7 +19,7 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { createGrepTool, type GrepOperations } from "@mariozechner/pi-coding-agent";
-import { TOOL_REFUSAL, TOOL_TEXT } from "../../render/constants.ts";
+import { TOOL_REFUSAL, TOOL_TEXT } from "../../render/index.ts";
 import { findBinary } from "./binaries.ts";
 import { readTextFile } from "./file-bytes.ts";
 import { booleanArg, fail, numberArg, stringArg, type ToolArgs, type ToolContent, type ToolOutcome } from "./result.ts";

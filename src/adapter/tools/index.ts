@@ -28,7 +28,7 @@ import {
 	GIT_DIFF_TOOL_NAME,
 	TOOL_TEXT,
 	WORKSPACE_TOOL_NOTE,
-} from "../../render/constants.ts";
+} from "../../render/index.ts";
 import { DEFAULT_ADVISOR_CONFIG, type ToolsConfig } from "../config.ts";
 import { clipHeadTail } from "./clip.ts";
 import { EXPAND_DECLARATION, type ExpandSource, runExpand } from "./expand.ts";

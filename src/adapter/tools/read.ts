@@ -10,7 +10,7 @@
 
 import { access, constants, readFile } from "node:fs/promises";
 import { createReadTool, formatSize, type ReadOperations } from "@mariozechner/pi-coding-agent";
-import { TOOL_REFUSAL, TOOL_TEXT } from "../../render/constants.ts";
+import { TOOL_REFUSAL, TOOL_TEXT } from "../../render/index.ts";
 import { IMAGE_MAX_BYTES, READ_MAX_BYTES, readTextFile, regularFileSize, sniffImage } from "./file-bytes.ts";
 import { fail, numberArg, stringArg, type ToolArgs, type ToolContent, type ToolOutcome } from "./result.ts";
 import type { RunContext } from "./run-context.ts";

@@ -1,7 +1,6 @@
 /** The one line the executor's stream shows per investigation call, e.g. `read src/app.ts`. */
 
-import { EXPAND_TOOL_NAME, GIT_DIFF_TOOL_NAME } from "../../render/constants.ts";
-import { clip, oneLine } from "../../render/text.ts";
+import { clip, EXPAND_TOOL_NAME, GIT_DIFF_TOOL_NAME, oneLine } from "../../render/index.ts";
 import { parseExpandIds } from "./expand.ts";
 import { booleanArg, numberArg, stringArg, type ToolArgs } from "./result.ts";
 

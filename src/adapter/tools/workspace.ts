@@ -11,7 +11,7 @@ import { realpathSync } from "node:fs";
 import { lstat, readlink, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { TOOL_REFUSAL } from "../../render/constants.ts";
+import { TOOL_REFUSAL } from "../../render/index.ts";
 import { createDenyMatcher, type DenyMatcher } from "./deny.ts";
 
 export type PathVerdict =

@@ -1,0 +1,366 @@
+/**
+ * Cache warming (issue 7), wired. The pure half decides (render/warming.ts `warmingDecision`, the
+ * chain as a state machine in reducers/warming-state.ts, the payload guard in
+ * render/payload-hash.ts); this file carries out the machine's actions with a real timer, a real
+ * request and `pi.appendEntry`:
+ *
+ *   advisor() consultation starts ──────────────▶ cancel("consultation")   (awaited)
+ *   it ends with advice and a payload hash ─────▶ consulted(warmingDecision(…))
+ *       warm → one timer at 90% of the TTL after the consultation's last request (unref'd)
+ *   timer fires ───▶ tick ───▶ refresh: the consultation's FIRST request again (the exact
+ *       LedgerRequest context that was sent, same model, auth, effort, sessionId and Anthropic
+ *       breakpoint), maxTokens 16, no retry (pi-ai maxRetries 0, no retry hook), no tool loop,
+ *       `budget.timeoutSec` deadline; its onPayload hashes the payload as it would leave and
+ *       throws (pi-ai then ends the request before any network I/O) unless `refreshGuard` says send
+ *   refresh settles ─▶ `advisor-usage` record (kind "warming") whenever the request left, whatever
+ *       the outcome ─▶ refreshDone(hit → next decision from the refresh's own send time and the
+ *       spend including it; miss / error / aborted → the chain ends)
+ *   agent_end, model_select, thinking_level_select, /advisor, session_before_compact|tree|switch|
+ *   fork, session_shutdown ─▶ cancel(reason): the timer is cleared, an in-flight refresh aborted and
+ *       awaited, so its usage is recorded before the hook returns (before the session changes).
+ *
+ * Never a dialog, never a thrown error into Pi. A consultation is warmed only when it completed with
+ * advice (a failed or skipped one leaves the chain idle), its first request carries a payload hash
+ * (providers that never build a payload — pi-ai's faux provider — cannot be guarded, so they are not
+ * warmed), and the host can record usage (`pi.appendEntry`).
+ */
+
+import type { AssistantMessage, Usage } from "@mariozechner/pi-ai";
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { CUSTOM_TYPES } from "../../events/index.ts";
+import {
+	idleWarming,
+	type RefreshGuard,
+	type RefreshOutcome,
+	refreshGuard,
+	refreshOutcome,
+	requestRecord,
+	resolveCacheRetention,
+	WARMING_OUTPUT_TOKENS,
+	type WarmingCancelReason,
+	type WarmingDecision,
+	type WarmingEnd,
+	type WarmingEvent,
+	type WarmingSkipReason,
+	type WarmingState,
+	type WarmingTarget,
+	warmingDecision,
+	warmingReducer,
+	warmingUsageRecord,
+} from "../../policy/index.ts";
+import { zeroUsage } from "../../render/index.ts";
+import type { AdvisorDispatch, AdvisorRun } from "../consult/advisor-tool.ts";
+import { cacheBreakpointHook } from "../consult/cache-breakpoint.ts";
+import { spendAfter } from "../consult/cost-control.ts";
+import { createDeadline } from "../consult/deadline.ts";
+import { type AdvisorEnvelope, errorText } from "../consult/envelope.ts";
+import { formatColonKey, modelKeyOf } from "../host/model-key.ts";
+
+/** The clock and the one timer. Defaults look the globals up at call time, so fake timers drive them. */
+export interface WarmingTimers {
+	now(): number;
+	setTimeout(fn: () => void, ms: number): unknown;
+	clearTimeout(handle: unknown): void;
+}
+
+/** Why a consultation did not arm a chain, beyond the decision's own reasons. */
+export type NotArmedReason =
+	| WarmingSkipReason
+	/** The consultation failed, was skipped or cancelled: nothing worth keeping warm. */
+	| "no-advice"
+	/** The provider never showed us its payload (faux), so a refresh could not be guarded. */
+	| "no-payload-hash"
+	| "host-cannot-record-usage";
+
+/** What the warming did, for tests and diagnostics (never shown to the user). */
+export type WarmingTrace =
+	| { type: "armed"; consultationId: string; atMs: number; decision: Extract<WarmingDecision, { warm: true }> }
+	| { type: "not-armed"; consultationId: string; reason: NotArmedReason; decision?: WarmingDecision }
+	| { type: "refresh-sent"; refreshId: number; consultationId: string; sentMs: number }
+	| { type: "refresh-refused"; refreshId: number; reason: Extract<RefreshGuard, { send: false }>["reason"] }
+	| { type: "refresh-settled"; refreshId: number; outcome: RefreshOutcome; usage: Usage; recorded: boolean }
+	| { type: "rearmed"; refreshId: number; atMs: number }
+	| { type: "ended"; end: WarmingEnd };
+
+export interface WarmingDeps {
+	pi: Partial<Pick<ExtensionAPI, "appendEntry">>;
+	timers?: Partial<WarmingTimers>;
+	/** `PI_CACHE_RETENTION` as pi-ai reads it (SPEC §2: no retention is forced). Default the real env. */
+	env?: () => string | undefined;
+	onTrace?: (trace: WarmingTrace) => void;
+}
+
+export interface CacheWarming {
+	/** After an advisor() consultation (the tool's observer). */
+	consulted(run: AdvisorRun, consultationId: string): void;
+	/** Ends the chain; resolves once an in-flight refresh has settled and its usage is recorded. */
+	cancel(reason: WarmingCancelReason): Promise<void>;
+	/** The machine's state (tests, diagnostics). */
+	state(): WarmingState;
+	/** Resolves when no refresh is in flight. */
+	idle(): Promise<void>;
+}
+
+/** What a chain keeps of its consultation: everything its refresh replays. */
+interface Kept {
+	target: WarmingTarget;
+	dispatch: AdvisorDispatch;
+	/** Epoch ms of the consultation's last request: `maxDurationSec` counts from here. */
+	consultationMs: number;
+	promptTokens: number | undefined;
+	/** The branch's advisor spend, this consultation and the chain's refreshes included. */
+	spentUsd: number;
+}
+
+interface InFlight {
+	refreshId: number;
+	controller: AbortController;
+	promise: Promise<void>;
+}
+
+/** The error the refresh's onPayload throws to stop pi-ai before it sends anything. */
+export const REFRESH_REFUSED = "advisor warming: refresh refused by the payload guard";
+
+function defaultTimers(): WarmingTimers {
+	return {
+		now: () => Date.now(),
+		setTimeout: (fn, ms) => setTimeout(fn, ms),
+		clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+	};
+}
+
+function completedAdvice(envelope: AdvisorEnvelope): boolean {
+	const { details } = envelope;
+	if (details.skipped === true || details.errorMessage !== undefined) return false;
+	if (details.stopReason === "error" || details.stopReason === "aborted") return false;
+	return envelope.content.some((part) => part.text.trim().length > 0);
+}
+
+function usageCost(usage: Usage): number {
+	const total = usage.cost?.total;
+	return typeof total === "number" && Number.isFinite(total) && total > 0 ? total : 0;
+}
+
+export function createCacheWarming(deps: WarmingDeps): CacheWarming {
+	const timers: WarmingTimers = { ...defaultTimers(), ...deps.timers };
+	const env = deps.env ?? (() => process.env.PI_CACHE_RETENTION);
+	const trace = (t: WarmingTrace) => {
+		try {
+			deps.onTrace?.(t);
+		} catch {
+			// A trace listener never breaks the warming.
+		}
+	};
+
+	let state: WarmingState = idleWarming();
+	let timer: unknown;
+	let kept: Kept | undefined;
+	let inflight: InFlight | undefined;
+
+	const clearTimer = () => {
+		if (timer !== undefined) timers.clearTimeout(timer);
+		timer = undefined;
+	};
+
+	const decide = (k: Kept, lastTouchMs: number): WarmingDecision => {
+		const d = k.dispatch;
+		return warmingDecision({
+			config: d.config.warming,
+			model: d.model,
+			cacheRetention: resolveCacheRetention(undefined, env()),
+			first: d.request,
+			promptTokens: k.promptTokens,
+			spentUsd: k.spentUsd,
+			budget: { perCallHardUsd: d.config.budget.perCallHardUsd, sessionUsd: d.config.budget.sessionUsd },
+			consultationMs: k.consultationMs,
+			lastTouchMs,
+			nowMs: timers.now(),
+		});
+	};
+
+	const step = (event: WarmingEvent): Promise<void> => {
+		const next = warmingReducer(state, event);
+		state = next.state;
+		if (next.ended !== undefined) trace({ type: "ended", end: next.ended });
+		if (state.phase === "idle") kept = undefined;
+		const waits: Promise<void>[] = [];
+		for (const action of next.actions) {
+			switch (action.type) {
+				case "schedule": {
+					clearTimer();
+					const handle = timers.setTimeout(() => {
+						if (timer !== handle) return;
+						timer = undefined;
+						void step({ type: "tick", nowMs: timers.now() });
+					}, action.delayMs);
+					(handle as { unref?: () => void } | undefined)?.unref?.();
+					timer = handle;
+					break;
+				}
+				case "clearTimer":
+					clearTimer();
+					break;
+				case "refresh":
+					refresh(action.refreshId);
+					break;
+				case "abort":
+					if (inflight !== undefined && inflight.refreshId === action.refreshId) {
+						inflight.controller.abort(new Error(`aborted: ${action.reason}`));
+						waits.push(inflight.promise);
+					}
+					break;
+				default: {
+					const never: never = action;
+					throw new Error(`unhandled warming action ${JSON.stringify(never)}`);
+				}
+			}
+		}
+		return Promise.all(waits).then(() => undefined);
+	};
+
+	const record = (k: Kept, usage: Usage, sentMs: number): boolean => {
+		const append = deps.pi.appendEntry;
+		if (typeof append !== "function") return false;
+		const d = k.dispatch;
+		const data = warmingUsageRecord({
+			model: formatColonKey(modelKeyOf(d.model)),
+			...(d.effort !== undefined ? { effort: d.effort } : {}),
+			usage,
+			request: requestRecord(d.request, {
+				routingKey: d.routingKey,
+				timestampMs: sentMs,
+				payloadHash: k.target.payloadHash,
+			}),
+			timestampMs: timers.now(),
+		});
+		try {
+			append.call(deps.pi, CUSTOM_TYPES.usage, data);
+			return true;
+		} catch {
+			// The session went away under us (it is cancelled before that happens, normally).
+			return false;
+		}
+	};
+
+	const refresh = (refreshId: number) => {
+		const k = kept;
+		const controller = new AbortController();
+		const promise = (async () => {
+			if (k === undefined) {
+				await step({ type: "refreshDone", refreshId, outcome: "error", nowMs: timers.now() });
+				return;
+			}
+			const d = k.dispatch;
+			const breakpoint = cacheBreakpointHook(d.model, d.request.context, d.request.stable);
+			let refusal: Extract<RefreshGuard, { send: false }> | undefined;
+			let sentMs: number | undefined;
+			const onPayload = (payload: unknown, model: { api?: string } | undefined): unknown => {
+				const replaced = breakpoint?.(payload);
+				const guard = refreshGuard({
+					originalHash: k.target.payloadHash,
+					payload: replaced ?? payload,
+					api: model?.api ?? d.model.api,
+				});
+				if (!guard.send) {
+					refusal = guard;
+					throw new Error(REFRESH_REFUSED);
+				}
+				sentMs = timers.now();
+				trace({ type: "refresh-sent", refreshId, consultationId: k.target.consultationId, sentMs });
+				return replaced;
+			};
+			const deadline = createDeadline(d.config.budget.timeoutSec * 1000, timers.now);
+			const signal = AbortSignal.any([controller.signal, deadline.signal]);
+			let message: AssistantMessage | undefined;
+			let thrown: string | undefined;
+			try {
+				message = await d.complete(d.model, d.request.context, {
+					...(d.effort !== undefined ? { reasoning: d.effort } : {}),
+					sessionId: d.routingKey,
+					signal,
+					...(d.auth.apiKey !== undefined ? { apiKey: d.auth.apiKey } : {}),
+					...(d.auth.headers !== undefined ? { headers: d.auth.headers } : {}),
+					maxTokens: WARMING_OUTPUT_TOKENS,
+					maxRetries: 0,
+					onPayload,
+				});
+			} catch (err) {
+				thrown = errorText(err);
+			} finally {
+				deadline.dispose();
+			}
+
+			if (refusal !== undefined) {
+				// Nothing left: nothing billed, nothing recorded; the chain ends.
+				trace({ type: "refresh-refused", refreshId, reason: refusal.reason });
+				await step({ type: "refreshDone", refreshId, outcome: "error", nowMs: timers.now() });
+				return;
+			}
+			const usage = message?.usage ?? zeroUsage();
+			const stop = controller.signal.aborted
+				? "aborted"
+				: thrown !== undefined
+					? "error"
+					: message?.stopReason === "aborted" && deadline.expired()
+						? "error"
+						: message?.stopReason;
+			const outcome = refreshOutcome(usage, stop);
+			// The request left (or may have): its bill belongs to the branch, whatever came back.
+			const recorded =
+				sentMs !== undefined || message !== undefined ? record(k, usage, sentMs ?? timers.now()) : false;
+			trace({ type: "refresh-settled", refreshId, outcome, usage, recorded });
+			if (outcome !== "hit") {
+				await step({ type: "refreshDone", refreshId, outcome, nowMs: timers.now() });
+				return;
+			}
+			k.spentUsd += usageCost(usage);
+			const next = decide(k, sentMs ?? timers.now());
+			await step({ type: "refreshDone", refreshId, outcome: "hit", next, nowMs: timers.now() });
+			if (next.warm && state.phase === "armed") trace({ type: "rearmed", refreshId, atMs: next.atMs });
+		})()
+			.catch(() => undefined)
+			.finally(() => {
+				if (inflight?.refreshId === refreshId) inflight = undefined;
+			});
+		inflight = { refreshId, controller, promise };
+	};
+
+	return {
+		consulted(run, consultationId) {
+			const notArmed = (reason: NotArmedReason, decision?: WarmingDecision) =>
+				trace({
+					type: "not-armed",
+					consultationId,
+					reason,
+					...(decision !== undefined ? { decision } : {}),
+				});
+			const d = run.dispatch;
+			if (d === undefined || !completedAdvice(run.envelope)) return notArmed("no-advice");
+			const record = run.envelope.details.request;
+			if (record === undefined) return notArmed("no-advice");
+			const consultationMs = Math.max(record.timestamp, record.lastSentMs ?? record.timestamp);
+			const k: Kept = {
+				target: { consultationId, payloadHash: record.payloadHash ?? "" },
+				dispatch: d,
+				consultationMs,
+				promptTokens: record.promptTokens,
+				spentUsd: spendAfter(d.spend, run.envelope).totalUsd,
+			};
+			const decision = decide(k, consultationMs);
+			if (decision.warm) {
+				if (record.payloadHash === undefined) return notArmed("no-payload-hash", decision);
+				if (typeof deps.pi.appendEntry !== "function") return notArmed("host-cannot-record-usage", decision);
+			}
+			// The refresh replays what `kept` holds; a cold decision leaves the machine idle (and `kept` empty).
+			kept = k;
+			void step({ type: "consulted", target: k.target, decision, nowMs: timers.now() });
+			if (decision.warm) trace({ type: "armed", consultationId, atMs: decision.atMs, decision });
+			else notArmed(decision.reason, decision);
+		},
+		cancel(reason) {
+			return step({ type: "cancel", reason });
+		},
+		state: () => state,
+		idle: () => inflight?.promise ?? Promise.resolve(),
+	};
+}

@@ -1,0 +1,477 @@
+/**
+ * One consultation: the rendered request goes to the advisor model, round after round, until
+ * it answers. A loop over requests — investigation rounds (the advisor's read-only tools),
+ * retries and a budget gate plug in through optional hooks — that never throws: every way it
+ * can end is one row of SPEC §4.
+ *
+ * Every request, first or retry or investigation round, carries the same sessionId and the
+ * call's abort signal, and passes the `approve` gate first.
+ *
+ * Investigation (SPEC §3, issue 5):
+ * - `maxCalls` bounds executed tool CALLS, not responses. A response with more calls than remain
+ *   gets the first ones run and the rest answered in-band with TOOL_CALL_REFUSED.
+ * - Every request carries the same declarations (the rendered context's `tools`, untouched). The
+ *   round that uses up the allowance is followed by a user message, TOOL_BUDGET_SPENT, after its
+ *   tool results (so the request stays valid: results follow their calls).
+ * - A reply that still calls tools after that notice ends the consultation: its text is the
+ *   advice when it wrote some, else `Advisor call failed: ` + TOOLS_AFTER_SPENT.
+ * - A tool error (or a tool that throws) goes back to the advisor as an error result.
+ * - One stream line per executed tool (`advisor: <summary>`), after the `Consulting advisor …` line.
+ * - Rounds live only in this function: the envelope carries the final advice, the usage of every
+ *   request and `details.toolCalls`; nothing of the rounds is written to the session.
+ *
+ * Cost control (issue 6) plugs in through the hooks, with these guarantees from the loop:
+ * - `timeoutMs` is one deadline over the whole consultation, tool rounds included; `approve` can
+ *   stop its clock while a dialog is open (`NextRequest.paused`). Expiry → the timeout row; the
+ *   executor's own abort stays the cancelled row.
+ * - `retry` is asked after every failed request AND after an answer with no text (`empty`); a
+ *   retry passes `approve` again like any request.
+ * - `details.request` is the RequestRecord of the first request (render/estimate-cost.ts), with the
+ *   prompt tokens the provider billed for it, so the next consultation's estimate can build on it,
+ *   and `payloadHash`: the first request's provider payload as sent (after the Anthropic breakpoint
+ *   edit), hashed by render/payload-hash.ts in `onPayload` — what a cache-warming refresh of it must
+ *   match (issue 7). Absent when the provider never builds a payload (pi-ai's faux provider).
+ */
+
+import type {
+	Api,
+	AssistantMessage,
+	Context,
+	ImageContent,
+	Model,
+	TextContent,
+	ThinkingLevel,
+	Tool,
+	ToolCall,
+	ToolResultMessage,
+	Usage,
+	UserMessage,
+} from "@mariozechner/pi-ai";
+import type { AttemptRecord, RequestRecord, ToolCallSummary } from "../../events/index.ts";
+import { payloadHash, requestRecord } from "../../policy/index.ts";
+import type { LedgerRequest } from "../../render/index.ts";
+import { TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED, TOOL_TEXT, TOOLS_AFTER_SPENT, zeroUsage } from "../../render/index.ts";
+import type { CompleteSimple } from "../host/compat.ts";
+import { advisorLabel } from "../host/model-key.ts";
+import { advisorToolLine, consultingLine } from "../host/notices.ts";
+import { cacheBreakpointHook } from "./cache-breakpoint.ts";
+import { createDeadline } from "./deadline.ts";
+import {
+	type AdvisorEnvelope,
+	adviceEnvelope,
+	type EnvelopeBase,
+	errorText,
+	type Failure,
+	failureEnvelope,
+	identityBase,
+} from "./envelope.ts";
+
+// ---------------------------------------------------------------------------------------------
+// Hooks
+// ---------------------------------------------------------------------------------------------
+
+/** One executed investigation call, as it goes back to the advisor. */
+export interface InvestigationResult {
+	content: (TextContent | ImageContent)[];
+	isError: boolean;
+	/** One line for the executor's stream, e.g. `read src/app.ts`; used when `describe` is absent. */
+	summary?: string;
+}
+
+/** The advisor's read-only tools (SPEC §3). Their declarations must already be in the request. */
+export interface InvestigationTools {
+	declarations: readonly Tool[];
+	/** Never expected to throw; a throw still comes back to the advisor as an error result. */
+	execute(call: ToolCall, signal: AbortSignal | undefined): Promise<InvestigationResult>;
+	/**
+	 * The stream line for a call, shown as the tool is opened (before it runs), e.g.
+	 * `read src/app.ts`. Absent: the result's `summary`, once the call has run.
+	 */
+	describe?(call: ToolCall): string;
+	/** Tool calls executed per consultation (`tools.maxRounds`); calls beyond it are refused in-band. */
+	maxCalls: number;
+}
+
+/** A request of this consultation that came back with a reply (billed or not). */
+export interface SentRequest {
+	context: Context;
+	usage: Usage;
+	/** Epoch ms (the consultation's clock) when it was sent. */
+	sentMs: number;
+}
+
+/** What the gate sees before each request is sent. */
+export interface NextRequest {
+	context: Context;
+	/** 0 for the first request; +1 per investigation round. */
+	round: number;
+	/** 0 for the first try of a round; +1 per retry. */
+	attempt: number;
+	/** Usage of every request of this consultation so far. */
+	billedUsage: Usage;
+	/** The newest request of this consultation that got a reply; undefined before the first. */
+	previous: SentRequest | undefined;
+	/** Runs `work` (a dialog) with the consultation's deadline stopped. */
+	paused<T>(work: () => Promise<T>): Promise<T>;
+}
+
+export type Approval = { send: true } | { send: false; reason: string };
+
+/** A request that did not produce an answer; the retry hook decides whether to send it again. */
+export interface FailedAttempt {
+	round: number;
+	attempt: number;
+	/** The provider's reply (stopReason error/aborted), absent when the call threw. */
+	message: AssistantMessage | undefined;
+	thrown: string | undefined;
+	/** The consultation's own deadline fired. */
+	timedOut: boolean;
+	/** The reply came back fine but said nothing: no text (and no tool call to run). */
+	empty: boolean;
+	/** Since the consultation started, time spent in paused dialogs excluded. */
+	elapsedMs: number;
+}
+
+export interface ConsultationAuth {
+	apiKey?: string;
+	headers?: Record<string, string>;
+}
+
+export interface ConsultationInput {
+	complete: CompleteSimple;
+	model: Model<Api>;
+	auth: ConsultationAuth;
+	/** Snapshotted when the tool was entered; undefined = no reasoning sent. */
+	effort: ThinkingLevel | undefined;
+	/** `advisor:<Pi session id>`, on every request. */
+	sessionId: string;
+	/** The first request, as rendered. */
+	request: LedgerRequest;
+	/** The executor's abort signal for this tool call. */
+	signal: AbortSignal | undefined;
+	/** Lines for the executor's stream while the call is in flight. */
+	onProgress?: (line: string) => void;
+	/** Absent: the advisor answers from the log in one request. */
+	tools?: InvestigationTools;
+	/** Called before every request; a refusal ends the consultation as a skip. */
+	approve?: (next: NextRequest) => Promise<Approval>;
+	/** Called after every failed request and every empty answer; true sends it again. */
+	retry?: (failure: FailedAttempt) => boolean | Promise<boolean>;
+	/** Deadline for the whole consultation, tool rounds included; paused while `approve` asks the user. */
+	timeoutMs?: number;
+	/** Clock, injectable for tests. */
+	now?: () => number;
+	/** Base details already known (estimate, trim) that the envelope carries as they are. */
+	base?: Pick<EnvelopeBase, "estimate" | "context">;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Usage
+// ---------------------------------------------------------------------------------------------
+
+export function addUsage(sum: Usage, more: Usage | undefined): Usage {
+	if (more === undefined) return sum;
+	const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+	return {
+		input: sum.input + n(more.input),
+		output: sum.output + n(more.output),
+		cacheRead: sum.cacheRead + n(more.cacheRead),
+		cacheWrite: sum.cacheWrite + n(more.cacheWrite),
+		totalTokens: sum.totalTokens + n(more.totalTokens),
+		cost: {
+			input: sum.cost.input + n(more.cost?.input),
+			output: sum.cost.output + n(more.cost?.output),
+			cacheRead: sum.cost.cacheRead + n(more.cost?.cacheRead),
+			cacheWrite: sum.cost.cacheWrite + n(more.cost?.cacheWrite),
+			total: sum.cost.total + n(more.cost?.total),
+		},
+	};
+}
+
+// ---------------------------------------------------------------------------------------------
+// The loop
+// ---------------------------------------------------------------------------------------------
+
+type SendOutcome = { kind: "answered"; message: AssistantMessage } | { kind: "ended"; failure: Failure };
+
+/** The advice text of a reply: its text blocks, in order. */
+export function replyText(message: AssistantMessage): string {
+	const texts: string[] = [];
+	for (const block of message.content) if (block.type === "text") texts.push(block.text);
+	return texts.join("\n");
+}
+
+function toolCalls(message: AssistantMessage): ToolCall[] {
+	return message.content.filter((block): block is ToolCall => block.type === "toolCall");
+}
+
+function timeoutSeconds(ms: number): number {
+	return Math.round(ms / 10) / 100;
+}
+
+/** An answer with nothing in it: no text, and no tool call the loop could run. */
+function isEmptyReply(message: AssistantMessage, hasTools: boolean): boolean {
+	if (replyText(message).trim().length > 0) return false;
+	return !hasTools || toolCalls(message).length === 0;
+}
+
+function billedPrompt(usage: Usage | undefined): number {
+	if (usage === undefined) return 0;
+	const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
+	return n(usage.input) + n(usage.cacheRead) + n(usage.cacheWrite);
+}
+
+export async function runConsultation(input: ConsultationInput): Promise<AdvisorEnvelope> {
+	const now = input.now ?? Date.now;
+	const attempts: AttemptRecord[] = [];
+	let usage = zeroUsage();
+	let lastStop: AttemptRecord["stopReason"] | undefined;
+	// details.request: when the first request was (to be) sent, its billed prompt, the last send.
+	let firstMs: number | undefined;
+	let lastSentMs: number | undefined;
+	let firstPrompt: number | undefined;
+	let previous: SentRequest | undefined;
+	// The first request's payload as the provider serialised it (every try of round 0 is the same one).
+	let firstPayloadHash: string | undefined;
+	const request = (): RequestRecord | undefined => {
+		if (firstMs === undefined) return undefined;
+		return requestRecord(input.request, {
+			routingKey: input.sessionId,
+			timestampMs: firstMs,
+			...(firstPayloadHash !== undefined ? { payloadHash: firstPayloadHash } : {}),
+			...(firstPrompt !== undefined ? { promptTokens: firstPrompt } : {}),
+			...(lastSentMs !== undefined && lastSentMs > firstMs ? { lastSentMs } : {}),
+		});
+	};
+	const investigation: Investigation = { executed: [], refused: 0, spent: false };
+
+	const base = (): EnvelopeBase => {
+		const out: EnvelopeBase = { ...identityBase(input.model, input.effort), ...input.base };
+		const record = request();
+		if (record !== undefined) out.request = record;
+		if (attempts.length > 0) {
+			out.usage = usage;
+			out.attempts = attempts;
+		}
+		if (lastStop !== undefined) out.stopReason = lastStop;
+		const calls = toolCallDetails(investigation);
+		if (calls !== undefined) out.toolCalls = calls;
+		return out;
+	};
+
+	const deadline = input.timeoutMs !== undefined ? createDeadline(input.timeoutMs, now) : undefined;
+	const signals = [input.signal, deadline?.signal].filter((s): s is AbortSignal => s !== undefined);
+	const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+	const timedOut = () => deadline?.expired() === true && input.signal?.aborted !== true;
+	const startedMs = now();
+	const elapsed = () => deadline?.elapsed() ?? now() - startedMs;
+	const paused = <T>(work: () => Promise<T>): Promise<T> => (deadline === undefined ? work() : deadline.paused(work));
+	const interrupted = (message: string | undefined): Failure =>
+		timedOut() ? { kind: "timeout", seconds: timeoutSeconds(input.timeoutMs ?? 0) } : { kind: "cancelled", message };
+
+	const breakpoint = cacheBreakpointHook(input.model, input.request.context, input.request.stable);
+	// Every API gets the hook: the breakpoint edit where it applies, and the first request's hash.
+	const onPayloadFor =
+		(round: number) =>
+		(payload: unknown, model: Model<Api>): unknown => {
+			const replaced = breakpoint?.(payload);
+			if (round === 0) {
+				try {
+					firstPayloadHash = payloadHash(replaced ?? payload, model?.api ?? input.model.api);
+				} catch {
+					// A fingerprint is never worth the request itself.
+				}
+			}
+			return replaced;
+		};
+
+	const send = async (context: Context, round: number): Promise<SendOutcome> => {
+		for (let attempt = 0; ; attempt++) {
+			if (signal?.aborted) return { kind: "ended", failure: interrupted(undefined) };
+			firstMs ??= now();
+			if (input.approve !== undefined) {
+				const approval = await input.approve({ context, round, attempt, billedUsage: usage, previous, paused });
+				// The executor's Esc (or the deadline) while the gate was deciding — e.g. a dismissed
+				// dialog — is a cancellation, not a skip.
+				if (signal?.aborted) return { kind: "ended", failure: interrupted(undefined) };
+				if (!approval.send) return { kind: "ended", failure: { kind: "skipped", reason: approval.reason } };
+			}
+			const sentMs = now();
+			if (round === 0 && attempt === 0) firstMs = sentMs;
+			lastSentMs = sentMs;
+			let message: AssistantMessage | undefined;
+			let thrown: string | undefined;
+			try {
+				message = await input.complete(input.model, context, {
+					...(input.effort !== undefined ? { reasoning: input.effort } : {}),
+					sessionId: input.sessionId,
+					...(signal !== undefined ? { signal } : {}),
+					...(input.auth.apiKey !== undefined ? { apiKey: input.auth.apiKey } : {}),
+					...(input.auth.headers !== undefined ? { headers: input.auth.headers } : {}),
+					onPayload: onPayloadFor(round),
+				});
+			} catch (err) {
+				thrown = errorText(err);
+			}
+			if (message !== undefined) {
+				const record: AttemptRecord = { usage: message.usage, stopReason: message.stopReason };
+				if (message.errorMessage !== undefined) record.errorMessage = message.errorMessage;
+				attempts.push(record);
+				usage = addUsage(usage, message.usage);
+				lastStop = message.stopReason;
+				previous = { context, usage: message.usage, sentMs };
+				if (round === 0 && billedPrompt(message.usage) > 0) firstPrompt = billedPrompt(message.usage);
+				if (message.stopReason !== "error" && message.stopReason !== "aborted") {
+					if (!isEmptyReply(message, input.tools !== undefined)) return { kind: "answered", message };
+					// Nothing in it: the retry hook may ask once more; else it ends as the empty row.
+					const empty: FailedAttempt = {
+						round,
+						attempt,
+						message,
+						thrown: undefined,
+						timedOut: false,
+						empty: true,
+						elapsedMs: elapsed(),
+					};
+					if (!signal?.aborted && input.retry !== undefined && (await input.retry(empty))) continue;
+					return { kind: "answered", message };
+				}
+			}
+			const failed: FailedAttempt = {
+				round,
+				attempt,
+				message,
+				thrown,
+				timedOut: timedOut(),
+				empty: false,
+				elapsedMs: elapsed(),
+			};
+			if (!signal?.aborted && input.retry !== undefined && (await input.retry(failed))) continue;
+			if (thrown !== undefined) {
+				return {
+					kind: "ended",
+					failure: signal?.aborted ? interrupted(thrown) : { kind: "threw", message: thrown },
+				};
+			}
+			if (timedOut() || message?.stopReason === "aborted") {
+				return { kind: "ended", failure: interrupted(message?.errorMessage) };
+			}
+			return { kind: "ended", failure: { kind: "failed", message: message?.errorMessage } };
+		}
+	};
+
+	try {
+		input.onProgress?.(consultingLine(advisorLabel(input.model), input.effort));
+		let context = input.request.context;
+		for (let round = 0; ; round++) {
+			const outcome = await send(context, round);
+			if (outcome.kind === "ended") return failureEnvelope(outcome.failure, base());
+			const calls = toolCalls(outcome.message);
+			const tools = input.tools;
+			if (calls.length === 0 || tools === undefined) return answer(outcome.message, base());
+			if (investigation.spent) {
+				// Told in a user message to answer now, it called tools again: its text is the answer
+				// when it wrote one; else the consultation ends without advice rather than loop on.
+				if (replyText(outcome.message).trim().length > 0) return answer(outcome.message, base());
+				return failureEnvelope({ kind: "failed", message: TOOLS_AFTER_SPENT }, base());
+			}
+			const results = await investigate(calls, tools, investigation, signal, input.onProgress);
+			// An abort mid-round: the next send reports it (cancelled, or timeout).
+			const notice = investigation.spent ? [spentNotice()] : [];
+			context = { ...context, messages: [...context.messages, outcome.message, ...results, ...notice] };
+		}
+	} catch (err) {
+		return failureEnvelope({ kind: "threw", message: errorText(err) }, base());
+	} finally {
+		deadline?.dispose();
+	}
+}
+
+function answer(message: AssistantMessage, base: EnvelopeBase): AdvisorEnvelope {
+	const text = replyText(message);
+	if (text.trim().length === 0) return failureEnvelope({ kind: "empty" }, base);
+	return adviceEnvelope(text, base);
+}
+
+/** The tool calls of one consultation so far. */
+interface Investigation {
+	/** Calls executed (each counts against the allowance, whatever its outcome). */
+	executed: string[];
+	/** Calls refused in-band because the allowance ran out within their response. */
+	refused: number;
+	/** The allowance is used up and the advisor has been told to answer. */
+	spent: boolean;
+}
+
+function toolCallDetails(investigation: Investigation): ToolCallSummary | undefined {
+	if (investigation.executed.length === 0 && investigation.refused === 0) return undefined;
+	const out: ToolCallSummary = { count: investigation.executed.length, names: [...investigation.executed] };
+	if (investigation.refused > 0) out.refused = investigation.refused;
+	return out;
+}
+
+/** The user message that follows the results of the round that spent the allowance. */
+function spentNotice(): UserMessage {
+	return { role: "user", content: [{ type: "text", text: TOOL_BUDGET_SPENT }], timestamp: 0 };
+}
+
+function toolResult(call: ToolCall, result: InvestigationResult): ToolResultMessage {
+	return {
+		role: "toolResult",
+		toolCallId: call.id,
+		toolName: call.name,
+		content: result.content,
+		isError: result.isError,
+		timestamp: 0,
+	};
+}
+
+/**
+ * One investigation round: run the calls within the allowance in order, refuse the rest, and
+ * return one result per call (every tool call of a reply must be answered for the request to be
+ * valid). The declarations never change (that would change the cached head); when this round
+ * uses up the allowance, `spent` is set and the caller appends the notice as a user message.
+ */
+async function investigate(
+	calls: readonly ToolCall[],
+	tools: InvestigationTools,
+	investigation: Investigation,
+	signal: AbortSignal | undefined,
+	onProgress: ((line: string) => void) | undefined,
+): Promise<ToolResultMessage[]> {
+	const results: ToolResultMessage[] = [];
+	for (const call of calls) {
+		if (signal?.aborted) break;
+		if (investigation.executed.length >= tools.maxCalls) {
+			investigation.refused++;
+			results.push(toolResult(call, { content: [{ type: "text", text: TOOL_CALL_REFUSED }], isError: true }));
+			continue;
+		}
+		investigation.executed.push(call.name);
+		const opened = describeCall(tools, call);
+		if (opened !== undefined) onProgress?.(advisorToolLine(opened));
+		let result: InvestigationResult;
+		try {
+			result = await tools.execute(call, signal);
+		} catch (err) {
+			result = { content: [{ type: "text", text: TOOL_TEXT.failed(call.name, errorText(err)) }], isError: true };
+		}
+		if (opened === undefined) onProgress?.(advisorToolLine(nonBlank(result.summary) ?? call.name));
+		results.push(toolResult(call, result));
+	}
+	if (investigation.executed.length >= tools.maxCalls) investigation.spent = true;
+	return results;
+}
+
+function describeCall(tools: InvestigationTools, call: ToolCall): string | undefined {
+	if (tools.describe === undefined) return undefined;
+	try {
+		return nonBlank(tools.describe(call)) ?? call.name;
+	} catch {
+		return call.name;
+	}
+}
+
+function nonBlank(text: string | undefined): string | undefined {
+	return text !== undefined && text.trim().length > 0 ? text : undefined;
+}

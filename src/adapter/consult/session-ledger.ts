@@ -1,0 +1,115 @@
+/**
+ * The folded ledger of the live session, kept between consultations so each one folds only the
+ * entries appended since the last (DESIGN "The flow"). The branch is compared with the folded
+ * path by the id at its end: a tree path is determined by its last entry, so when the entry at
+ * that position is the same one, everything before it is too. Anything else — tree navigation,
+ * a fork, another session — refolds from scratch.
+ *
+ * Next to the ledger, from the same events: the branch's advisor spend and its sticky trim
+ * anchor (issue 6). They are folds of their own (a compaction rebuilds the blocks, never the
+ * bill), folded incrementally with the ledger and refolded from scratch with it.
+ */
+
+import type { LedgerEvent } from "../../events/index.ts";
+import { eventsFromBranch } from "../../events/index.ts";
+import {
+	emptyLedger,
+	emptySpend,
+	emptyTrimAnchor,
+	foldEvents,
+	foldSpend,
+	foldTrimAnchor,
+	type LedgerState,
+	type SpendState,
+	type TrimAnchorState,
+} from "../../reducers/index.ts";
+import { createRenderMemo, type RenderMemo } from "../../render/index.ts";
+
+export interface LedgerSnapshot {
+	state: LedgerState;
+	/** Per-session memo of rendered blocks; reused while the folded path only grows. */
+	memo: RenderMemo;
+	/** The branch's advisor spend (consultations, reviews, warming). */
+	spend: SpendState;
+	/** The branch's sticky trim anchor. */
+	anchor: TrimAnchorState;
+	/** How the snapshot was reached, for tests and diagnostics. */
+	folded: { from: "cache" | "scratch"; newEvents: number };
+}
+
+export interface SessionLedger {
+	/** Brings the ledger up to `branch` (root → leaf, as ctx.sessionManager.getBranch() returns it). */
+	update(sessionId: string, branch: readonly unknown[], allEntries: readonly unknown[]): LedgerSnapshot;
+	reset(): void;
+}
+
+interface Folded {
+	sessionId: string;
+	/** Branch entries folded so far, and the id of the last of them. */
+	entryCount: number;
+	lastEntryId: string | undefined;
+	state: LedgerState;
+	memo: RenderMemo;
+	spend: SpendState;
+	anchor: TrimAnchorState;
+}
+
+function entryId(entry: unknown): string | undefined {
+	if (typeof entry !== "object" || entry === null) return undefined;
+	const id = (entry as { id?: unknown }).id;
+	return typeof id === "string" ? id : undefined;
+}
+
+function extendsFolded(folded: Folded, sessionId: string, branch: readonly unknown[]): boolean {
+	if (folded.sessionId !== sessionId || branch.length < folded.entryCount) return false;
+	if (folded.entryCount === 0) return true;
+	const id = entryId(branch[folded.entryCount - 1]);
+	return id !== undefined && id === folded.lastEntryId;
+}
+
+function snapshot(folded: Folded, from: "cache" | "scratch", newEvents: number): LedgerSnapshot {
+	return {
+		state: folded.state,
+		memo: folded.memo,
+		spend: folded.spend,
+		anchor: folded.anchor,
+		folded: { from, newEvents },
+	};
+}
+
+export function createSessionLedger(): SessionLedger {
+	let folded: Folded | undefined;
+
+	const fromScratch = (sessionId: string, branch: readonly unknown[], events: readonly LedgerEvent[]) => {
+		folded = {
+			sessionId,
+			entryCount: branch.length,
+			lastEntryId: entryId(branch[branch.length - 1]),
+			state: foldEvents(emptyLedger(), events),
+			// Blocks are memoised by identity and part hashes by text, so the memo stays valid across a refold.
+			memo: folded?.memo ?? createRenderMemo(),
+			spend: foldSpend(emptySpend(), events),
+			anchor: foldTrimAnchor(emptyTrimAnchor(), events),
+		};
+		return snapshot(folded, "scratch", events.length);
+	};
+
+	return {
+		update(sessionId, branch, allEntries) {
+			if (folded === undefined || !extendsFolded(folded, sessionId, branch)) {
+				return fromScratch(sessionId, branch, eventsFromBranch(branch, allEntries).events);
+			}
+			// Only the entries past the folded ones are normalised and folded.
+			const { events } = eventsFromBranch(branch, allEntries, { from: folded.entryCount });
+			folded.state = foldEvents(folded.state, events);
+			folded.spend = foldSpend(folded.spend, events);
+			folded.anchor = foldTrimAnchor(folded.anchor, events);
+			folded.entryCount = branch.length;
+			folded.lastEntryId = entryId(branch[branch.length - 1]);
+			return snapshot(folded, "cache", events.length);
+		},
+		reset() {
+			folded = undefined;
+		},
+	};
+}

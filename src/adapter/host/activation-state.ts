@@ -1,0 +1,124 @@
+/**
+ * The extension's live state (the loaded advisor.json, the last activation decision, the folded
+ * ledger) and `reconcile`, which every lifecycle hook runs: decide whether advisor() belongs in
+ * the active tool set (SPEC §5) and make it so. Off costs nothing: a stripped tool takes its
+ * prompt snippet and guidelines out of the executor's system prompt with it.
+ */
+
+import type { Api, Model } from "@mariozechner/pi-ai";
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { ADVISOR_TOOL_NAME } from "../../events/index.ts";
+import { type AdvisorConfig, type ConfigLocation, type LoadedConfig, loadConfig, saveSelection } from "../config.ts";
+import { createSessionLedger, type SessionLedger } from "../consult/session-ledger.ts";
+import { type Activation, decideActivation, lookupAdvisorModel } from "./activation.ts";
+import { advisorLabel, formatModelKey, modelKeyOf } from "./model-key.ts";
+import { advisorRestored } from "./notices.ts";
+
+export interface AdvisorRuntime {
+	readonly location: ConfigLocation;
+	loaded: LoadedConfig;
+	/** The decision of the last reconcile; undefined before the first. */
+	activation: Activation<Model<Api>> | undefined;
+	readonly ledger: SessionLedger;
+	/** The executor the "disabled for" notice was last shown for, so it is said once per change. */
+	disabledNoticeFor: string | undefined;
+}
+
+export function createAdvisorRuntime(location: ConfigLocation = {}): AdvisorRuntime {
+	return {
+		location,
+		loaded: loadConfig(location),
+		activation: undefined,
+		ledger: createSessionLedger(),
+		disabledNoticeFor: undefined,
+	};
+}
+
+/** Re-reads advisor.json; the warnings (at most one) are the caller's to show. */
+export function reloadConfig(runtime: AdvisorRuntime): readonly string[] {
+	runtime.loaded = loadConfig(runtime.location);
+	return runtime.loaded.warnings;
+}
+
+export function currentConfig(runtime: AdvisorRuntime): AdvisorConfig {
+	return runtime.loaded.config;
+}
+
+// The announcement is once per process, and Pi loads a fresh copy of the extension for every
+// session (jiti without a module cache), so the flag cannot live in module scope.
+const RESTORED_ANNOUNCED = Symbol.for("pi-advisor-ledger.restoredAnnounced");
+
+function globalFlags(): Record<symbol, unknown> {
+	return globalThis as unknown as Record<symbol, unknown>;
+}
+
+export function restoredAnnounced(): boolean {
+	return globalFlags()[RESTORED_ANNOUNCED] === true;
+}
+
+/** For tests that start several sessions in one process. */
+export function resetRestoredAnnouncement(): void {
+	delete globalFlags()[RESTORED_ANNOUNCED];
+}
+
+type ReconcilePi = Pick<ExtensionAPI, "getActiveTools" | "setActiveTools" | "getThinkingLevel">;
+type ReconcileCtx = Pick<ExtensionContext, "model" | "modelRegistry" | "ui">;
+
+export function setToolActive(pi: Pick<ExtensionAPI, "getActiveTools" | "setActiveTools">, active: boolean): void {
+	const names = pi.getActiveTools();
+	const has = names.includes(ADVISOR_TOOL_NAME);
+	if (active && !has) pi.setActiveTools([...names, ADVISOR_TOOL_NAME]);
+	else if (!active && has) pi.setActiveTools(names.filter((name) => name !== ADVISOR_TOOL_NAME));
+}
+
+export interface ReconcileOptions {
+	/** session_start: say `Advisor restored: …` if this process has not said it yet. */
+	announceRestore?: boolean;
+}
+
+export function reconcile(
+	pi: ReconcilePi,
+	ctx: ReconcileCtx,
+	runtime: AdvisorRuntime,
+	options: ReconcileOptions = {},
+): Activation<Model<Api>> {
+	const config = runtime.loaded.config;
+	const advisorModel = lookupAdvisorModel(config.modelKey, (provider, id) => ctx.modelRegistry.find(provider, id));
+	const activation = decideActivation({
+		modelKey: config.modelKey,
+		advisorModel,
+		executorModel: ctx.model,
+		executorThinking: pi.getThinkingLevel(),
+		disabledForModels: config.disabledForModels,
+	});
+
+	if (!activation.active && activation.clearStale) {
+		// The model is gone either way; a failed save only means the file still names it. When
+		// models.json failed to load, custom models are missing for that reason alone: keep the file.
+		if (ctx.modelRegistry.getError() === undefined) saveSelection(runtime.location, {});
+		const next = { ...config };
+		delete next.modelKey;
+		delete next.effort;
+		runtime.loaded = { ...runtime.loaded, config: next };
+	}
+	setToolActive(pi, activation.active);
+
+	if (!activation.active && activation.reason === "disabled-for-model" && ctx.model) {
+		const executor = formatModelKey(modelKeyOf(ctx.model));
+		if (runtime.disabledNoticeFor !== executor && activation.message) ctx.ui.notify(activation.message, "info");
+		runtime.disabledNoticeFor = executor;
+	} else {
+		runtime.disabledNoticeFor = undefined;
+	}
+	if (!activation.active && activation.clearStale && activation.message) ctx.ui.notify(activation.message, "warning");
+
+	const resolved = activation.active || activation.reason !== "stale-model";
+	if (options.announceRestore && advisorModel !== undefined && resolved) {
+		if (!restoredAnnounced()) {
+			globalFlags()[RESTORED_ANNOUNCED] = true;
+			ctx.ui.notify(advisorRestored(advisorLabel(advisorModel)), "info");
+		}
+	}
+	runtime.activation = activation;
+	return activation;
+}

@@ -1,0 +1,141 @@
+/**
+ * /advisor (SPEC §6): pick the advisor model among those Pi has credentials for (`No advisor`
+ * first), then, for a reasoning model, the effort. The selection is saved before anything in
+ * memory changes, so a failed save leaves everything as it was.
+ */
+
+import type { Api, Model, ModelThinkingLevel } from "@mariozechner/pi-ai";
+import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+import { saveSelection } from "../config.ts";
+import { lookupAdvisorModel } from "./activation.ts";
+import { type AdvisorRuntime, currentConfig, reconcile, reloadConfig } from "./activation-state.ts";
+import { advisorLabel, formatModelKey, modelKeyOf } from "./model-key.ts";
+import {
+	ADVISOR_OFF,
+	advisorSameModel,
+	advisorSelected,
+	EFFORT_OFF,
+	effortPickerTitle,
+	MODEL_PICKER_TITLE,
+	NO_ADVISOR,
+	NO_ADVISOR_DESCRIPTION,
+	RECOMMENDED_EFFORT,
+	REQUIRES_INTERACTIVE,
+	recommendedEffort,
+	SAVE_FAILED,
+} from "./notices.ts";
+import { type PickerItem, type PickerSpec, pick } from "./picker.ts";
+
+export const ADVISOR_COMMAND = "advisor";
+export const ADVISOR_COMMAND_DESCRIPTION = "Choose the advisor model and effort (or turn the advisor off)";
+
+/** The `No advisor` row; model keys are never empty, so it cannot collide with one. */
+const NO_ADVISOR_VALUE = "";
+
+const LEVELS: readonly ModelThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+
+/** The levels a model accepts (pi-ai's getSupportedThinkingLevels, which older hosts lack). */
+export function supportedEfforts(model: Pick<Model<Api>, "reasoning" | "thinkingLevelMap">): ModelThinkingLevel[] {
+	if (!model.reasoning) return ["off"];
+	return LEVELS.filter((level) => {
+		const mapped = model.thinkingLevelMap?.[level];
+		if (mapped === null) return false;
+		return level !== "xhigh" || mapped !== undefined;
+	});
+}
+
+export function modelPickerSpec(models: readonly Model<Api>[], current: Model<Api> | undefined): PickerSpec {
+	const items: PickerItem[] = [{ value: NO_ADVISOR_VALUE, label: NO_ADVISOR, description: NO_ADVISOR_DESCRIPTION }];
+	for (const model of models) {
+		const key = formatModelKey(modelKeyOf(model));
+		const label = advisorLabel(model);
+		items.push({ value: key, label, description: key, search: `${label} ${key}` });
+	}
+	return {
+		title: MODEL_PICKER_TITLE,
+		items,
+		initialValue: current ? formatModelKey(modelKeyOf(current)) : NO_ADVISOR_VALUE,
+	};
+}
+
+export function effortPickerSpec(model: Model<Api>, current: ModelThinkingLevel | undefined): PickerSpec {
+	const levels = supportedEfforts(model);
+	const items = levels.map(
+		(level): PickerItem => ({
+			value: level,
+			label: level === "off" ? EFFORT_OFF : level === RECOMMENDED_EFFORT ? recommendedEffort(level) : level,
+		}),
+	);
+	const fallback = levels.includes(RECOMMENDED_EFFORT) ? RECOMMENDED_EFFORT : undefined;
+	const initialValue = current !== undefined && levels.includes(current) ? current : fallback;
+	const spec: PickerSpec = { title: effortPickerTitle(advisorLabel(model)), items };
+	if (initialValue !== undefined) spec.initialValue = initialValue;
+	return spec;
+}
+
+function isLevel(value: string): value is ModelThinkingLevel {
+	return (LEVELS as readonly string[]).includes(value);
+}
+
+export interface AdvisorCommandDeps {
+	pi: Pick<ExtensionAPI, "getActiveTools" | "setActiveTools" | "getThinkingLevel">;
+	runtime: AdvisorRuntime;
+	/** Called (awaited) first on every invocation: /advisor ends cache warming (issue 7). */
+	onInvoke?: () => void | Promise<void>;
+}
+
+export function createAdvisorCommand(deps: AdvisorCommandDeps) {
+	const { pi, runtime } = deps;
+	return {
+		description: ADVISOR_COMMAND_DESCRIPTION,
+		handler: async (_args: string, ctx: ExtensionCommandContext): Promise<void> => {
+			try {
+				await deps.onInvoke?.();
+			} catch {
+				// Stopping background work never stands in the way of the picker.
+			}
+			if (!ctx.hasUI) {
+				ctx.ui.notify(REQUIRES_INTERACTIVE, "warning");
+				return;
+			}
+			const config = currentConfig(runtime);
+			const find = (provider: string, id: string) => ctx.modelRegistry.find(provider, id);
+			const current = lookupAdvisorModel(config.modelKey, find);
+			const models = ctx.modelRegistry.getAvailable();
+
+			const chosen = await pick(ctx.ui, modelPickerSpec(models, current));
+			if (chosen === undefined) return;
+			const model =
+				chosen === NO_ADVISOR_VALUE ? undefined : models.find((m) => formatModelKey(modelKeyOf(m)) === chosen);
+			if (chosen !== NO_ADVISOR_VALUE && model === undefined) return;
+
+			let effort: ModelThinkingLevel | undefined;
+			if (model?.reasoning) {
+				const sameModel = current !== undefined && current.provider === model.provider && current.id === model.id;
+				const previous = sameModel ? (config.effort ?? "off") : undefined;
+				const level = await pick(ctx.ui, effortPickerSpec(model, previous));
+				if (level === undefined || !isLevel(level)) return;
+				effort = level;
+			}
+
+			const saved = saveSelection(
+				runtime.location,
+				model === undefined ? {} : { modelKey: chosen, ...(effort !== undefined ? { effort } : {}) },
+			);
+			if (!saved.ok) {
+				ctx.ui.notify(SAVE_FAILED, "error");
+				return;
+			}
+			reloadConfig(runtime);
+			const activation = reconcile(pi, ctx, runtime);
+			if (model === undefined) {
+				ctx.ui.notify(ADVISOR_OFF, "info");
+				return;
+			}
+			ctx.ui.notify(advisorSelected(advisorLabel(model), effort), "info");
+			if (!activation.active && activation.reason === "same-model") {
+				ctx.ui.notify(advisorSameModel(advisorLabel(model)), "warning");
+			}
+		},
+	};
+}

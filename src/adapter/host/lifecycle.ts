@@ -1,0 +1,127 @@
+/**
+ * The lifecycle hooks of SPEC §5. Each one re-runs `reconcile` where the answer may have changed;
+ * the work that later issues add (branch cost status, cache warming, completion review) plugs in
+ * through `LifecycleHooks` without touching the wiring (`composeHooks` runs several sets in order).
+ */
+
+import type { AgentEndEvent, ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { type AdvisorTool, guidanceKey } from "../consult/advisor-tool.ts";
+import { refreshBranchStatus } from "../consult/cost-control.ts";
+import { type AdvisorRuntime, currentConfig, reconcile, reloadConfig } from "./activation-state.ts";
+
+/** Why background advisor work (warming, review) must stop now. */
+export type InterruptReason =
+	| "session_before_compact"
+	| "session_before_tree"
+	| "session_before_switch"
+	| "session_before_fork"
+	| "session_shutdown";
+
+export interface LifecycleHooks {
+	/** before_agent_start, after the built-in refresh of the branch cost / cache status (issue 6). */
+	beforeAgentStart?(ctx: ExtensionContext): void | Promise<void>;
+	/**
+	 * agent_start (issue 7): the completion review notes that a run is going (a review that settles
+	 * now is queued for the next prompt, never injected). Warming is armed after each consultation,
+	 * not here: agent_end ends every chain, so a run starts with none.
+	 */
+	agentStart?(ctx: ExtensionContext): void | Promise<void>;
+	/** agent_end: cancel warming, run the completion review (issue 7). */
+	agentEnd?(event: AgentEndEvent, ctx: ExtensionContext): void | Promise<void>;
+	/** thinking_level_select: cancel warming (issue 7). */
+	thinkingLevelChanged?(ctx: ExtensionContext): void | Promise<void>;
+	/** model_select (not "restore"): cancel warming (issue 7). */
+	modelChanged?(ctx: ExtensionContext): void | Promise<void>;
+	/** Abort warming/review and record their usage before the session changes under them. */
+	interrupt?(reason: InterruptReason, ctx: ExtensionContext): void | Promise<void>;
+}
+
+export interface LifecycleDeps {
+	pi: ExtensionAPI;
+	runtime: AdvisorRuntime;
+	/** Builds the advisor tool for the current config (its guidance comes from advisor.json). */
+	tool: () => AdvisorTool;
+	hooks?: LifecycleHooks;
+}
+
+export function registerLifecycle(deps: LifecycleDeps): void {
+	const { pi, runtime } = deps;
+	const hooks = deps.hooks ?? {};
+	let registeredGuidance = guidanceKey(currentConfig(runtime));
+
+	pi.on("session_start", async (_event, ctx) => {
+		for (const warning of reloadConfig(runtime)) ctx.ui.notify(warning, "warning");
+		runtime.ledger.reset();
+		const guidance = guidanceKey(currentConfig(runtime));
+		if (guidance !== registeredGuidance) {
+			// Hand edits to the guidance since the extension loaded: the system prompt should say them.
+			pi.registerTool(deps.tool());
+			registeredGuidance = guidance;
+		}
+		reconcile(pi, ctx, runtime, { announceRestore: true });
+		// A resumed session shows its branch's advisor spend right away.
+		refreshBranchStatus(runtime.ledger, ctx);
+	});
+
+	pi.on("before_agent_start", async (_event, ctx) => {
+		// `Advisor $<branch spend> · cache <pct>%`, or cleared on a branch without spend (issue 6).
+		refreshBranchStatus(runtime.ledger, ctx);
+		await hooks.beforeAgentStart?.(ctx);
+		reconcile(pi, ctx, runtime);
+	});
+
+	pi.on("model_select", async (event, ctx) => {
+		// A restored model is the one the session already had; session_start reconciled for it.
+		if (event.source === "restore") return;
+		reconcile(pi, ctx, runtime);
+		await hooks.modelChanged?.(ctx);
+	});
+
+	// Pi does not await this event; deciding first keeps the tool set right as soon as it is emitted.
+	pi.on("thinking_level_select", async (_event, ctx) => {
+		reconcile(pi, ctx, runtime);
+		await hooks.thinkingLevelChanged?.(ctx);
+	});
+
+	pi.on("agent_start", async (_event, ctx) => {
+		await hooks.agentStart?.(ctx);
+	});
+
+	pi.on("agent_end", async (event, ctx) => {
+		await hooks.agentEnd?.(event, ctx);
+	});
+
+	const interrupt = (reason: InterruptReason) => async (_event: unknown, ctx: ExtensionContext) => {
+		await hooks.interrupt?.(reason, ctx);
+	};
+	pi.on("session_before_compact", interrupt("session_before_compact"));
+	pi.on("session_before_tree", interrupt("session_before_tree"));
+	pi.on("session_before_switch", interrupt("session_before_switch"));
+	pi.on("session_before_fork", interrupt("session_before_fork"));
+	pi.on("session_shutdown", interrupt("session_shutdown"));
+}
+
+/** Runs each set of hooks in turn (awaiting each), for every slot any of them fills. */
+export function composeHooks(...sets: (LifecycleHooks | undefined)[]): LifecycleHooks {
+	const all = sets.filter((h): h is LifecycleHooks => h !== undefined);
+	return {
+		async beforeAgentStart(ctx) {
+			for (const h of all) await h.beforeAgentStart?.(ctx);
+		},
+		async agentStart(ctx) {
+			for (const h of all) await h.agentStart?.(ctx);
+		},
+		async agentEnd(event, ctx) {
+			for (const h of all) await h.agentEnd?.(event, ctx);
+		},
+		async thinkingLevelChanged(ctx) {
+			for (const h of all) await h.thinkingLevelChanged?.(ctx);
+		},
+		async modelChanged(ctx) {
+			for (const h of all) await h.modelChanged?.(ctx);
+		},
+		async interrupt(reason, ctx) {
+			for (const h of all) await h.interrupt?.(reason, ctx);
+		},
+	};
+}
