@@ -1,4 +1,4 @@
-/** DESIGN.md: src/events, src/reducers and src/render are pure — no I/O, clock, randomness, network or Pi runtime. */
+/** docs/architecture.md: src/events, src/reducers and src/render are pure — no I/O, clock, randomness, network or Pi runtime. */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

@@ -182,7 +182,7 @@ describe("advisor calls (the real extension, faux advisor)", () => {
 		expect(failed.details).toMatchObject({ stopReason: "error", errorMessage: "503 upstream overloaded" });
 		expect(failed.details.attempts.map((a: any) => a.stopReason)).toEqual(["error", "error"]);
 		expect(advice.details).toMatchObject({ severity: "nit", stopReason: "stop" });
-		// The first request's record (issue 6): what the next consultation's estimate compares with.
+		// The first request's record: what the next consultation's estimate compares with.
 		expect(advice.details.request).toMatchObject({
 			routingKey: `advisor:${load("branching.jsonl").header.id}`,
 			stableUnits: expect.any(Number),

@@ -1,5 +1,5 @@
 /**
- * advisor.json (SPEC §7): where it lives, what every key may hold, and how a selection is
+ * advisor.json (docs/configuration.md): where it lives, what every key may hold, and how a selection is
  * saved. A hand-edited file is the user's: a bad value costs that key only, never the rest of
  * the file, and saving rewrites modelKey and effort alone.
  */
@@ -73,7 +73,7 @@ export interface BudgetConfig {
 	onExceed: OnExceed;
 }
 
-/** The `warming` keys, as the pure warming economics read them (render/warming.ts). */
+/** The `warming` keys, as the pure warming economics read them (policy/warming/economics.ts). */
 export type WarmingConfig = WarmingSettings;
 
 export interface ReviewConfig {
@@ -438,7 +438,7 @@ export function loadConfig(opts: ConfigLocation = {}): LoadedConfig {
 
 /**
  * Pi's built-in executor wording unless the user configured their own. With completion review on
- * (issue 7) the built-in wording drops "consult before declaring done" and explains the
+ * the built-in wording drops "consult before declaring done" and explains the
  * `advisor-review` message instead (snippet and guidelines each, so a configured one still wins).
  */
 export function resolveGuidance(config: AdvisorConfig): { promptSnippet: string; promptGuidelines: readonly string[] } {

@@ -2,8 +2,8 @@
  * pi-advisor-ledger's Pi entry point (`pi -e ./src/adapter/extension.ts`, or the `pi` manifest
  * after `pi install npm:pi-advisor-ledger`). Wiring only: the tool, the /advisor command and
  * the lifecycle hooks, sharing one runtime per loaded copy of the extension, plus the two
- * background workers of issue 7: cache warming (src/adapter/warming.ts) and completion review
- * (src/adapter/review.ts).
+ * background workers: cache warming (background/warming.ts) and completion review
+ * (background/review.ts).
  */
 
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
@@ -28,12 +28,12 @@ import { summarizeCall } from "./tools/summary.ts";
 export interface AdvisorExtensionOptions {
 	/** Where advisor.json is looked up; default the real environment and home directory. */
 	location?: ConfigLocation;
-	/** The host's completeSimple (SPEC §8); default the /compat-first loader. */
+	/** The host's completeSimple (docs/decisions.md); default the /compat-first loader. */
 	loadCompleteSimple?: () => Promise<CompleteSimple>;
 	now?: () => number;
 	/** The advisor's investigation tools; default `defaultInvestigation` (advisor.json `tools`). */
 	investigation?: AdvisorToolDeps["investigation"];
-	/** Budget gate, trimming, retry, timeout and status (issue 6); default `costControl` (advisor.json `budget`). */
+	/** Budget gate, trimming, retry, timeout and status; default `costControl` (advisor.json `budget`). */
 	consultationHooks?: AdvisorToolDeps["consultationHooks"];
 	/** Extra lifecycle hooks, run after the built-in ones (warming, review). */
 	lifecycle?: LifecycleHooks;
@@ -106,7 +106,7 @@ export function createAdvisorExtension(options: AdvisorExtensionOptions = {}): (
 
 /**
  * The advisor's read-only tools for one consultation, from the `tools` config loaded at session
- * start (SPEC §3): fenced to the session cwd, images only for an advisor model that takes them,
+ * start (docs/request-format.md): fenced to the session cwd, images only for an advisor model that takes them,
  * advisor_expand answering from the very ledger state the request was rendered from.
  * `enabled: false` or `maxRounds: 0` → no tools (one request); `repo: false` → advisor_expand only.
  */

@@ -8,7 +8,7 @@
  * allowed everywhere (Type.Object's default) and counted by validate.ts instead.
  *
  * Only `Type` and `Value` are used: inside Pi, `@sinclair/typebox` is aliased to the
- * bundled typebox 1.x, where 0.34's TypeCompiler does not exist (see pi-host NOTES §6).
+ * bundled typebox 1.x, where 0.34's TypeCompiler does not exist (docs/decisions.md).
  */
 
 import { type Static, Type } from "@sinclair/typebox";

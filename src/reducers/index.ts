@@ -1,4 +1,5 @@
 export * from "./advisor-result.ts";
+export * from "./branch.ts";
 export * from "./fold.ts";
 export * from "./spend.ts";
 export * from "./state.ts";

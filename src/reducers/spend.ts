@@ -1,5 +1,5 @@
 /**
- * Advisor spend on the branch (issue 6), folded from the same events as the ledger. There is no
+ * Advisor spend on the branch, folded from the same events as the ledger. There is no
  * balance file: the spend is whatever the branch's own records say, so switching branches
  * switches the spend.
  *

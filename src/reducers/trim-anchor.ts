@@ -1,6 +1,6 @@
 /**
- * The sticky trim boundary (issue 6). When a cold request is too big, the adapter picks an anchor
- * (render/trim.ts `chooseTrim`), records it with `pi.appendEntry(CUSTOM_TYPES.trimAnchor, record)`
+ * The sticky trim boundary. When a cold request is too big, the adapter picks an anchor
+ * (policy/budget/trim.ts `chooseTrim`), records it with `pi.appendEntry(CUSTOM_TYPES.trimAnchor, record)`
  * BEFORE dispatch, and every later consultation on the branch renders with the same anchor, so a
  * warm follow-up reproduces the trimmed request's prefix byte for byte. A compaction or a branch
  * summary after the record resets it (the ledger itself was rebuilt or re-pathed), and so does a

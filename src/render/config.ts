@@ -1,4 +1,4 @@
-/** The `ledger` keys of advisor.json (SPEC §7): how much of the branch reaches the advisor verbatim. */
+/** The `ledger` keys of advisor.json (docs/configuration.md): how much of the branch reaches the advisor verbatim. */
 export interface LedgerConfig {
 	/** Newest tool rounds of the open segment rendered verbatim; every other round is a one-line card. */
 	tailToolCalls: number;

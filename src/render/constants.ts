@@ -180,7 +180,7 @@ export const REVIEW_PROMPT_GUIDELINES: readonly string[] = Object.freeze([
 export const REVIEW_MESSAGE = (advice: string) => `Advisor review of your finished work:\n\n${advice}`;
 
 // ---------------------------------------------------------------------------------------------
-// Result envelope texts (SPEC §4). The executor reads these.
+// Result envelope texts (docs/request-format.md). The executor reads these.
 // ---------------------------------------------------------------------------------------------
 
 export const FAILURE = Object.freeze({
@@ -207,7 +207,7 @@ export const FAILURE = Object.freeze({
 export const SKIP_REASONS = Object.freeze({
 	sameModel: (modelId: string) => `the advisor and the executor are the same model (${modelId})`,
 	disabledForModel: (model: string) => `the advisor is disabled for executor model ${model}`,
-	/** The budget gate (issue 6): this request would take the consultation past perCallHardUsd. */
+	/** The budget gate: this request would take the consultation past perCallHardUsd. */
 	overCallBudget: (expectedUsd: number, limitUsd: number) =>
 		`this consultation would cost about ${usd(expectedUsd)}, over the per-call limit of ${usd(limitUsd)}`,
 	/**
@@ -233,12 +233,12 @@ function usd(amount: number): string {
 	return value > 0 && value < 0.01 ? `$${value.toFixed(3)}` : `$${value.toFixed(2)}`;
 }
 
-/** Thrown by the pi-ai loader (SPEC §8); reaches the executor through FAILURE.threw. */
+/** Thrown by the pi-ai loader (docs/decisions.md); reaches the executor through FAILURE.threw. */
 export const UNSUPPORTED_PI_AI =
 	"pi-ai does not expose completeSimple on /compat or the package root — unsupported host pi-ai version";
 
 // ---------------------------------------------------------------------------------------------
-// Investigation tools: the advisor's own read-only tools (SPEC §3). Their declarations sit in
+// Investigation tools: the advisor's own read-only tools (docs/request-format.md). Their declarations sit in
 // the cached head of every request, so these strings never depend on config or time.
 // ---------------------------------------------------------------------------------------------
 

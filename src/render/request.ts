@@ -1,5 +1,5 @@
 /**
- * Request assembly (SPEC §2): system prompt, tool declarations, the catalogue, one user message
+ * Request assembly (docs/request-format.md): system prompt, tool declarations, the catalogue, one user message
  * per closed segment followed by its advice, then the open segment ending on the instruction.
  *
  * Every block is its own content part and never changes once rendered, so a request rendered at
@@ -52,7 +52,7 @@ export interface RenderOptions {
 	/** The advisor call being answered; defaults to the newest one without a result. */
 	inFlightCallId?: string;
 	/**
-	 * Trim to fit the context budget (issue 6): the ledger up to and including the anchor is left
+	 * Trim to fit the context budget: the ledger up to and including the anchor is left
 	 * out, its user words re-stated verbatim ahead of a fixed omission marker; `tailCaps` caps the
 	 * verbatim tail's parts. An anchor that names no ledger item renders untrimmed.
 	 */

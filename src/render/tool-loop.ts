@@ -1,7 +1,7 @@
 /**
  * The advisor's investigation loop grows the conversation: each round appends the advisor's reply
  * (tool calls) and the tool results to the request it answered. Every request of the loop is
- * estimated afresh (issue 6), so it is measured the same way as the ledger request: one unit per
+ * estimated afresh, so it is measured the same way as the ledger request: one unit per
  * content part, chained hashes, chars/4 tokens (1200 per image).
  */
 

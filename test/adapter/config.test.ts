@@ -128,7 +128,7 @@ describe("location", () => {
 });
 
 describe("defaults", () => {
-	it("a missing file gives every SPEC §7 default and no warning", () => {
+	it("a missing file gives every docs/configuration.md default and no warning", () => {
 		const loaded = loadConfig(opts);
 		expect(loaded).toEqual({ config: DEFAULTS, raw: {}, path: ledgerPath(), source: "default", warnings: [] });
 	});

@@ -1,4 +1,4 @@
-/** The cost estimate of one request (issue 6): one describe per rule. */
+/** The cost estimate of one request: one describe per rule. */
 
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { beforeEach, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-/** The budget gate (issue 6): one describe per branch of the decision. */
+/** The budget gate: one describe per branch of the decision. */
 import { describe, expect, it } from "vitest";
 import { type BudgetLimits, decideGate, type GateInput } from "../../src/policy/budget/gate.ts";
 import { FAILURE, SKIP_REASONS } from "../../src/render/constants.ts";

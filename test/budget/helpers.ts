@@ -1,4 +1,4 @@
-/** Shared builders for the budget tests (issue 6). */
+/** Shared builders for the budget tests. */
 
 import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";

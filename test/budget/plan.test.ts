@@ -1,4 +1,4 @@
-/** The composed budget steps the adapter calls before each request (issue 6). */
+/** The composed budget steps the adapter calls before each request. */
 import { beforeEach, describe, expect, it } from "vitest";
 import { fingerprintOf } from "../../src/policy/budget/estimate-cost.ts";
 import { type ConsultationPlanInput, planConsultation, planNextRequest } from "../../src/policy/budget/plan.ts";
@@ -94,11 +94,11 @@ describe("planConsultation", () => {
 	it("contextBudgetTokens: 0 never trims", () => {
 		const p = plan(undefined, { budget: { ...BUDGET, perCallSoftUsd: 0.01, contextBudgetTokens: 0 } });
 		expect(p.trim).toBeUndefined();
-		// Not trimmed, so still over the soft limit: the dialog (SPEC §7).
+		// Not trimmed, so still over the soft limit: the dialog (docs/configuration.md).
 		expect(p.decision.action).toBe("confirm");
 	});
 
-	it("over the soft limit with a UI → confirm; headless → skip; over the hard limit → skip even with a UI (SPEC §7)", () => {
+	it("over the soft limit with a UI → confirm; headless → skip; over the hard limit → skip even with a UI (docs/configuration.md)", () => {
 		const soft = { ...BUDGET, perCallSoftUsd: 0.001, contextBudgetTokens: 0 };
 		expect(plan(undefined, { budget: soft }).decision.action).toBe("confirm");
 		expect(plan(undefined, { budget: soft, interactive: false }).decision.action).toBe("skip");

@@ -1,5 +1,5 @@
 /**
- * The properties issue 6 names, over realistic generated sessions (test/support/session-gen.ts):
+ * The budget properties, over realistic generated sessions (test/support/session-gen.ts):
  * trimming never loses a user message; with a fixed anchor the prefix invariant holds across
  * growing branches; the estimate never decreases when only the tail grows. Plus: the budget folds
  * are incremental like the ledger's. Runs per property: 200, or FC_RUNS.

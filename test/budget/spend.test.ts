@@ -1,4 +1,4 @@
-/** Spend folded from the branch (issue 6): one describe per rule. */
+/** Spend folded from the branch: one describe per rule. */
 import { beforeEach, describe, expect, it } from "vitest";
 import { readSession } from "../../src/events/index.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";

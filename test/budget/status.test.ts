@@ -1,4 +1,4 @@
-/** The footer status line (issue 6). */
+/** The footer status line. */
 import { describe, expect, it } from "vitest";
 import { formatAdvisorStatus, formatUsd } from "../../src/policy/budget/status.ts";
 import { spendOf } from "../../src/reducers/spend.ts";

@@ -1,4 +1,4 @@
-/** Trimming to the context budget with a sticky anchor (issue 6). */
+/** Trimming to the context budget with a sticky anchor. */
 import { beforeEach, describe, expect, it } from "vitest";
 import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";

@@ -13,7 +13,7 @@ const USAGE = {
 	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
 };
 
-/** A session written by Pi's own SessionManager (NOTES §1), with every entry type and two branches. */
+/** A session written by Pi's own SessionManager, with every entry type and two branches. */
 function piWrittenSession() {
 	const sm = SessionManager.inMemory("/work/project");
 	sm.appendModelChange("faux", "faux-1");

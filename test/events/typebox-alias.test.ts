@@ -1,6 +1,6 @@
 /**
  * Inside Pi, `@sinclair/typebox` and `@sinclair/typebox/value` resolve to the bundled
- * typebox 1.x (pi-host NOTES §6). The schemas must judge entries the same way there.
+ * typebox 1.x (Pi bundles typebox 1.x; docs/decisions.md). The schemas must judge entries the same way there.
  */
 
 import { Type } from "@sinclair/typebox";

@@ -171,7 +171,7 @@ describe("advisor() execute", () => {
 		expect(out.details.errorMessage).toBe("host exploded");
 	});
 
-	it("the planning hook (issue 6) sees the rendered request, can send another one and gate it", async () => {
+	it("the planning hook sees the rendered request, can send another one and gate it", async () => {
 		const seen: PlanningSetup[] = [];
 		let sentInstead: unknown;
 		const { run, sent } = setup({ modelKey: "adv/big" }, undefined, EXECUTOR, undefined, {

@@ -1,7 +1,7 @@
 /**
- * The budget gate on the real host (issue 6, SPEC §7): within the soft limit → sent; over the soft
+ * The budget gate on the real host (docs/configuration.md): within the soft limit → sent; over the soft
  * limit only → one dialog per consultation (UI only), headless / `onExceed: "skip"` / declined →
- * skipped; over the hard limit or the branch's budget → skipped with no dialog. A skip is the SPEC §4
+ * skipped; over the hard limit or the branch's budget → skipped with no dialog. A skip is the docs/request-format.md
  * row with `details.skipped: true`, the estimate it was judged on, and no usage.
  */
 

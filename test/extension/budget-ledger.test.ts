@@ -1,5 +1,5 @@
 /**
- * The spend and trim-anchor folds kept next to the session ledger (issue 6): folded incrementally
+ * The spend and trim-anchor folds kept next to the session ledger: folded incrementally
  * from the same events, equal to a fold of the whole branch, refolded with it; and the status text
  * after a consultation whose result is not on the branch yet.
  */

@@ -1,5 +1,5 @@
 /**
- * Retry and timeout on the real host (issue 6, SPEC §7): one retry for a transient failure while
+ * Retry and timeout on the real host (docs/configuration.md): one retry for a transient failure while
  * under half of `timeoutSec`, none for a deterministic one, an empty answer asked again once, each
  * retry gated like any request; `timeoutSec` over the whole consultation, paused while the budget
  * dialog is open. Every attempt's usage is kept in `attempts` and in the sum.

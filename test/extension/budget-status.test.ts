@@ -1,5 +1,5 @@
 /**
- * The footer status and the spend across calls on the real host (issue 6):
+ * The footer status and the spend across calls on the real host:
  * `Advisor $<branch spend> · cache <pct>%` after each consultation and before every prompt, cleared
  * on a branch without spend; spend and the previous request come back from the session file after
  * a restart (resume), so the next estimate still builds on the billed prompt.

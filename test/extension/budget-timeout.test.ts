@@ -1,5 +1,5 @@
 /**
- * The consultation deadline with fake timers (issue 6): `timeoutSec` covers every request and
+ * The consultation deadline with fake timers: `timeoutSec` covers every request and
  * investigation round, stops while the budget dialog is open, and a user abort stays `cancelled`.
  * Plus the retry policy, as a function of the failure and the clock.
  */

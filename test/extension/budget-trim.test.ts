@@ -1,5 +1,5 @@
 /**
- * Trimming on the real host (issue 6): a cold first request over both `perCallSoftUsd` and
+ * Trimming on the real host: a cold first request over both `perCallSoftUsd` and
  * `contextBudgetTokens` is trimmed, the anchor is persisted with pi.appendEntry before the request
  * is sent, and the next consultation renders with the same anchor — its request starts with the
  * first one's stable part byte for byte — without appending another one. Its estimate builds on

@@ -120,7 +120,7 @@ describe("one request when the advisor has no tools", () => {
 			headers: { "x-extra": "1" },
 		});
 		expect(calls[0]!.options?.signal).toBe(controller.signal);
-		// Every API gets the payload hook (issue 7: the first request's payload hash); only
+		// Every API gets the payload hook (the first request's payload hash); only
 		// Anthropic-style payloads are edited by it, this one is left as pi-ai built it.
 		const hook = calls[0]!.options?.onPayload;
 		expect(typeof hook).toBe("function");
@@ -132,7 +132,7 @@ describe("one request when the advisor has no tools", () => {
 			details: {
 				advisorModel: "openai:gpt-5",
 				effort: "high",
-				// The RequestRecord (issue 6): SPEC §4's fields plus what the next estimate needs,
+				// The RequestRecord: docs/request-format.md's fields plus what the next estimate needs,
 				// including the prompt the provider billed for this request.
 				request: requestRecord(req, { routingKey: "advisor:s1", timestampMs: 1234, promptTokens: 100 }),
 				usage: usage(100, 10, 0.01),

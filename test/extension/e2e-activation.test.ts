@@ -1,5 +1,5 @@
 /**
- * SPEC §5 on the real host: advisor() is always registered, and in the active set (with its
+ * docs/architecture.md on the real host: advisor() is always registered, and in the active set (with its
  * snippet and guidelines in the executor's system prompt) only when an advisor model is usable
  * for the current executor. Every lifecycle hook re-decides.
  */

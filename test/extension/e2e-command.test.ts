@@ -1,5 +1,5 @@
 /**
- * /advisor (SPEC §6) on the real host, with a scripted UI driving the pickers key by key.
+ * /advisor (docs/configuration.md) on the real host, with a scripted UI driving the pickers key by key.
  */
 
 import { readFileSync, statSync, writeFileSync } from "node:fs";

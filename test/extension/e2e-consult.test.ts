@@ -187,7 +187,7 @@ describe("a consultation on the real host", () => {
 				messageCount: 2,
 				estimatedTokens: expect.any(Number),
 				timestamp: expect.any(Number),
-				// For the next consultation's estimate (issue 6; test/extension/budget-*.test.ts).
+				// For the next consultation's estimate (test/extension/budget-*.test.ts).
 				routingKey: `advisor:${host.sessionId()}`,
 				stableHash: expect.any(String),
 			});

@@ -1,6 +1,6 @@
 /**
  * Every failure path that can be provoked on the real host ends as a normal tool result with the
- * exact text of SPEC §4, lands in the session log, and leaves nothing in the ledger.
+ * exact text of docs/request-format.md, lands in the session log, and leaves nothing in the ledger.
  *
  * The no-model, same-model and disabled-for paths are "direct calls": Pi fixes a run's tool set
  * when the run starts, so a change made during the run (the advisor model vanishing from the
@@ -206,7 +206,7 @@ describe("the provider", () => {
 	it("answers with no text", async () => {
 		const h = await consultOnce({
 			advisorConfig: { modelKey: ADVISOR_KEY },
-			// An empty answer is asked again once (issue 6); empty twice is reported.
+			// An empty answer is asked again once; empty twice is reported.
 			advisor: [fauxAssistantMessage(""), fauxAssistantMessage("")],
 		});
 		const { text, details } = onlyResult(h);

@@ -1,5 +1,5 @@
 /**
- * SPEC §4: every failure path is a normal tool result with the exact text, and the details the
+ * docs/request-format.md: every failure path is a normal tool result with the exact text, and the details the
  * ledger reads to leave it out of later requests.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The bounded investigation loop (issue 5) with pi-ai's faux provider as the advisor and the real
+ * The bounded investigation loop with pi-ai's faux provider as the advisor and the real
  * investigation tools (defaultInvestigation over a temp workspace): rounds, the call allowance,
  * the in-band refusal and "spent" notice, identical declarations, abort and timeout mid-round, a
  * tool that throws, the approval hook before every request, and usage summed over everything.

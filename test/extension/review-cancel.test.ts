@@ -1,7 +1,7 @@
 /**
- * A completion review in flight is cancelled (issue 7) by compaction, tree navigation, a session
+ * A completion review in flight is cancelled by compaction, tree navigation, a session
  * switch, a fork and shutdown — on the real host, through AgentSessionRuntime where Pi only emits
- * the event there (NOTES.md §5a). Each time the review's request is aborted and its usage recorded
+ * the event there. Each time the review's request is aborted and its usage recorded
  * in the session it belonged to BEFORE the session changes, and nothing is shown.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Completion review delivery (issue 7) on the real host: by the first-line severity — none shows
+ * Completion review delivery on the real host: by the first-line severity — none shows
  * nothing (usage still recorded), nit/concern add a visible `advisor-review` message to the
  * executor's context without a turn, a blocker also starts one turn (at most one per user prompt);
  * while the user's next run is going the message waits for the next prompt; and a later

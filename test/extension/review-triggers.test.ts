@@ -1,5 +1,5 @@
 /**
- * Completion review (issue 7) on the real host: when a review runs, in the background, and every
+ * Completion review on the real host: when a review runs, in the background, and every
  * skip rule end to end (disabled, too few tool calls, consulted after the last tool call, already
  * reviewed, an errored answer, over budget without a dialog, advisor inactive, a host that cannot
  * record usage), plus the executor's guidance with reviews on.

@@ -1,5 +1,5 @@
 /**
- * The cache-warming controller (src/adapter/warming.ts) at unit level: driven by vitest's fake
+ * The cache-warming controller (src/adapter/background/warming.ts) at unit level: driven by vitest's fake
  * timers through its default (global) timer functions, with a scripted provider that calls
  * onPayload the way pi-ai does (a throw ends the request before anything is sent); then against
  * pi-ai's REAL serialisers for openai-responses, openai-completions and anthropic-messages on a

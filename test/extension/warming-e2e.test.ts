@@ -1,5 +1,5 @@
 /**
- * Cache warming (issue 7) on the real host: a faux executor, the advisor on pi-ai's REAL
+ * Cache warming on the real host: a faux executor, the advisor on pi-ai's REAL
  * openai-completions serialiser against a 127.0.0.1 mock (so onPayload runs and the payload hash is
  * real), a manual clock and timer injected into the extension. While the executor is still running
  * after a consultation, the clock is moved on inside its next step.

@@ -1,5 +1,5 @@
 /**
- * DESIGN.md invariants 1–6 as fast-check properties over realistic generated Pi sessions, read
+ * docs/architecture.md invariants 1–6 as fast-check properties over realistic generated Pi sessions, read
  * through the project's own reader (so the properties cover the whole pure pipeline).
  * Runs per property: 200, or FC_RUNS.
  */

@@ -1,11 +1,11 @@
 /**
- * DESIGN.md invariant 7 ("never larger than Pi's resolved context for the same branch plus the
+ * docs/architecture.md invariant 7 ("never larger than Pi's resolved context for the same branch plus the
  * catalogue") and the issue's conformance checks against Pi's own builder on real sessions.
  *
  * Pi's resolved context is what Pi sends the executor for the branch: its system prompt, its tool
  * declarations and `convertToLlm(buildSessionContext(...))`. Two things may legitimately make the
  * ledger larger, and the property allows exactly those:
- * - user words Pi's context no longer carries but the SPEC has the ledger re-state (a compaction's
+ * - user words Pi's context no longer carries but the ledger re-states (a compaction's
  *   summarised span, an abandoned branch behind a branch summary);
  * - a constant: the advisor's fixed head (system prompt, read-only tool declarations, framing and
  *   instruction) is larger than the executor's, which matters only for near-empty branches.

@@ -1,4 +1,4 @@
-/** Completion review delivery (issue 7): by first-line severity, one wake per user prompt, nextTurn while a run is active. */
+/** Completion review delivery: by first-line severity, one wake per user prompt, nextTurn while a run is active. */
 import { beforeEach, describe, expect, it } from "vitest";
 import { CUSTOM_TYPES, parseUsageRecordData } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";

@@ -1,4 +1,4 @@
-/** Completion review trigger (issue 7): one describe per rule of reviewDecision, table-driven. */
+/** Completion review trigger: one describe per rule of reviewDecision, table-driven. */
 import { beforeEach, describe, expect, it } from "vitest";
 import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";

@@ -1,5 +1,5 @@
 /**
- * A real in-process Pi session for end-to-end tests (see /work/shared/pi-host/NOTES.md §5a):
+ * A real in-process Pi session for end-to-end tests:
  * the SDK runtime print/rpc/interactive modes use, the extension loaded from its path by Pi's own
  * loader, pi-ai faux models for the executor and the advisor (separate registrations, so their
  * response queues never mix), a temp agent dir, a temp git repo as cwd and a temp

@@ -1,5 +1,5 @@
 /**
- * The security table of issue 5: every way a path could leave the workspace or reach a
+ * The security table: every way a path could leave the workspace or reach a
  * credential, through every tool that takes or lists paths.
  */
 

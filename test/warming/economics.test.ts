@@ -1,4 +1,4 @@
-/** Cache warming economics and schedule (issue 7): one describe per rule of warmingDecision. */
+/** Cache warming economics and schedule: one describe per rule of warmingDecision. */
 import { beforeEach, describe, expect, it } from "vitest";
 import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";

@@ -1,5 +1,5 @@
 /**
- * The warming refresh guard (issue 7) on REAL payloads: pi-ai's own serialisers build the request
+ * The warming refresh guard on REAL payloads: pi-ai's own serialisers build the request
  * body for openai-responses, openai-completions and anthropic-messages; `onPayload` captures it and
  * throws, so the request ends before any network I/O (the base URLs point at 127.0.0.1:1 too).
  */

@@ -1,5 +1,5 @@
 /**
- * The warming chain (issue 7): the pure state machine, then a tiny driver under fake timers that
+ * The warming chain: the pure state machine, then a tiny driver under fake timers that
  * executes its actions the way the adapter will (one timer, one refresh at a time).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";

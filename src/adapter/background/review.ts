@@ -1,6 +1,6 @@
 /**
- * Completion review (issue 7), wired. The pure half decides (reducers/review-trigger.ts
- * `reviewDecision` and `wokeSinceLastUserMessage`, render/review.ts `reviewDelivery`,
+ * Completion review, wired. The pure half decides (policy/review/trigger.ts
+ * `reviewDecision` and `wokeSinceLastUserMessage`, policy/review/delivery.ts `reviewDelivery`,
  * `reviewMessage`, `reviewUsageRecord`); this file runs the review and talks to Pi:
  *
  *   agent_end ─ review.enabled? host records usage? advisor active? none in flight?

@@ -1,7 +1,7 @@
 /**
- * Cache warming (issue 7), wired. The pure half decides (render/warming.ts `warmingDecision`, the
- * chain as a state machine in reducers/warming-state.ts, the payload guard in
- * render/payload-hash.ts); this file carries out the machine's actions with a real timer, a real
+ * Cache warming, wired. The pure half decides (policy/warming/economics.ts `warmingDecision`, the
+ * chain as a state machine in policy/warming/state.ts, the payload guard in
+ * policy/warming/payload-hash.ts); this file carries out the machine's actions with a real timer, a real
  * request and `pi.appendEntry`:
  *
  *   advisor() consultation starts ──────────────▶ cancel("consultation")   (awaited)
@@ -85,7 +85,7 @@ export type WarmingTrace =
 export interface WarmingDeps {
 	pi: Partial<Pick<ExtensionAPI, "appendEntry">>;
 	timers?: Partial<WarmingTimers>;
-	/** `PI_CACHE_RETENTION` as pi-ai reads it (SPEC §2: no retention is forced). Default the real env. */
+	/** `PI_CACHE_RETENTION` as pi-ai reads it (no retention is forced; docs/request-format.md). Default the real env. */
 	env?: () => string | undefined;
 	onTrace?: (trace: WarmingTrace) => void;
 }

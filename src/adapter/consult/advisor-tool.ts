@@ -1,14 +1,14 @@
 /**
  * The executor-facing advisor() tool: zero parameters; executing it reads the live branch, folds
  * what is new, renders the request and runs the consultation. Whatever happens comes back as a
- * normal tool result (SPEC §4) — execute never throws.
+ * normal tool result (docs/request-format.md) — execute never throws.
  *
  * Order matters: the same-model and disabled-for checks come before any credential lookup, and
  * the effort is read once, at entry, so a change made while the call is in flight does not
  * make the envelope lie about what was sent.
  *
  * The pipeline itself (`runAdvisor`: model, auth, ledger, investigation tools, the budget hooks,
- * runConsultation) is shared with the completion review (issue 7, src/adapter/review.ts), which
+ * runConsultation) is shared with the completion review (src/adapter/background/review.ts), which
  * runs it in review mode, in the background, without dialogs.
  */
 
@@ -53,7 +53,7 @@ export interface ConsultationSetup {
 	/** The folded ledger (advisor_expand's source). */
 	state: LedgerState;
 	signal: AbortSignal | undefined;
-	/** "consult" for the advisor() tool, "review" for a completion review (issue 7). */
+	/** "consult" for the advisor() tool, "review" for a completion review. */
 	mode: RequestMode;
 	/**
 	 * Whether the budget gate may ask the user (`ctx.hasUI` for the tool; never for a review, which
@@ -63,7 +63,7 @@ export interface ConsultationSetup {
 }
 
 /**
- * The advisor's own tools for one consultation (issue 5): the system prompt's mode and the tools
+ * The advisor's own tools for one consultation: the system prompt's mode and the tools
  * whose declarations the request carries. Without tools (or with none declared) the request is
  * rendered in mode "none" and the advisor answers in one request.
  */
@@ -78,9 +78,9 @@ export interface AdvisorToolDeps {
 	loadCompleteSimple: () => Promise<CompleteSimple>;
 	now?: () => number;
 	investigation?: (setup: ConsultationSetup) => InvestigationPlan;
-	/** Budget gate, trimming, retry and timeout (issue 6); the extension's default is `costControl`. */
-	consultationHooks?: (setup: PlanningSetup) => ConsultationPlan | undefined | Promise<ConsultationPlan | undefined>;
-	/** Told when an advisor() consultation starts and ends (cache warming, issue 7). */
+	/** Budget gate, trimming, retry and timeout; the extension's default is `costControl`. */
+	consultationHooks?: (setup: PlanningSetup) => ConsultationHooks | undefined | Promise<ConsultationHooks | undefined>;
+	/** Told when an advisor() consultation starts and ends (cache warming). */
 	observer?: ConsultationObserver;
 }
 
@@ -126,7 +126,7 @@ export interface AdvisorRun {
 	dispatch?: AdvisorDispatch;
 }
 
-/** What the issue-6 hook sees: the rendered request, and a way to render it again differently. */
+/** What the cost-control hook sees: the rendered request, and a way to render it again differently. */
 export interface PlanningSetup extends ConsultationSetup {
 	/** The branch rendered with `renderOptions` (no trim); rendered on first read. */
 	readonly request: LedgerRequest;
@@ -147,7 +147,7 @@ export interface PlanningSetup extends ConsultationSetup {
 }
 
 /** The hook's answer: the request to send instead (trimmed), and the loop's optional hooks. */
-export interface ConsultationPlan extends Pick<ConsultationInput, "approve" | "retry" | "timeoutMs" | "base"> {
+export interface ConsultationHooks extends Pick<ConsultationInput, "approve" | "retry" | "timeoutMs" | "base"> {
 	request?: LedgerRequest;
 	/** Called with the envelope once the consultation has ended (any way but a throw). */
 	settle?: (envelope: AdvisorEnvelope) => void;
@@ -188,20 +188,28 @@ async function resolveAuth(ctx: ExtensionContext, model: Model<Api>, base: Envel
  * the budget hooks (planning, gate, trim anchor, retry, timeout) and the request loop. Never throws.
  */
 export async function runAdvisor(deps: AdvisorToolDeps, req: AdvisorRunRequest): Promise<AdvisorRun> {
+	// The one place a throw becomes the "threw" row (the request loop has its own, inside
+	// runConsultation): whatever the host, a hook or the loader throws, with the identity once known.
+	const known: { base?: EnvelopeBase } = {};
 	try {
-		return await pipeline(deps, req);
+		return await pipeline(deps, req, known);
 	} catch (err) {
-		return { envelope: failureEnvelope({ kind: "threw", message: errorText(err) }) };
+		return { envelope: failureEnvelope({ kind: "threw", message: errorText(err) }, known.base) };
 	}
 }
 
-async function pipeline(deps: AdvisorToolDeps, req: AdvisorRunRequest): Promise<AdvisorRun> {
+async function pipeline(
+	deps: AdvisorToolDeps,
+	req: AdvisorRunRequest,
+	known: { base?: EnvelopeBase },
+): Promise<AdvisorRun> {
 	const { ctx, signal } = req;
 	const config = currentConfig(deps.runtime);
 	const model = lookupAdvisorModel(config.modelKey, (provider, id) => ctx.modelRegistry.find(provider, id));
 	if (model === undefined) return { envelope: failureEnvelope({ kind: "no-model" }) };
 	const effort = model.reasoning ? config.effort : undefined;
 	const base = identityBase(model, effort);
+	known.base = base;
 
 	const executor = ctx.model;
 	if (executor !== undefined && executor.id === model.id) {
@@ -265,12 +273,7 @@ async function pipeline(deps: AdvisorToolDeps, req: AdvisorRunRequest): Promise<
 	const { request: planned, settle, ...hooks } = (await deps.consultationHooks?.(planning)) ?? {};
 	const request = planned ?? plain();
 
-	let complete: CompleteSimple;
-	try {
-		complete = await deps.loadCompleteSimple();
-	} catch (err) {
-		return { envelope: failureEnvelope({ kind: "threw", message: errorText(err) }, base) };
-	}
+	const complete = await deps.loadCompleteSimple();
 
 	const input: ConsultationInput = {
 		...hooks,
@@ -340,13 +343,8 @@ export function createAdvisorTool(deps: AdvisorToolDeps): AdvisorTool {
 		promptSnippet: guidance.promptSnippet,
 		promptGuidelines: [...guidance.promptGuidelines],
 		parameters: ADVISOR_PARAMETERS,
-		async execute(toolCallId, _params, signal, onUpdate, ctx) {
-			try {
-				return await consult(deps, toolCallId, signal, onUpdate, ctx);
-			} catch (err) {
-				return failureEnvelope({ kind: "threw", message: errorText(err) });
-			}
-		},
+		// Never throws: runAdvisor turns every throw into the "threw" envelope, the observers are guarded.
+		execute: (toolCallId, _params, signal, onUpdate, ctx) => consult(deps, toolCallId, signal, onUpdate, ctx),
 		renderResult: (result, options, theme, context) => renderAdvisorResult(result, options, theme, context),
 	};
 }

@@ -1,5 +1,5 @@
 /**
- * A cache breakpoint at the end of the request's stable portion (DESIGN "Caching"), for
+ * A cache breakpoint at the end of the request's stable portion (docs/architecture.md), for
  * Anthropic-style payloads. pi-ai marks the system prompt, the last tool and the last user block;
  * only a prefix that ends on a breakpoint written by an earlier request is a hit, so without a
  * mark where the stable part ends, the next consultation (whose last block is elsewhere) would

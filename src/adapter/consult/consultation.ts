@@ -2,12 +2,12 @@
  * One consultation: the rendered request goes to the advisor model, round after round, until
  * it answers. A loop over requests — investigation rounds (the advisor's read-only tools),
  * retries and a budget gate plug in through optional hooks — that never throws: every way it
- * can end is one row of SPEC §4.
+ * can end is one row of the failure table (docs/request-format.md).
  *
  * Every request, first or retry or investigation round, carries the same sessionId and the
  * call's abort signal, and passes the `approve` gate first.
  *
- * Investigation (SPEC §3, issue 5):
+ * Investigation (docs/request-format.md):
  * - `maxCalls` bounds executed tool CALLS, not responses. A response with more calls than remain
  *   gets the first ones run and the rest answered in-band with TOOL_CALL_REFUSED.
  * - Every request carries the same declarations (the rendered context's `tools`, untouched). The
@@ -20,17 +20,17 @@
  * - Rounds live only in this function: the envelope carries the final advice, the usage of every
  *   request and `details.toolCalls`; nothing of the rounds is written to the session.
  *
- * Cost control (issue 6) plugs in through the hooks, with these guarantees from the loop:
+ * Cost control plugs in through the hooks, with these guarantees from the loop:
  * - `timeoutMs` is one deadline over the whole consultation, tool rounds included; `approve` can
  *   stop its clock while a dialog is open (`NextRequest.paused`). Expiry → the timeout row; the
  *   executor's own abort stays the cancelled row.
  * - `retry` is asked after every failed request AND after an answer with no text (`empty`); a
  *   retry passes `approve` again like any request.
- * - `details.request` is the RequestRecord of the first request (render/estimate-cost.ts), with the
+ * - `details.request` is the RequestRecord of the first request (policy/budget/estimate-cost.ts), with the
  *   prompt tokens the provider billed for it, so the next consultation's estimate can build on it,
  *   and `payloadHash`: the first request's provider payload as sent (after the Anthropic breakpoint
- *   edit), hashed by render/payload-hash.ts in `onPayload` — what a cache-warming refresh of it must
- *   match (issue 7). Absent when the provider never builds a payload (pi-ai's faux provider).
+ *   edit), hashed by policy/warming/payload-hash.ts in `onPayload` — what a cache-warming refresh of it must
+ *   match. Absent when the provider never builds a payload (pi-ai's faux provider).
  */
 
 import type {
@@ -78,7 +78,7 @@ export interface InvestigationResult {
 	summary?: string;
 }
 
-/** The advisor's read-only tools (SPEC §3). Their declarations must already be in the request. */
+/** The advisor's read-only tools (docs/request-format.md). Their declarations must already be in the request. */
 export interface InvestigationTools {
 	declarations: readonly Tool[];
 	/** Never expected to throw; a throw still comes back to the advisor as an error result. */
@@ -221,169 +221,275 @@ function billedPrompt(usage: Usage | undefined): number {
 	return n(usage.input) + n(usage.cacheRead) + n(usage.cacheWrite);
 }
 
-export async function runConsultation(input: ConsultationInput): Promise<AdvisorEnvelope> {
-	const now = input.now ?? Date.now;
-	const attempts: AttemptRecord[] = [];
-	let usage = zeroUsage();
-	let lastStop: AttemptRecord["stopReason"] | undefined;
-	// details.request: when the first request was (to be) sent, its billed prompt, the last send.
-	let firstMs: number | undefined;
-	let lastSentMs: number | undefined;
-	let firstPrompt: number | undefined;
-	let previous: SentRequest | undefined;
-	// The first request's payload as the provider serialised it (every try of round 0 is the same one).
-	let firstPayloadHash: string | undefined;
-	const request = (): RequestRecord | undefined => {
-		if (firstMs === undefined) return undefined;
-		return requestRecord(input.request, {
-			routingKey: input.sessionId,
-			timestampMs: firstMs,
-			...(firstPayloadHash !== undefined ? { payloadHash: firstPayloadHash } : {}),
-			...(firstPrompt !== undefined ? { promptTokens: firstPrompt } : {}),
-			...(lastSentMs !== undefined && lastSentMs > firstMs ? { lastSentMs } : {}),
-		});
-	};
-	const investigation: Investigation = { executed: [], refused: 0, spent: false };
+/** The consultation's clock and abort: the executor's signal and the deadline, as one. */
+interface Clock {
+	signal: AbortSignal | undefined;
+	/** The deadline fired (and not the executor's own abort). */
+	timedOut(): boolean;
+	/** Since the consultation started, time spent in paused dialogs excluded. */
+	elapsed(): number;
+	paused<T>(work: () => Promise<T>): Promise<T>;
+	/** How an interruption ends the consultation: the timeout row, or cancelled. */
+	interrupted(message: string | undefined): Failure;
+	dispose(): void;
+}
 
-	const base = (): EnvelopeBase => {
-		const out: EnvelopeBase = { ...identityBase(input.model, input.effort), ...input.base };
-		const record = request();
-		if (record !== undefined) out.request = record;
-		if (attempts.length > 0) {
-			out.usage = usage;
-			out.attempts = attempts;
-		}
-		if (lastStop !== undefined) out.stopReason = lastStop;
-		const calls = toolCallDetails(investigation);
-		if (calls !== undefined) out.toolCalls = calls;
-		return out;
-	};
-
+function startClock(input: ConsultationInput, now: () => number): Clock {
 	const deadline = input.timeoutMs !== undefined ? createDeadline(input.timeoutMs, now) : undefined;
 	const signals = [input.signal, deadline?.signal].filter((s): s is AbortSignal => s !== undefined);
 	const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
 	const timedOut = () => deadline?.expired() === true && input.signal?.aborted !== true;
 	const startedMs = now();
-	const elapsed = () => deadline?.elapsed() ?? now() - startedMs;
-	const paused = <T>(work: () => Promise<T>): Promise<T> => (deadline === undefined ? work() : deadline.paused(work));
-	const interrupted = (message: string | undefined): Failure =>
-		timedOut() ? { kind: "timeout", seconds: timeoutSeconds(input.timeoutMs ?? 0) } : { kind: "cancelled", message };
-
-	const breakpoint = cacheBreakpointHook(input.model, input.request.context, input.request.stable);
-	// Every API gets the hook: the breakpoint edit where it applies, and the first request's hash.
-	const onPayloadFor =
-		(round: number) =>
-		(payload: unknown, model: Model<Api>): unknown => {
-			const replaced = breakpoint?.(payload);
-			if (round === 0) {
-				try {
-					firstPayloadHash = payloadHash(replaced ?? payload, model?.api ?? input.model.api);
-				} catch {
-					// A fingerprint is never worth the request itself.
-				}
-			}
-			return replaced;
-		};
-
-	const send = async (context: Context, round: number): Promise<SendOutcome> => {
-		for (let attempt = 0; ; attempt++) {
-			if (signal?.aborted) return { kind: "ended", failure: interrupted(undefined) };
-			firstMs ??= now();
-			if (input.approve !== undefined) {
-				const approval = await input.approve({ context, round, attempt, billedUsage: usage, previous, paused });
-				// The executor's Esc (or the deadline) while the gate was deciding — e.g. a dismissed
-				// dialog — is a cancellation, not a skip.
-				if (signal?.aborted) return { kind: "ended", failure: interrupted(undefined) };
-				if (!approval.send) return { kind: "ended", failure: { kind: "skipped", reason: approval.reason } };
-			}
-			const sentMs = now();
-			if (round === 0 && attempt === 0) firstMs = sentMs;
-			lastSentMs = sentMs;
-			let message: AssistantMessage | undefined;
-			let thrown: string | undefined;
-			try {
-				message = await input.complete(input.model, context, {
-					...(input.effort !== undefined ? { reasoning: input.effort } : {}),
-					sessionId: input.sessionId,
-					...(signal !== undefined ? { signal } : {}),
-					...(input.auth.apiKey !== undefined ? { apiKey: input.auth.apiKey } : {}),
-					...(input.auth.headers !== undefined ? { headers: input.auth.headers } : {}),
-					onPayload: onPayloadFor(round),
-				});
-			} catch (err) {
-				thrown = errorText(err);
-			}
-			if (message !== undefined) {
-				const record: AttemptRecord = { usage: message.usage, stopReason: message.stopReason };
-				if (message.errorMessage !== undefined) record.errorMessage = message.errorMessage;
-				attempts.push(record);
-				usage = addUsage(usage, message.usage);
-				lastStop = message.stopReason;
-				previous = { context, usage: message.usage, sentMs };
-				if (round === 0 && billedPrompt(message.usage) > 0) firstPrompt = billedPrompt(message.usage);
-				if (message.stopReason !== "error" && message.stopReason !== "aborted") {
-					if (!isEmptyReply(message, input.tools !== undefined)) return { kind: "answered", message };
-					// Nothing in it: the retry hook may ask once more; else it ends as the empty row.
-					const empty: FailedAttempt = {
-						round,
-						attempt,
-						message,
-						thrown: undefined,
-						timedOut: false,
-						empty: true,
-						elapsedMs: elapsed(),
-					};
-					if (!signal?.aborted && input.retry !== undefined && (await input.retry(empty))) continue;
-					return { kind: "answered", message };
-				}
-			}
-			const failed: FailedAttempt = {
-				round,
-				attempt,
-				message,
-				thrown,
-				timedOut: timedOut(),
-				empty: false,
-				elapsedMs: elapsed(),
-			};
-			if (!signal?.aborted && input.retry !== undefined && (await input.retry(failed))) continue;
-			if (thrown !== undefined) {
-				return {
-					kind: "ended",
-					failure: signal?.aborted ? interrupted(thrown) : { kind: "threw", message: thrown },
-				};
-			}
-			if (timedOut() || message?.stopReason === "aborted") {
-				return { kind: "ended", failure: interrupted(message?.errorMessage) };
-			}
-			return { kind: "ended", failure: { kind: "failed", message: message?.errorMessage } };
-		}
+	return {
+		signal,
+		timedOut,
+		elapsed: () => deadline?.elapsed() ?? now() - startedMs,
+		paused: (work) => (deadline === undefined ? work() : deadline.paused(work)),
+		interrupted: (message) =>
+			timedOut()
+				? { kind: "timeout", seconds: timeoutSeconds(input.timeoutMs ?? 0) }
+				: { kind: "cancelled", message },
+		dispose: () => deadline?.dispose(),
 	};
+}
 
+/** What one consultation has gathered so far; every envelope's details are read from it. */
+interface Consultation {
+	readonly input: ConsultationInput;
+	readonly now: () => number;
+	readonly clock: Clock;
+	attempts: AttemptRecord[];
+	usage: Usage;
+	lastStop: AttemptRecord["stopReason"] | undefined;
+	/** When the first request was (to be) sent; its billed prompt; the last send. */
+	firstMs: number | undefined;
+	firstPrompt: number | undefined;
+	lastSentMs: number | undefined;
+	/** The first request's payload as the provider serialised it (every try of round 0 is the same one). */
+	firstPayloadHash: string | undefined;
+	previous: SentRequest | undefined;
+	investigation: Investigation;
+	/** Edits the provider payload to mark the stable portion, where the API takes marks. */
+	breakpoint: ((payload: unknown) => unknown) | undefined;
+}
+
+function startConsultation(input: ConsultationInput): Consultation {
+	const now = input.now ?? Date.now;
+	return {
+		input,
+		now,
+		clock: startClock(input, now),
+		attempts: [],
+		usage: zeroUsage(),
+		lastStop: undefined,
+		firstMs: undefined,
+		firstPrompt: undefined,
+		lastSentMs: undefined,
+		firstPayloadHash: undefined,
+		previous: undefined,
+		investigation: { executed: [], refused: 0, spent: false },
+		breakpoint: cacheBreakpointHook(input.model, input.request.context, input.request.stable),
+	};
+}
+
+/** `details.request`: the first request's record, once it was (to be) sent. */
+function firstRequestRecord(c: Consultation): RequestRecord | undefined {
+	if (c.firstMs === undefined) return undefined;
+	return requestRecord(c.input.request, {
+		routingKey: c.input.sessionId,
+		timestampMs: c.firstMs,
+		...(c.firstPayloadHash !== undefined ? { payloadHash: c.firstPayloadHash } : {}),
+		...(c.firstPrompt !== undefined ? { promptTokens: c.firstPrompt } : {}),
+		...(c.lastSentMs !== undefined && c.lastSentMs > c.firstMs ? { lastSentMs: c.lastSentMs } : {}),
+	});
+}
+
+function envelopeBase(c: Consultation): EnvelopeBase {
+	const out: EnvelopeBase = { ...identityBase(c.input.model, c.input.effort), ...c.input.base };
+	const record = firstRequestRecord(c);
+	if (record !== undefined) out.request = record;
+	if (c.attempts.length > 0) {
+		out.usage = c.usage;
+		out.attempts = c.attempts;
+	}
+	if (c.lastStop !== undefined) out.stopReason = c.lastStop;
+	const calls = toolCallDetails(c.investigation);
+	if (calls !== undefined) out.toolCalls = calls;
+	return out;
+}
+
+/** Every API gets the hook: the breakpoint edit where it applies, and the first request's hash. */
+function payloadHook(c: Consultation, round: number): (payload: unknown, model: Model<Api>) => unknown {
+	return (payload, model) => {
+		const replaced = c.breakpoint?.(payload);
+		if (round === 0) {
+			try {
+				c.firstPayloadHash = payloadHash(replaced ?? payload, model?.api ?? c.input.model.api);
+			} catch {
+				// A fingerprint is never worth the request itself.
+			}
+		}
+		return replaced;
+	};
+}
+
+/** The gate before a request: undefined = send it; else how the consultation ends. */
+async function approve(
+	c: Consultation,
+	context: Context,
+	round: number,
+	attempt: number,
+): Promise<Failure | undefined> {
+	const { signal } = c.clock;
+	if (signal?.aborted) return c.clock.interrupted(undefined);
+	c.firstMs ??= c.now();
+	if (c.input.approve === undefined) return undefined;
+	const approval = await c.input.approve({
+		context,
+		round,
+		attempt,
+		billedUsage: c.usage,
+		previous: c.previous,
+		paused: c.clock.paused,
+	});
+	// The executor's Esc (or the deadline) while the gate was deciding — e.g. a dismissed dialog — is
+	// a cancellation, not a skip.
+	if (signal?.aborted) return c.clock.interrupted(undefined);
+	return approval.send ? undefined : { kind: "skipped", reason: approval.reason };
+}
+
+interface Reply {
+	/** The provider's reply; absent when the call threw. */
+	message: AssistantMessage | undefined;
+	thrown: string | undefined;
+	sentMs: number;
+}
+
+/** One request to the provider. A throw is a reply too: the retry hook may send it again. */
+async function dispatch(c: Consultation, context: Context, round: number, attempt: number): Promise<Reply> {
+	const { input } = c;
+	const sentMs = c.now();
+	if (round === 0 && attempt === 0) c.firstMs = sentMs;
+	c.lastSentMs = sentMs;
+	try {
+		const message = await input.complete(input.model, context, {
+			...(input.effort !== undefined ? { reasoning: input.effort } : {}),
+			sessionId: input.sessionId,
+			...(c.clock.signal !== undefined ? { signal: c.clock.signal } : {}),
+			...(input.auth.apiKey !== undefined ? { apiKey: input.auth.apiKey } : {}),
+			...(input.auth.headers !== undefined ? { headers: input.auth.headers } : {}),
+			onPayload: payloadHook(c, round),
+		});
+		return { message, thrown: undefined, sentMs };
+	} catch (err) {
+		return { message: undefined, thrown: errorText(err), sentMs };
+	}
+}
+
+/** A reply's usage, stop and prompt go into the consultation's totals. */
+function recordReply(c: Consultation, context: Context, round: number, message: AssistantMessage, sentMs: number) {
+	const record: AttemptRecord = { usage: message.usage, stopReason: message.stopReason };
+	if (message.errorMessage !== undefined) record.errorMessage = message.errorMessage;
+	c.attempts.push(record);
+	c.usage = addUsage(c.usage, message.usage);
+	c.lastStop = message.stopReason;
+	c.previous = { context, usage: message.usage, sentMs };
+	if (round === 0 && billedPrompt(message.usage) > 0) c.firstPrompt = billedPrompt(message.usage);
+}
+
+/** Asks the retry hook, unless the consultation was interrupted. */
+async function shouldRetry(c: Consultation, failure: FailedAttempt): Promise<boolean> {
+	return !c.clock.signal?.aborted && c.input.retry !== undefined && (await c.input.retry(failure));
+}
+
+/** How a request that did not answer ends the consultation (after the retry hook declined). */
+function failureOf(c: Consultation, reply: Reply): Failure {
+	const { message, thrown } = reply;
+	if (thrown !== undefined) {
+		return c.clock.signal?.aborted ? c.clock.interrupted(thrown) : { kind: "threw", message: thrown };
+	}
+	if (c.clock.timedOut() || message?.stopReason === "aborted") return c.clock.interrupted(message?.errorMessage);
+	return { kind: "failed", message: message?.errorMessage };
+}
+
+/** One round's request, tried until it answers, the retry hook gives up, or the gate refuses. */
+async function sendRound(c: Consultation, context: Context, round: number): Promise<SendOutcome> {
+	const hasTools = c.input.tools !== undefined;
+	for (let attempt = 0; ; attempt++) {
+		const refused = await approve(c, context, round, attempt);
+		if (refused !== undefined) return { kind: "ended", failure: refused };
+		const reply = await dispatch(c, context, round, attempt);
+		const { message } = reply;
+		if (message !== undefined) {
+			recordReply(c, context, round, message, reply.sentMs);
+			if (message.stopReason !== "error" && message.stopReason !== "aborted") {
+				if (!isEmptyReply(message, hasTools)) return { kind: "answered", message };
+				// Nothing in it: the retry hook may ask once more; else it ends as the empty row.
+				const empty: FailedAttempt = {
+					round,
+					attempt,
+					message,
+					thrown: undefined,
+					timedOut: false,
+					empty: true,
+					elapsedMs: c.clock.elapsed(),
+				};
+				if (await shouldRetry(c, empty)) continue;
+				return { kind: "answered", message };
+			}
+		}
+		const failed: FailedAttempt = {
+			round,
+			attempt,
+			message,
+			thrown: reply.thrown,
+			timedOut: c.clock.timedOut(),
+			empty: false,
+			elapsedMs: c.clock.elapsed(),
+		};
+		if (await shouldRetry(c, failed)) continue;
+		return { kind: "ended", failure: failureOf(c, reply) };
+	}
+}
+
+/** After an answered round: the envelope when the consultation is over, else the next round's context. */
+async function afterAnswer(
+	c: Consultation,
+	context: Context,
+	message: AssistantMessage,
+): Promise<{ done: AdvisorEnvelope } | { next: Context }> {
+	const calls = toolCalls(message);
+	const tools = c.input.tools;
+	if (calls.length === 0 || tools === undefined) return { done: answer(message, envelopeBase(c)) };
+	if (c.investigation.spent) {
+		// Told in a user message to answer now, it called tools again: its text is the answer when it
+		// wrote one; else the consultation ends without advice rather than loop on.
+		if (replyText(message).trim().length > 0) return { done: answer(message, envelopeBase(c)) };
+		return { done: failureEnvelope({ kind: "failed", message: TOOLS_AFTER_SPENT }, envelopeBase(c)) };
+	}
+	const results = await investigate(calls, tools, c.investigation, c.clock.signal, c.input.onProgress);
+	// An abort mid-round: the next send reports it (cancelled, or timeout).
+	const notice = c.investigation.spent ? [spentNotice()] : [];
+	return { next: { ...context, messages: [...context.messages, message, ...results, ...notice] } };
+}
+
+/** Never throws: whatever a hook, a tool or the host throws ends the consultation as the "threw" row. */
+export async function runConsultation(input: ConsultationInput): Promise<AdvisorEnvelope> {
+	const c = startConsultation(input);
 	try {
 		input.onProgress?.(consultingLine(advisorLabel(input.model), input.effort));
 		let context = input.request.context;
 		for (let round = 0; ; round++) {
-			const outcome = await send(context, round);
-			if (outcome.kind === "ended") return failureEnvelope(outcome.failure, base());
-			const calls = toolCalls(outcome.message);
-			const tools = input.tools;
-			if (calls.length === 0 || tools === undefined) return answer(outcome.message, base());
-			if (investigation.spent) {
-				// Told in a user message to answer now, it called tools again: its text is the answer
-				// when it wrote one; else the consultation ends without advice rather than loop on.
-				if (replyText(outcome.message).trim().length > 0) return answer(outcome.message, base());
-				return failureEnvelope({ kind: "failed", message: TOOLS_AFTER_SPENT }, base());
-			}
-			const results = await investigate(calls, tools, investigation, signal, input.onProgress);
-			// An abort mid-round: the next send reports it (cancelled, or timeout).
-			const notice = investigation.spent ? [spentNotice()] : [];
-			context = { ...context, messages: [...context.messages, outcome.message, ...results, ...notice] };
+			const outcome = await sendRound(c, context, round);
+			if (outcome.kind === "ended") return failureEnvelope(outcome.failure, envelopeBase(c));
+			const step = await afterAnswer(c, context, outcome.message);
+			if ("done" in step) return step.done;
+			context = step.next;
 		}
 	} catch (err) {
-		return failureEnvelope({ kind: "threw", message: errorText(err) }, base());
+		return failureEnvelope({ kind: "threw", message: errorText(err) }, envelopeBase(c));
 	} finally {
-		deadline?.dispose();
+		c.clock.dispose();
 	}
 }
 

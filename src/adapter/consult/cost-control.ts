@@ -1,6 +1,6 @@
 /**
- * Cost control (issue 6), wired: the default `consultationHooks` of the advisor tool. The pure
- * half decides (render/plan.ts `planConsultation` / `planNextRequest`: render → estimate → gate →
+ * Cost control, wired: the default `consultationHooks` of the advisor tool. The pure
+ * half decides (policy/budget/plan.ts `planConsultation` / `planNextRequest`: render → estimate → gate →
  * trim); this file only does what the pure half cannot — the dialog, `pi.appendEntry`, the clock,
  * the footer status — and hands runConsultation its hooks:
  *
@@ -42,7 +42,7 @@ import { extendRequest, SKIP_REASONS } from "../../render/index.ts";
 import type { BudgetConfig } from "../config.ts";
 import { formatColonKey, modelKeyOf } from "../host/model-key.ts";
 import { CONFIRM_COST_TITLE, confirmCostMessage, STATUS_KEY } from "../host/notices.ts";
-import type { ConsultationPlan, PlanningSetup } from "./advisor-tool.ts";
+import type { ConsultationHooks, PlanningSetup } from "./advisor-tool.ts";
 import type { Approval, FailedAttempt, NextRequest } from "./consultation.ts";
 import type { AdvisorEnvelope } from "./envelope.ts";
 import { classifyFailure } from "./retry-classifier.ts";
@@ -76,7 +76,7 @@ export function planModel(model: Model<Api>, effort: string | undefined, routing
 	};
 }
 
-export function costControl(deps: CostControlDeps): (setup: PlanningSetup) => ConsultationPlan {
+export function costControl(deps: CostControlDeps): (setup: PlanningSetup) => ConsultationHooks {
 	return (setup) => {
 		const { ctx, config } = setup;
 		const budget = planBudget(config.budget);
@@ -164,7 +164,7 @@ export function costControl(deps: CostControlDeps): (setup: PlanningSetup) => Co
 			return { send: true };
 		};
 
-		const out: ConsultationPlan = {
+		const out: ConsultationHooks = {
 			request: plan.request,
 			approve,
 			retry: createRetryPolicy({
@@ -192,7 +192,7 @@ function costOf(usage: Usage): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Retry (SPEC §7)
+// Retry (docs/configuration.md)
 // ---------------------------------------------------------------------------------------------
 
 export interface RetryPolicyOptions {
@@ -255,7 +255,7 @@ export function setAdvisorStatus(ctx: Pick<ExtensionContext, "ui">, spend: Spend
 
 /**
  * Brings the session's folded ledger (and with it the spend) up to the current branch and shows
- * its status: before every prompt (SPEC §5 before_agent_start) and at session start. Cosmetic, so
+ * its status: before every prompt (before_agent_start, docs/architecture.md) and at session start. Cosmetic, so
  * it never fails the host's event.
  */
 export function refreshBranchStatus(ledger: SessionLedger, ctx: Pick<ExtensionContext, "ui" | "sessionManager">): void {

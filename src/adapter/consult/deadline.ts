@@ -1,5 +1,5 @@
 /**
- * The consultation's deadline (`budget.timeoutSec`, issue 6): one clock over the whole
+ * The consultation's deadline (`budget.timeoutSec`): one clock over the whole
  * consultation — every request, retry and investigation round — that can be paused while the
  * user looks at the budget confirmation (the user's reading time is not the advisor's).
  *

@@ -1,5 +1,5 @@
 /**
- * Whether a failed advisor attempt is worth its one retry (SPEC §7). pi-ai has no public
+ * Whether a failed advisor attempt is worth its one retry (docs/configuration.md). pi-ai has no public
  * retryable classifier, only isContextOverflow, so the transient pattern is Pi's own: the same
  * failures Pi retries for the executor are the ones retried here.
  */
@@ -12,7 +12,7 @@ export { isContextOverflow };
 /**
  * transient = may succeed if sent again; deterministic = the same request fails the same way;
  * aborted = the caller's signal fired (the caller knows whether that was its own timeout,
- * which SPEC §7 counts as transient).
+ * which docs/configuration.md counts as transient).
  */
 export type FailureClass = "transient" | "deterministic" | "aborted";
 

@@ -1,24 +1,21 @@
 /**
  * The folded ledger of the live session, kept between consultations so each one folds only the
- * entries appended since the last (DESIGN "The flow"). The branch is compared with the folded
+ * entries appended since the last (docs/architecture.md). The branch is compared with the folded
  * path by the id at its end: a tree path is determined by its last entry, so when the entry at
  * that position is the same one, everything before it is too. Anything else — tree navigation,
  * a fork, another session — refolds from scratch.
  *
  * Next to the ledger, from the same events: the branch's advisor spend and its sticky trim
- * anchor (issue 6). They are folds of their own (a compaction rebuilds the blocks, never the
+ * anchor. They are folds of their own (a compaction rebuilds the blocks, never the
  * bill), folded incrementally with the ledger and refolded from scratch with it.
  */
 
 import type { LedgerEvent } from "../../events/index.ts";
 import { eventsFromBranch } from "../../events/index.ts";
 import {
-	emptyLedger,
-	emptySpend,
-	emptyTrimAnchor,
-	foldEvents,
-	foldSpend,
-	foldTrimAnchor,
+	type BranchState,
+	branchOf,
+	foldBranch,
 	type LedgerState,
 	type SpendState,
 	type TrimAnchorState,
@@ -48,10 +45,8 @@ interface Folded {
 	/** Branch entries folded so far, and the id of the last of them. */
 	entryCount: number;
 	lastEntryId: string | undefined;
-	state: LedgerState;
+	branch: BranchState;
 	memo: RenderMemo;
-	spend: SpendState;
-	anchor: TrimAnchorState;
 }
 
 function entryId(entry: unknown): string | undefined {
@@ -69,10 +64,10 @@ function extendsFolded(folded: Folded, sessionId: string, branch: readonly unkno
 
 function snapshot(folded: Folded, from: "cache" | "scratch", newEvents: number): LedgerSnapshot {
 	return {
-		state: folded.state,
+		state: folded.branch.ledger,
 		memo: folded.memo,
-		spend: folded.spend,
-		anchor: folded.anchor,
+		spend: folded.branch.spend,
+		anchor: folded.branch.anchor,
 		folded: { from, newEvents },
 	};
 }
@@ -85,11 +80,9 @@ export function createSessionLedger(): SessionLedger {
 			sessionId,
 			entryCount: branch.length,
 			lastEntryId: entryId(branch[branch.length - 1]),
-			state: foldEvents(emptyLedger(), events),
+			branch: branchOf(events),
 			// Blocks are memoised by identity and part hashes by text, so the memo stays valid across a refold.
 			memo: folded?.memo ?? createRenderMemo(),
-			spend: foldSpend(emptySpend(), events),
-			anchor: foldTrimAnchor(emptyTrimAnchor(), events),
 		};
 		return snapshot(folded, "scratch", events.length);
 	};
@@ -101,9 +94,7 @@ export function createSessionLedger(): SessionLedger {
 			}
 			// Only the entries past the folded ones are normalised and folded.
 			const { events } = eventsFromBranch(branch, allEntries, { from: folded.entryCount });
-			folded.state = foldEvents(folded.state, events);
-			folded.spend = foldSpend(folded.spend, events);
-			folded.anchor = foldTrimAnchor(folded.anchor, events);
+			folded.branch = foldBranch(folded.branch, events);
 			folded.entryCount = branch.length;
 			folded.lastEntryId = entryId(branch[branch.length - 1]);
 			return snapshot(folded, "cache", events.length);

@@ -1,7 +1,7 @@
 /**
  * The extension's live state (the loaded advisor.json, the last activation decision, the folded
  * ledger) and `reconcile`, which every lifecycle hook runs: decide whether advisor() belongs in
- * the active tool set (SPEC §5) and make it so. Off costs nothing: a stripped tool takes its
+ * the active tool set (docs/architecture.md) and make it so. Off costs nothing: a stripped tool takes its
  * prompt snippet and guidelines out of the executor's system prompt with it.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Whether the advisor() tool belongs in the executor's active set (SPEC §5). Pure, so every
+ * Whether the advisor() tool belongs in the executor's active set (docs/architecture.md). Pure, so every
  * lifecycle hook can re-run it and the answer depends only on what it is given.
  */
 

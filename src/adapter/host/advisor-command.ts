@@ -1,5 +1,5 @@
 /**
- * /advisor (SPEC §6): pick the advisor model among those Pi has credentials for (`No advisor`
+ * /advisor (docs/configuration.md): pick the advisor model among those Pi has credentials for (`No advisor`
  * first), then, for a reasoning model, the effort. The selection is saved before anything in
  * memory changes, so a failed save leaves everything as it was.
  */
@@ -80,7 +80,7 @@ function isLevel(value: string): value is ModelThinkingLevel {
 export interface AdvisorCommandDeps {
 	pi: Pick<ExtensionAPI, "getActiveTools" | "setActiveTools" | "getThinkingLevel">;
 	runtime: AdvisorRuntime;
-	/** Called (awaited) first on every invocation: /advisor ends cache warming (issue 7). */
+	/** Called (awaited) first on every invocation: /advisor ends cache warming. */
 	onInvoke?: () => void | Promise<void>;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Host compatibility (SPEC §8): Pi ≥ 0.80.1 exposes completeSimple from `pi-ai/compat`, older
+ * Host compatibility (docs/decisions.md): Pi ≥ 0.80.1 exposes completeSimple from `pi-ai/compat`, older
  * hosts from the package root. The subpath is tried first so a new host never gets a root
  * export it has deprecated; anything other than "that subpath does not exist" is a real failure
  * of the module and must not be papered over by silently loading the other one.

@@ -1,5 +1,5 @@
 /**
- * The lifecycle hooks of SPEC §5. Each one re-runs `reconcile` where the answer may have changed;
+ * The lifecycle hooks (docs/architecture.md). Each one re-runs `reconcile` where the answer may have changed;
  * the work that later issues add (branch cost status, cache warming, completion review) plugs in
  * through `LifecycleHooks` without touching the wiring (`composeHooks` runs several sets in order).
  */
@@ -18,19 +18,19 @@ export type InterruptReason =
 	| "session_shutdown";
 
 export interface LifecycleHooks {
-	/** before_agent_start, after the built-in refresh of the branch cost / cache status (issue 6). */
+	/** before_agent_start, after the built-in refresh of the branch cost / cache status. */
 	beforeAgentStart?(ctx: ExtensionContext): void | Promise<void>;
 	/**
-	 * agent_start (issue 7): the completion review notes that a run is going (a review that settles
+	 * agent_start: the completion review notes that a run is going (a review that settles
 	 * now is queued for the next prompt, never injected). Warming is armed after each consultation,
 	 * not here: agent_end ends every chain, so a run starts with none.
 	 */
 	agentStart?(ctx: ExtensionContext): void | Promise<void>;
-	/** agent_end: cancel warming, run the completion review (issue 7). */
+	/** agent_end: cancel warming, run the completion review. */
 	agentEnd?(event: AgentEndEvent, ctx: ExtensionContext): void | Promise<void>;
-	/** thinking_level_select: cancel warming (issue 7). */
+	/** thinking_level_select: cancel warming. */
 	thinkingLevelChanged?(ctx: ExtensionContext): void | Promise<void>;
-	/** model_select (not "restore"): cancel warming (issue 7). */
+	/** model_select (not "restore"): cancel warming. */
 	modelChanged?(ctx: ExtensionContext): void | Promise<void>;
 	/** Abort warming/review and record their usage before the session changes under them. */
 	interrupt?(reason: InterruptReason, ctx: ExtensionContext): void | Promise<void>;
@@ -64,7 +64,7 @@ export function registerLifecycle(deps: LifecycleDeps): void {
 	});
 
 	pi.on("before_agent_start", async (_event, ctx) => {
-		// `Advisor $<branch spend> · cache <pct>%`, or cleared on a branch without spend (issue 6).
+		// `Advisor $<branch spend> · cache <pct>%`, or cleared on a branch without spend.
 		refreshBranchStatus(runtime.ledger, ctx);
 		await hooks.beforeAgentStart?.(ctx);
 		reconcile(pi, ctx, runtime);

@@ -39,7 +39,7 @@ export function formatModelKey(key: ModelKey): string {
 	return `${key.provider}/${key.modelId}`;
 }
 
-/** `provider:modelId`, the form of `details.advisorModel` (SPEC §4). */
+/** `provider:modelId`, the form of `details.advisorModel` (docs/request-format.md). */
 export function formatColonKey(key: ModelKey): string {
 	return `${key.provider}:${key.modelId}`;
 }

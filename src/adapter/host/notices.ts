@@ -67,7 +67,7 @@ export const cardMoreLines = (count: number, key: string | undefined) =>
 	`… ${count} more line${count === 1 ? "" : "s"}${key ? ` (${key} to expand)` : ""}`;
 
 // ---------------------------------------------------------------------------------------------
-// Cost control (issue 6)
+// Cost control
 // ---------------------------------------------------------------------------------------------
 
 /** ctx.ui.setStatus key of the footer's `Advisor $<branch spend> · cache <pct>%`. */

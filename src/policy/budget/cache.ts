@@ -1,6 +1,6 @@
 /**
  * How much of an earlier request a later one can reuse, in the two caching models providers use
- * (DESIGN.md "Caching"). Both are pure functions of the two requests' units.
+ * (docs/architecture.md). Both are pure functions of the two requests' units.
  */
 
 import type { LedgerRequest } from "../../render/index.ts";

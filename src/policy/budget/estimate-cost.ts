@@ -1,5 +1,5 @@
 /**
- * What the next advisor request will cost (issue 6), before it is sent: prompt tokens, expected
+ * What the next advisor request will cost, before it is sent: prompt tokens, expected
  * cache reads and writes, output tokens, and the price of each from the model's registry entry.
  * Pure: the previous request, the clock and the prices come in as arguments.
  *
@@ -57,7 +57,7 @@ export type CachingModel =
 			minTokens: number;
 			/** How many blocks before one of its own breakpoints a request looks for an earlier cache entry. */
 			lookbackBlocks: number;
-			/** The adapter marks the end of the stable portion (src/adapter/cache-breakpoint.ts). */
+			/** The adapter marks the end of the stable portion (src/adapter/consult/cache-breakpoint.ts). */
 			stableBreakpoint: boolean;
 	  }
 	| { kind: "none" };
@@ -353,8 +353,7 @@ export function fingerprintOf(
 	};
 }
 
-/** `details.estimate` of the envelope (SPEC §4); `sessionUsd` is what is left of the branch budget. */
-/** SPEC §4 `details.estimate`. */
+/** `details.estimate` of the envelope (docs/request-format.md); `sessionUsd` is what is left of the branch budget. */
 export function envelopeEstimate(estimate: RequestEstimate, remainingSessionUsd: number): EnvelopeEstimate {
 	return {
 		promptTokens: estimate.promptTokens,

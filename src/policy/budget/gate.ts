@@ -1,10 +1,10 @@
 /**
- * The budget gate (issue 6): asked before every request of a consultation — the first, each
+ * The budget gate: asked before every request of a consultation — the first, each
  * investigation round, each retry — with that request's fresh estimate.
  *
  * 1. Trim: the consultation's first request, cold (nothing past the fixed head expected from the
  *    cache), over `perCallSoftUsd` AND over `contextBudgetTokens` (0 disables) → "trim". The
- *    adapter then runs `chooseTrim` (render/trim.ts), persists the anchor, re-renders,
+ *    adapter then runs `chooseTrim` (policy/budget/trim.ts), persists the anchor, re-renders,
  *    re-estimates and asks again with `trim: "done"`; a "too-big" choice is a skip with its reason.
  * 2. Over what is left of the branch's `sessionUsd`, or over `perCallHardUsd` (both counting what
  *    this consultation has already been billed) → "skip", no dialog: hard limits stay hard.
@@ -13,9 +13,8 @@
  *    with `onExceed: "confirm"` and a UI → "confirm" (once per consultation: the adapter records the
  *    answer and passes it back as `confirmation`); headless or `onExceed: "skip"` → "skip".
  *
- * Steps 2–4 follow SPEC §7 ("Over the soft limit: confirm (interactive) or skip; over hard or
- * branch limit: skip"), deliberately NOT the issue-6 text, which offered the dialog for the hard
- * and branch limits too: SPEC §7 is the contract (the lead's decision), and it keeps "hard" hard.
+ * Steps 2–4: over the soft limit, confirm (interactive) or skip; over the hard or branch limit, skip.
+ * Deliberately no dialog for the hard and branch limits: it keeps "hard" hard (docs/decisions.md).
  * Skip reasons are SKIP_REASONS texts, for `Advisor skipped: <reason>` with `details.skipped: true`.
  */
 
@@ -69,7 +68,7 @@ export type GateDecision =
 			coldUsd: number;
 			/** Billed so far in this consultation + this request. */
 			consultationUsd: number;
-			/** Only the soft limit can be confirmed past (SPEC §7). */
+			/** Only the soft limit can be confirmed past (docs/configuration.md). */
 			limit: "soft";
 			/** The skip reason, should the user decline. */
 			reason: string;
@@ -104,7 +103,7 @@ export function decideGate(input: GateInput): GateDecision {
 
 	const consultation = billed + cost;
 	const remaining = Math.max(0, budget.sessionUsd - spent - billed);
-	// SPEC §7: over the hard or the branch limit is a skip without a dialog. The branch cap first:
+	// Over the hard or the branch limit is a skip without a dialog. The branch cap first:
 	// no per-call allowance helps when the branch is spent.
 	if (spent + consultation > budget.sessionUsd) {
 		return {
@@ -122,7 +121,7 @@ export function decideGate(input: GateInput): GateDecision {
 	}
 	if (consultation <= budget.perCallSoftUsd) return { action: "send" };
 
-	// Over the soft limit only (issue 6 would also confirm past hard/branch; SPEC §7 does not).
+	// Over the soft limit only (confirming past the hard or branch limit would make them soft).
 	const reason = SKIP_REASONS.overSoftBudget(consultation, budget.perCallSoftUsd);
 	switch (input.confirmation) {
 		case "granted":

@@ -1,5 +1,5 @@
 /**
- * The budget steps of a consultation, composed (issue 6), so the adapter makes one pure call
+ * The budget steps of a consultation, composed, so the adapter makes one pure call
  * before each request and only does the impure parts itself: the dialog, `pi.appendEntry`, the
  * clock, sending.
  *

@@ -1,5 +1,5 @@
 /**
- * The footer status (issue 6): `Advisor $<branch spend> · cache <pct>%`. User-facing, not
+ * The footer status: `Advisor $<branch spend> · cache <pct>%`. User-facing, not
  * model-facing, so its text lives here rather than in constants.ts.
  *
  * The cache share is over the whole branch — cache-read tokens / prompt tokens (input + cacheRead

@@ -1,5 +1,5 @@
 /**
- * Trimming a cold request to fit `budget.contextBudgetTokens` (issue 6).
+ * Trimming a cold request to fit `budget.contextBudgetTokens`.
  *
  * `chooseTrim` moves the anchor forward from where it is (the sticky one, or the start): the
  * smallest cut that fits, dropping the oldest items first — cards and everything else of the
@@ -150,7 +150,7 @@ export function chooseTrim(state: LedgerState, options: RenderOptions, settings:
 	};
 }
 
-/** `details.context` of the envelope (SPEC §4). `originalPromptTokens`: the estimate before trimming. */
+/** `details.context` of the envelope (docs/request-format.md). `originalPromptTokens`: the estimate before trimming. */
 export function contextDetails(trim: RenderTrim | undefined, originalPromptTokens: number): ContextTrim {
 	const trimmed = trim !== undefined && (trim.anchorEntryId !== undefined || trim.tailCaps !== undefined);
 	const out: ContextTrim = {

@@ -1,8 +1,8 @@
 /**
- * Completion review (issue 7): what a finished review becomes. Pure; the adapter runs the request
+ * Completion review: what a finished review becomes. Pure; the adapter runs the request
  * and calls Pi. The whole flow, for the adapter author:
  *
- *   agent_end ─ no review in flight? ─ reviewDecision(branch, review settings)   (reducers/review-trigger.ts)
+ *   agent_end ─ no review in flight? ─ reviewDecision(branch, review settings)   (policy/review/trigger.ts)
  *     → review: planConsultation({ …, render: { …, mode: "review" }, interactive: false })
  *         decision "skip" (over budget: never a dialog) → nothing is sent, nothing shown
  *         decision "send" → run the request (tool loop as for a consultation, `budget.timeoutSec`,

@@ -1,5 +1,5 @@
 /**
- * When a completion review runs (issue 7, SPEC §7): a pure function of the branch, asked by the
+ * When a completion review runs (docs/configuration.md): a pure function of the branch, asked by the
  * adapter at `agent_end`. Everything it needs is recorded in the session itself — the executor's
  * messages, advisor results, delivered `advisor-review` messages and the `advisor-usage` record
  * every review leaves (delivered or not, failed or aborted) — so "each final answer is reviewed

@@ -1,15 +1,15 @@
 /**
- * Cache warming economics and schedule (issue 7). After a consultation, while the executor is still
+ * Cache warming economics and schedule. After a consultation, while the executor is still
  * running, the advisor's cached prefix may be refreshed shortly before it expires, so the next
  * consultation reads it instead of paying for it again. Pure: prices, clock and spend come in.
  *
  * A refresh replays the consultation's FIRST request (its payload must hash equal to the
- * original's, output cap excluded: render/payload-hash.ts) with a 16-token output ceiling. It is
+ * original's, output cap excluded: policy/warming/payload-hash.ts) with a 16-token output ceiling. It is
  * worth it when
  *     continueProbability × promptTokens × (inputPrice − cacheReadPrice) / 1e6 − refreshCost
  * is positive and ≥ `minSavingsUsd`, where refreshCost is that replay priced as a warm read
  * (`estimateRefresh`). Decided once per arming: after the consultation, and again after each
- * refresh that hit (the reducer in reducers/warming-state.ts holds the chain).
+ * refresh that hit (the reducer in policy/warming/state.ts holds the chain).
  *
  * TTL table (`knownCacheTtlSec`), retention as pi-ai resolves it (`resolveCacheRetention`):
  *
@@ -81,7 +81,7 @@ export const OPENAI_LONG_CACHE_TTL_SEC = 86_400;
 /**
  * The retention pi-ai will use: the option when one is passed, else "long" when the environment
  * says `PI_CACHE_RETENTION=long`, else "short". The adapter passes `process.env.PI_CACHE_RETENTION`
- * (SPEC §2: no retention is forced, so pi-ai's own default is the one in force).
+ * (no retention is forced, so pi-ai's own default is the one in force; docs/request-format.md).
  */
 export function resolveCacheRetention(option: CacheRetention | undefined, env: string | undefined): CacheRetention {
 	if (option !== undefined) return option;
@@ -148,7 +148,7 @@ export interface RefreshEstimateInput {
 const SELF = "warming-refresh";
 
 /**
- * The refresh priced with render/estimate-cost.ts: the first request replayed against itself just
+ * The refresh priced with policy/budget/estimate-cost.ts: the first request replayed against itself just
  * after it was sent — its whole prompt read from the cache (token-prefix APIs: in 128-token steps,
  * the remainder at the input price; nothing written on breakpoint APIs) plus 16 output tokens.
  * `coldCostUsd` is the same refresh if the cache had already lapsed (a miss).

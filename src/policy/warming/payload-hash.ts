@@ -1,11 +1,11 @@
 /**
  * A stable fingerprint of a provider payload (pi-ai's request body as `onPayload` sees it), for the
- * cache-warming guard (issue 7): a refresh replays a consultation's first request with a 16-token
+ * cache-warming guard: a refresh replays a consultation's first request with a 16-token
  * output ceiling, and is sent only if its payload hashes equal to the original's — anything else
  * would write a new cache entry instead of touching the old one.
  *
  * Hash the payload AS SENT: after the adapter's own `onPayload` edits (the Anthropic stable-prefix
- * breakpoint, src/adapter/cache-breakpoint.ts), for the original and the refresh alike.
+ * breakpoint, src/adapter/consult/cache-breakpoint.ts), for the original and the refresh alike.
  *
  * Excluded, per API: only the output cap — the one field a refresh changes on purpose, and one no
  * provider keys its prompt cache on:

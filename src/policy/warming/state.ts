@@ -1,5 +1,5 @@
 /**
- * The cache-warming chain as a pure state machine (issue 7): the adapter feeds it events and
+ * The cache-warming chain as a pure state machine: the adapter feeds it events and
  * carries out the actions it returns — one timer, one refresh request at a time — so every
  * cancellation rule is testable without timers or a provider.
  *

@@ -1,0 +1,52 @@
+/**
+ * Every fold of a branch, composed. Each reducer is `{ initial, fold }`: its empty state, and
+ * (state, new events) → state. They are folded side by side rather than merged into one state
+ * because each survives different things: a compaction rebuilds the ledger's blocks, never the
+ * bill, and the trim anchor resets on what re-paths the ledger.
+ */
+
+import type { LedgerEvent } from "../events/index.ts";
+import { foldEvents } from "./fold.ts";
+import { emptySpend, foldSpend, type SpendState } from "./spend.ts";
+import { emptyLedger, type LedgerState } from "./state.ts";
+import { emptyTrimAnchor, foldTrimAnchor, type TrimAnchorState } from "./trim-anchor.ts";
+
+export interface Reducer<S> {
+	initial: () => S;
+	/** Folding a branch in one go or in any number of pieces gives the same state. */
+	fold: (state: S, events: readonly LedgerEvent[]) => S;
+}
+
+export const ledgerReducer: Reducer<LedgerState> = { initial: emptyLedger, fold: foldEvents };
+export const spendReducer: Reducer<SpendState> = { initial: emptySpend, fold: foldSpend };
+export const trimAnchorReducer: Reducer<TrimAnchorState> = { initial: emptyTrimAnchor, fold: foldTrimAnchor };
+
+export interface BranchState {
+	ledger: LedgerState;
+	/** The branch's advisor spend (consultations, reviews, warming). */
+	spend: SpendState;
+	/** The branch's sticky trim anchor. */
+	anchor: TrimAnchorState;
+}
+
+export const branchReducer: Reducer<BranchState> = {
+	initial: () => ({
+		ledger: ledgerReducer.initial(),
+		spend: spendReducer.initial(),
+		anchor: trimAnchorReducer.initial(),
+	}),
+	fold: (state, events) => foldBranch(state, events),
+};
+
+export function foldBranch(state: BranchState, events: readonly LedgerEvent[]): BranchState {
+	if (events.length === 0) return state;
+	return {
+		ledger: ledgerReducer.fold(state.ledger, events),
+		spend: spendReducer.fold(state.spend, events),
+		anchor: trimAnchorReducer.fold(state.anchor, events),
+	};
+}
+
+export function branchOf(events: readonly LedgerEvent[]): BranchState {
+	return foldBranch(branchReducer.initial(), events);
+}
