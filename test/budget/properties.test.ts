@@ -8,7 +8,6 @@
 import type { AssistantMessage, Message, ToolResultMessage } from "@mariozechner/pi-ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readSession } from "../../src/events/index.ts";
 import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";
 import {
@@ -30,9 +29,10 @@ import {
 } from "../../src/reducers/trim-anchor.ts";
 import { displayId, userBody } from "../../src/render/blocks.ts";
 import type { LedgerConfig } from "../../src/render/config.ts";
-import { flatten, type LedgerRequest, renderRequest } from "../../src/render/request.ts";
+import { type LedgerRequest, renderRequest } from "../../src/render/request.ts";
 import { extendRequest } from "../../src/render/tool-loop.ts";
 import { zeroUsage } from "../../src/render/usage.ts";
+import { eventsOf, expectStablePrefix, fractionArb, pickIndex, prefixCutArb } from "../support/properties.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
 import { options } from "./helpers.ts";
 
@@ -43,10 +43,7 @@ const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	customPreviewChars: fc.constantFrom(50, 500),
 });
 const capsArb = fc.option(fc.constantFrom(...TAIL_CAPS, 50), { nil: undefined });
-const fraction = fc.double({ min: 0, max: 1, noNaN: true });
-
-const eventsOf = (jsonl: string) => readSession(jsonl).events;
-const isBoundary = (e: LedgerEvent) => (e.kind === "compaction" && e.resets) || e.kind === "branchSummary";
+const fraction = fractionArb;
 
 function messageText(req: LedgerRequest): string {
 	return req.context.messages
@@ -85,8 +82,7 @@ function expectEveryUserMessageOnce(
 	}
 }
 
-/** An index into a list of `n` from a fraction in [0, 1]. */
-const pick = (fraction: number, n: number) => Math.min(n - 1, Math.floor(fraction * n));
+const pick = pickIndex;
 
 describe("trimming never loses a user message", () => {
 	it("with any anchor and tail cap", () => {
@@ -131,35 +127,33 @@ describe("trimming never loses a user message", () => {
 describe("with a fixed anchor, the prefix invariant holds across growing branches", () => {
 	it("the anchor persisted at P and resumed by the fold at B: render(P)'s stable part is a byte prefix of render(B)", () => {
 		fc.assert(
-			fc.property(sessionArb(), configArb, fraction, fraction, capsArb, (session, config, cutAt, anchorAt, caps) => {
-				const events = eventsOf(session.jsonl);
-				let start = 0;
-				events.forEach((e, i) => {
-					if (isBoundary(e)) start = i + 1;
-				});
-				const cut = start + Math.floor(cutAt * (events.length - start + 1));
-				const p = events.slice(0, cut);
-				const stateP = foldAll(p);
-				const candidates = trimCandidates(stateP, { config });
-				if (candidates.length === 0) return;
-				const trim: RenderTrim = { anchorEntryId: candidates[pick(anchorAt, candidates.length)]! };
-				if (caps !== undefined) trim.tailCaps = caps;
-				const record: LedgerEvent = {
-					id: "trim-anchor-record",
-					parentId: null,
-					kind: "custom",
-					customType: CUSTOM_TYPES.trimAnchor,
-					data: JSON.parse(JSON.stringify(trimAnchorRecord(stateP, trim))),
-				};
-				const b = [...p, record, ...events.slice(cut)];
-				const stateB = foldAll(b);
-				const resumed = activeTrim(trimAnchorOf(b), stateB);
-				expect(resumed).toEqual(trim);
-				const reqP = renderRequest(stateP, options(config, { trim }));
-				const reqB = renderRequest(stateB, options(config, { trim: resumed }));
-				expect(flatten(reqB).startsWith(flatten(reqP, reqP.stable.unitCount))).toBe(true);
-				expect(reqB.units[reqP.stable.unitCount - 1]!.prefixHash).toBe(reqP.stable.hash);
-			}),
+			fc.property(
+				prefixCutArb(),
+				configArb,
+				fraction,
+				capsArb,
+				({ events, cut, prefix: p }, config, anchorAt, caps) => {
+					const stateP = foldAll(p);
+					const candidates = trimCandidates(stateP, { config });
+					if (candidates.length === 0) return;
+					const trim: RenderTrim = { anchorEntryId: candidates[pick(anchorAt, candidates.length)]! };
+					if (caps !== undefined) trim.tailCaps = caps;
+					const record: LedgerEvent = {
+						id: "trim-anchor-record",
+						parentId: null,
+						kind: "custom",
+						customType: CUSTOM_TYPES.trimAnchor,
+						data: JSON.parse(JSON.stringify(trimAnchorRecord(stateP, trim))),
+					};
+					const b = [...p, record, ...events.slice(cut)];
+					const stateB = foldAll(b);
+					const resumed = activeTrim(trimAnchorOf(b), stateB);
+					expect(resumed).toEqual(trim);
+					const reqP = renderRequest(stateP, options(config, { trim }));
+					const reqB = renderRequest(stateB, options(config, { trim: resumed }));
+					expectStablePrefix(reqP, reqB);
+				},
+			),
 			{ numRuns: RUNS },
 		);
 	});

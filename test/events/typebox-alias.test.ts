@@ -10,7 +10,7 @@ import { assistant, e, header, jsonl, msg, user } from "./helpers.ts";
 vi.mock("@sinclair/typebox", async () => await import("typebox"));
 vi.mock("@sinclair/typebox/value", async () => await import("typebox/value"));
 
-const { readSession } = await import("../../src/events/index.ts");
+const { parseRequestRecord, parseTrimAnchorRecord, readSession } = await import("../../src/events/index.ts");
 
 describe("the events layer works under Pi's typebox 1.x alias", () => {
 	it("the alias is in effect (1.x schemas carry no TypeBox.Kind symbol)", () => {
@@ -32,5 +32,19 @@ describe("the events layer works under Pi's typebox 1.x alias", () => {
 		expect(read.diagnostics[0]!.message).toMatch(/\/message\/content/);
 		expect(read.stats.unknownFields).toEqual({ "message/user.extra": 1 });
 		expect(read.events[1]).toMatchObject({ calls: [{ arguments: { value: "s" } }] });
+	});
+
+	it("the extension's records are read with the same leniency", () => {
+		expect(
+			parseRequestRecord({ hash: "h", timestamp: 1, messageCount: -1, stableUnits: "x", toolsHash: "t" }),
+		).toEqual({
+			hash: "h",
+			messageCount: 0,
+			estimatedTokens: 0,
+			timestamp: 1,
+			toolsHash: "t",
+		});
+		expect(parseTrimAnchorRecord({ anchorEntryId: 3, tailCaps: 10 })).toBeUndefined();
+		expect(parseTrimAnchorRecord({ tailCaps: 10.5 })).toEqual({ tailCaps: 10, summaryBoundaryId: null });
 	});
 });

@@ -6,7 +6,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readSession } from "../../src/events/index.ts";
-import type { LedgerEvent } from "../../src/events/types.ts";
 import { trimCandidates } from "../../src/policy/budget/trim.ts";
 import { foldAll, foldEvents } from "../../src/reducers/index.ts";
 import type { LedgerState, Round } from "../../src/reducers/state.ts";
@@ -15,13 +14,15 @@ import { cardLine, displayId, userBody } from "../../src/render/blocks.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/config.ts";
 import { CONSULT_INSTRUCTION, LOG_CLOSE, LOG_OPEN, REVIEW_INSTRUCTION } from "../../src/render/constants.ts";
 import { neutralise } from "../../src/render/neutralise.ts";
+import { createRenderMemo, type LedgerRequest, type RenderOptions, renderRequest } from "../../src/render/request.ts";
 import {
-	createRenderMemo,
-	flatten,
-	type LedgerRequest,
-	type RenderOptions,
-	renderRequest,
-} from "../../src/render/request.ts";
+	eventsOf,
+	expectStablePrefix,
+	expectStableUnitsInPlace,
+	fractionArb,
+	pickIndex,
+	prefixCutArb,
+} from "../support/properties.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
 
 const CATALOGUE = [
@@ -44,22 +45,13 @@ function options(config: LedgerConfig = DEFAULT_LEDGER_CONFIG, extra: Partial<Re
 	return { config, catalogue: CATALOGUE, tools: TOOLS, toolsMode: "repo", mode: "consult", ...extra };
 }
 
-const eventsOf = (jsonl: string) => readSession(jsonl).events;
-const isBoundary = (e: LedgerEvent) => (e.kind === "compaction" && e.resets) || e.kind === "branchSummary";
-
 describe("invariant 1: prefix", () => {
 	it("(a) the stable part of render(P) is a byte prefix of render(B) for any prefix P of B", () => {
 		fc.assert(
-			fc.property(sessionArb(), configArb, fc.double({ min: 0, max: 1, noNaN: true }), (session, config, at) => {
-				const events = eventsOf(session.jsonl);
-				let start = 0;
-				events.forEach((e, i) => {
-					if (isBoundary(e)) start = i + 1;
-				});
-				const cut = start + Math.floor(at * (events.length - start + 1));
-				const p = renderRequest(foldAll(events.slice(0, cut)), options(config));
+			fc.property(prefixCutArb(), configArb, ({ events, prefix }, config) => {
+				const p = renderRequest(foldAll(prefix), options(config));
 				const b = renderRequest(foldAll(events), options(config));
-				expect(flatten(b).startsWith(flatten(p, p.stable.unitCount))).toBe(true);
+				expectStablePrefix(p, b);
 			}),
 			{ numRuns: RUNS },
 		);
@@ -87,10 +79,7 @@ describe("invariant 1: prefix", () => {
 					}
 					for (const upTo of new Set([resultAt + 1, Math.floor((resultAt + 1 + end) / 2), end])) {
 						const later = renderRequest(foldAll(events.slice(0, upTo)), options(config));
-						const n = dispatch.stable.unitCount;
-						expect(later.units.length).toBeGreaterThanOrEqual(n);
-						for (let u = 0; u < n; u++) expect(later.units[u]!.text).toBe(dispatch.units[u]!.text);
-						expect(later.units[n - 1]!.prefixHash).toBe(dispatch.stable.hash);
+						expectStableUnitsInPlace(dispatch, later);
 					}
 				}
 			}),
@@ -108,32 +97,24 @@ function fixedTrim(
 ): RenderTrim | undefined {
 	const candidates = trimCandidates(state, { config });
 	if (candidates.length === 0) return undefined;
-	const trim: RenderTrim = {
-		anchorEntryId: candidates[Math.min(candidates.length - 1, Math.floor(at * candidates.length))]!,
-	};
+	const trim: RenderTrim = { anchorEntryId: candidates[pickIndex(at, candidates.length)]! };
 	if (caps !== undefined) trim.tailCaps = caps;
 	return trim;
 }
 
 const capsArb = fc.option(fc.constantFrom(4000, 2000, 1000, 500), { nil: undefined });
-const unit = fc.double({ min: 0, max: 1, noNaN: true });
+const unit = fractionArb;
 
 describe("invariant 1: prefix, under trimming with a fixed anchor", () => {
 	it("(a) with the anchor fixed at P, the stable part of render(P) is a byte prefix of render(B)", () => {
 		fc.assert(
-			fc.property(sessionArb(), configArb, unit, unit, capsArb, (session, config, at, anchorAt, caps) => {
-				const events = eventsOf(session.jsonl);
-				let start = 0;
-				events.forEach((e, i) => {
-					if (isBoundary(e)) start = i + 1;
-				});
-				const cut = start + Math.floor(at * (events.length - start + 1));
-				const stateP = foldAll(events.slice(0, cut));
+			fc.property(prefixCutArb(), configArb, unit, capsArb, ({ events, prefix }, config, anchorAt, caps) => {
+				const stateP = foldAll(prefix);
 				const trim = fixedTrim(stateP, config, anchorAt, caps);
 				if (trim === undefined) return;
 				const p = renderRequest(stateP, options(config, { trim }));
 				const b = renderRequest(foldAll(events), options(config, { trim }));
-				expect(flatten(b).startsWith(flatten(p, p.stable.unitCount))).toBe(true);
+				expectStablePrefix(p, b);
 			}),
 			{ numRuns: RUNS },
 		);
@@ -160,10 +141,7 @@ describe("invariant 1: prefix, under trimming with a fixed anchor", () => {
 					}
 					for (const upTo of new Set([resultAt + 1, Math.floor((resultAt + 1 + end) / 2), end])) {
 						const later = renderRequest(foldAll(events.slice(0, upTo)), options(config, { trim }));
-						const n = dispatch.stable.unitCount;
-						expect(later.units.length).toBeGreaterThanOrEqual(n);
-						for (let u = 0; u < n; u++) expect(later.units[u]!.text).toBe(dispatch.units[u]!.text);
-						expect(later.units[n - 1]!.prefixHash).toBe(dispatch.stable.hash);
+						expectStableUnitsInPlace(dispatch, later);
 					}
 				}
 			}),
