@@ -7,6 +7,7 @@
  */
 
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { isRecord } from "../events/index.ts";
 import { expandSource } from "../render/index.ts";
 import { createCompletionReview, type ReviewTrace } from "./background/review.ts";
 import { createCacheWarming, type WarmingTimers, type WarmingTrace } from "./background/warming.ts";
@@ -130,10 +131,6 @@ export function defaultInvestigation(setup: ConsultationSetup): InvestigationPla
 			maxCalls: Math.floor(config.maxRounds),
 		},
 	};
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export default createAdvisorExtension();

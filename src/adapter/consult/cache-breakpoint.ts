@@ -7,6 +7,7 @@
  */
 
 import type { Api, Context, Message, Model } from "@mariozechner/pi-ai";
+import { isRecord } from "../../events/index.ts";
 import type { StablePortion } from "../../render/index.ts";
 
 /** Anthropic accepts at most this many cache_control markers per request. */
@@ -15,10 +16,6 @@ export const MAX_BREAKPOINTS = 4;
 export const BREAKPOINT_APIS: ReadonlySet<string> = new Set(["anthropic-messages"]);
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** pi-ai drops text blocks that are only whitespace, and messages left with nothing. */
 function keptParts(message: Message): number[] {
