@@ -103,6 +103,15 @@ export const DEFAULT_DENY_PATTERNS: readonly string[] = Object.freeze([
 	"id_rsa*",
 	"*.p12",
 	"*.pfx",
+	// git's own folder holds remote URLs with tokens; git_diff covers the repository's content.
+	".git",
+	".npmrc",
+	".netrc",
+	".pypirc",
+	".aws",
+	"**/.docker/config.json",
+	".ssh",
+	"*.kdbx",
 ]);
 
 const DEFAULT_TOOLS: Readonly<ToolsConfig> = Object.freeze({

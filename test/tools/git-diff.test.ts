@@ -27,32 +27,49 @@ afterEach(() => {
 const diff = (args: Record<string, unknown> = {}, root = box.root) => run(toolsFor(root), "git_diff", args);
 
 describe("git_diff", () => {
-	test("the argv is fixed: no shell, no external diff or textconv, --stat unless patch, -- before paths", () => {
+	test("the argv is fixed: no shell, no external diff or textconv, no submodule status, --stat unless patch, -- before paths", () => {
 		const excludes = [":(exclude,glob,icase)**/.env"];
-		expect(gitDiffArgv({ pathspec: ".", patch: false, staged: false, excludes })).toEqual([
+		const config = ["-c", "core.filemode=false"];
+		expect(gitDiffArgv({ pathspec: ".", patch: false, staged: false, excludes, config })).toEqual([
 			"-c",
 			"core.fsmonitor=false",
 			"--no-pager",
+			"-c",
+			"core.filemode=false",
 			"diff",
 			"--no-ext-diff",
 			"--no-textconv",
 			"--no-color",
+			"--ignore-submodules=dirty",
 			"--relative",
 			"--stat",
 			"--",
 			".",
 			":(exclude,glob,icase)**/.env",
 		]);
-		const patchStaged = gitDiffArgv({ pathspec: ":(literal)src", patch: true, staged: true, excludes: [] });
+		const patchStaged = gitDiffArgv({
+			pathspec: ":(literal)src",
+			patch: true,
+			staged: true,
+			excludes: [],
+			config: [],
+		});
 		expect(patchStaged).not.toContain("--stat");
 		expect(patchStaged.slice(-3)).toEqual(["--staged", "--", ":(literal)src"]);
-		expect(gitUntrackedArgv({ pathspec: ".", patch: false, staged: false, excludes: [] }).slice(3)).toEqual([
+		const untracked = { pathspec: ".", patch: false, staged: false, excludes: [], config: [] };
+		expect(gitUntrackedArgv(untracked).slice(3)).toEqual([
 			"ls-files",
 			"--others",
 			"--exclude-standard",
 			"-z",
 			"--",
 			".",
+		]);
+		expect(gitUntrackedArgv({ ...untracked, excludeFile: "/r/.git/info/exclude" }).slice(3, 7)).toEqual([
+			"ls-files",
+			"--others",
+			"--exclude-standard",
+			"--exclude-from=/r/.git/info/exclude",
 		]);
 	});
 
@@ -169,5 +186,73 @@ describe("git_diff", () => {
 		} finally {
 			process.env.PATH = saved;
 		}
+	});
+});
+
+/** The isolated GIT_DIR (no repository config) must still see each kind of repository as git does. */
+describe("git_diff on repositories of every shape", () => {
+	const scratch: Sandbox[] = [];
+	afterAll(() => {
+		for (const b of scratch) b.cleanup();
+	});
+	function fresh(...initArgs: string[]): Sandbox {
+		const b = makeSandbox();
+		scratch.push(b);
+		b.write("a.txt", "one\n");
+		git(b.root, "init", "-q", ...initArgs);
+		git(b.root, "add", "-A");
+		git(b.root, "commit", "-qm", "init");
+		return b;
+	}
+
+	test("a sha256 repository", async () => {
+		const b = fresh("--object-format=sha256");
+		writeFileSync(join(b.root, "a.txt"), "two\n");
+		expect(textOf(await diff({ patch: true }, b.root))).toContain("-one\n+two");
+	});
+
+	test("a linked worktree: its own HEAD and index, the shared objects", async () => {
+		const b = fresh();
+		const linked = join(b.outside, "linked");
+		git(b.root, "worktree", "add", "-q", "-b", "side", linked);
+		writeFileSync(join(linked, "a.txt"), "side\n");
+		git(linked, "commit", "-qam", "side");
+		writeFileSync(join(linked, "a.txt"), "side 2\n");
+		writeFileSync(join(linked, "new.txt"), "n\n");
+		const text = textOf(await diff({ patch: true }, linked));
+		expect(text).toContain("-side\n+side 2");
+		expect(text).toMatch(/Untracked files.*\n {2}new\.txt$/);
+		expect(textOf(await diff({}, b.root))).toBe("(no changes)");
+	});
+
+	test("the repository's info/exclude still hides untracked files", async () => {
+		const b = fresh();
+		writeFileSync(join(b.root, ".git/info/exclude"), "scratch-*\n");
+		writeFileSync(join(b.root, "scratch-1.txt"), "x\n");
+		writeFileSync(join(b.root, "kept.txt"), "x\n");
+		expect(textOf(await diff({}, b.root))).toMatch(/Untracked files.*\n {2}kept\.txt$/);
+	});
+
+	test("core.filemode from the repository is honoured", async () => {
+		const b = fresh();
+		git(b.root, "config", "core.filemode", "false");
+		chmodSync(join(b.root, "a.txt"), 0o755);
+		expect(textOf(await diff({}, b.root))).toBe("(no changes)");
+		git(b.root, "config", "core.filemode", "true");
+		expect(textOf(await diff({ patch: true }, b.root))).toContain("old mode 100644\nnew mode 100755");
+	});
+
+	test("a submodule whose commit moved still shows", async () => {
+		const b = fresh();
+		const sub = join(b.root, "sub");
+		b.write("sub/s.txt", "s\n");
+		git(sub, "init", "-q");
+		git(sub, "add", "-A");
+		git(sub, "commit", "-qm", "s1");
+		git(b.root, "add", "sub");
+		git(b.root, "commit", "-qm", "add sub");
+		writeFileSync(join(sub, "s.txt"), "s2\n");
+		git(sub, "commit", "-qam", "s2");
+		expect(textOf(await diff({}, b.root))).toMatch(/^ sub \| 2 \+-/);
 	});
 });

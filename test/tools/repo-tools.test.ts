@@ -131,9 +131,9 @@ describe("ordinary use", () => {
 		expect(weird.isError).toBe(false);
 	});
 
-	test("summaries are one line", async () => {
-		const r = await run(toolsFor(box.root), "grep", { pattern: "a\nb", path: "src" });
-		expect(r.summary).toBe("grep /a b/ in src");
+	test("summaries are one line: control characters are escaped, runs of spaces collapsed", async () => {
+		const r = await run(toolsFor(box.root), "grep", { pattern: "a\nb  c", path: "src" });
+		expect(r.summary).toBe("grep /a\\nb c/ in src");
 	});
 });
 

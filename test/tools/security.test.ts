@@ -7,7 +7,6 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { filterGrepOutput } from "../../src/adapter/tools/grep.ts";
 import { git, makeSandbox, run, type Sandbox, textOf, toolsFor } from "./fixture.ts";
 
 let box: Sandbox;
@@ -320,43 +319,47 @@ describe("resource abuse", () => {
 	});
 });
 
-describe("grep output filter", () => {
-	const allowedUnless =
-		(...refused: string[]) =>
-		async (rel: string) =>
-			!refused.some((r) => rel === r || rel.startsWith(`${r}/`));
-
-	test("a file name that itself contains `:12: ` cannot smuggle a denied line through", async () => {
-		const out = [
-			"ok.txt:1: fine",
-			"weird:3: name.txt:7: text", // file `weird:3: name.txt`, or file `weird`? Both are judged.
-			"ok.txt-2- context",
-			"",
-			"[100 matches limit reached]",
-		].join("\n");
-		expect(await filterGrepOutput(out, "", allowedUnless("weird"))).toBe(
-			"ok.txt:1: fine\nok.txt-2- context\n\n[100 matches limit reached]",
-		);
-		expect(await filterGrepOutput(out, "", allowedUnless("weird:3: name.txt"))).toBe(
-			"ok.txt:1: fine\nok.txt-2- context\n\n[100 matches limit reached]",
-		);
+describe("grep judges each match by the file rg names, never by the look of a line", () => {
+	test("a file name that itself contains `:3: ` cannot smuggle a denied line through", async () => {
+		const local = makeSandbox();
+		try {
+			local.write("ok.txt", "fine\n");
+			local.write("weird:3: name.txt", "text fine\n");
+			local.write("weird", "1\n2\n name.txt:7: text fine\n");
+			for (const denied of ["weird", "weird:3: name.txt"]) {
+				const tools = toolsFor(local.root, { config: { denyPatterns: [denied] } });
+				const kept = denied === "weird" ? "weird:3: name.txt:1: text fine" : "weird:3:  name.txt:7: text fine";
+				const text = textOf(await run(tools, "grep", { pattern: "fine" }));
+				expect(text.split("\n").sort()).toEqual(["ok.txt:1: fine", kept].sort());
+			}
+		} finally {
+			local.cleanup();
+		}
 	});
 
 	test("a file whose name looks like a notice is still judged", async () => {
-		expect(await filterGrepOutput("[x:1: leaked]", "", allowedUnless("[x"))).toBe("No matches found");
-	});
-
-	test("lines naming no file are dropped; nothing left → No matches found", async () => {
-		expect(await filterGrepOutput("garbage without a line number", "", allowedUnless())).toBe("No matches found");
-		expect(await filterGrepOutput("a.env:1: x\n\n[notice]", "", allowedUnless("a.env"))).toBe("No matches found");
+		const local = makeSandbox();
+		try {
+			local.write("[x", "leaked\n");
+			const tools = toolsFor(local.root, { config: { denyPatterns: ["\\[x"] } });
+			expect(textOf(await run(tools, "grep", { pattern: "leaked" }))).toBe("No matches found");
+		} finally {
+			local.cleanup();
+		}
 	});
 
 	test("paths are judged relative to the workspace, not to the searched folder", async () => {
-		const seen: string[] = [];
-		await filterGrepOutput("x.ts:1: y", "src/sub", async (rel) => {
-			seen.push(rel);
-			return true;
-		});
-		expect(seen).toEqual(["src/sub/x.ts"]);
+		const local = makeSandbox();
+		try {
+			local.write("src/sub/x.ts", "hit\n");
+			local.write("src/sub/y.ts", "hit\n");
+			const tools = toolsFor(local.root, { config: { denyPatterns: ["src/sub/x.ts"] } });
+			expect(textOf(await run(tools, "grep", { pattern: "hit", path: "src/sub" }))).toBe("y.ts:1: hit");
+			expect(textOf(await run(tools, "grep", { pattern: "hit", path: "src/sub/x.ts" }))).toBe(
+				"src/sub/x.ts: denied by tools.denyPatterns",
+			);
+		} finally {
+			local.cleanup();
+		}
 	});
 });

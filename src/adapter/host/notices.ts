@@ -6,6 +6,7 @@
 
 import type { ModelThinkingLevel } from "@mariozechner/pi-ai";
 import { formatUsd } from "../../policy/index.ts";
+import { escapeControlChars } from "../tools/control-chars.ts";
 
 /** Announced once per process when a saved selection is re-applied at session start. */
 export const advisorRestored = (label: string) => `Advisor restored: ${label}`;
@@ -24,7 +25,8 @@ export function consultingLine(label: string, effort?: ModelThinkingLevel): stri
 }
 
 /** One streamed line per investigation tool the advisor opens, after the consulting line. */
-export const advisorToolLine = (summary: string) => `advisor: ${summary}`;
+/** Escaped here too: a tool name the advisor made up reaches this line without passing a tool summary. */
+export const advisorToolLine = (summary: string) => `advisor: ${escapeControlChars(summary)}`;
 
 export const SAVE_FAILED = "Failed to save advisor selection — selection not persisted";
 export const REQUIRES_INTERACTIVE = "/advisor requires interactive mode";

@@ -9,8 +9,8 @@
  *
  * fd runs with Pi's own flags (`--glob --hidden`, `.gitignore` respected, symlinks not
  * followed), plus `--exclude` for Pi's ignore list and each deny pattern so denied folders
- * are not even walked; the filter after it is what is relied on, since fd's exclude globs
- * are case-sensitive and ours are not.
+ * are not even walked, and `--print0` so results are read structurally; the filter after it
+ * is what is relied on, since fd's exclude globs are case-sensitive and ours are not.
  */
 
 import { execFile } from "node:child_process";
@@ -19,6 +19,7 @@ import { isAbsolute, resolve } from "node:path";
 import { createFindTool, type FindOperations } from "@mariozechner/pi-coding-agent";
 import { TOOL_TEXT } from "../../render/index.ts";
 import { findBinary } from "./binaries.ts";
+import { escapeControlChars } from "./control-chars.ts";
 import { fail, numberArg, stringArg, type ToolArgs, type ToolOutcome } from "./result.ts";
 import type { RunContext } from "./run-context.ts";
 import { runFile } from "./run-file.ts";
@@ -45,6 +46,8 @@ export async function runFind(args: ToolArgs, ctx: RunContext): Promise<ToolOutc
 			const fdArgs = [
 				"--glob",
 				"--color=never",
+				// NUL-separated: a name with a newline in it stays one name.
+				"--print0",
 				"--hidden",
 				...(requireGitFlag ? ["--no-require-git"] : []),
 				"--max-results",
@@ -94,18 +97,27 @@ export async function runFind(args: ToolArgs, ctx: RunContext): Promise<ToolOutc
 	return { kind: "ok", content: result.content };
 }
 
-/** fd lines → absolute paths inside the workspace whose relative path is not denied. */
-function keepAllowed(stdout: string, root: string, ws: RunContext["workspace"]): string[] {
-	const kept: string[] = [];
-	for (const line of stdout.split("\n")) {
-		if (line === "") continue;
-		// fd prints absolute paths under the absolute root it was given (folders end in `/`).
-		const abs = isAbsolute(line) ? line : resolve(root, line);
-		const rel = insideRelative(ws.realCwd, abs);
-		if (rel === undefined || ws.deniedBy(rel) !== undefined) continue;
-		kept.push(abs);
-	}
-	return kept;
+/**
+ * fd's NUL-separated results → paths for Pi to relativise: only those inside the workspace
+ * and not denied, judged by the full path policy (real path too, so a folder swapped for a
+ * symlink while fd walked cannot slip a name from outside in). The part below the search root
+ * has its control characters escaped: Pi joins results with newlines.
+ */
+async function keepAllowed(stdout: string, root: string, ws: RunContext["workspace"]): Promise<string[]> {
+	const judged = await Promise.all(
+		stdout.split("\0").map(async (entry): Promise<string | undefined> => {
+			if (entry === "") return undefined;
+			// fd prints absolute paths under the absolute root it was given (folders end in `/`).
+			const abs = isAbsolute(entry) ? entry : resolve(root, entry);
+			const rel = insideRelative(ws.realCwd, abs);
+			if (rel === undefined || ws.deniedBy(rel) !== undefined) return undefined;
+			if ((await ws.checkAbsolute(abs)).kind !== "ok") return undefined;
+			const below = insideRelative(root, abs);
+			if (below === undefined || below === "") return abs;
+			return `${root}/${escapeControlChars(below)}${entry.endsWith("/") ? "/" : ""}`;
+		}),
+	);
+	return judged.filter((p): p is string => p !== undefined);
 }
 
 /** fd ≥ 8.7 has `--no-require-git` (Pi passes it); Debian's fdfind 8.6 rejects it as unknown. */

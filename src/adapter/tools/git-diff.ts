@@ -1,8 +1,11 @@
 /**
  * git_diff: the net change, as git sees it, with a fixed argv and no shell.
  *
- * - `git diff --no-ext-diff --no-textconv` so repository config cannot run an external diff
- *   or textconv program; `-c core.fsmonitor=false` for the same reason; no pager, no color.
+ * - Nothing the repository configures can run: the diff runs against an isolated GIT_DIR
+ *   that holds none of the repository's config (git-isolation.ts explains why flags alone
+ *   cannot promise that), plus `--no-ext-diff --no-textconv`, no pager, no color.
+ * - `--ignore-submodules=dirty`: a submodule whose commit moved still shows, but git does not
+ *   run `git status` inside it (that would read the submodule's config and run its filters).
  * - `--relative` plus a positive pathspec keep the diff (and its path names) inside the
  *   workspace even when the repository root lies above it.
  * - The path argument is judged by the path policy, refused when it starts with `-`, and
@@ -25,6 +28,16 @@ import {
 	TOOL_TEXT,
 } from "../../render/index.ts";
 import { gitExcludePathspecs } from "./deny.ts";
+import {
+	COPIED_CONFIG_ARGV,
+	copiedConfigArgs,
+	GIT_GLOBAL_ARGS,
+	HEAD_ARGV,
+	isolateGit,
+	LAYOUT_ARGV,
+	parseLayout,
+	safeGitEnv,
+} from "./git-isolation.ts";
 import { booleanArg, fail, ok, stringArg, type ToolArgs, type ToolOutcome } from "./result.ts";
 import type { RunContext } from "./run-context.ts";
 import { type RunOutcome, runFile } from "./run-file.ts";
@@ -47,24 +60,28 @@ const STDERR_EXCERPT_CHARS = 400;
 /** Untracked names listed before "… and N more". */
 const UNTRACKED_MAX_LISTED = 200;
 
-const GIT_GLOBAL_ARGS = ["-c", "core.fsmonitor=false", "--no-pager"] as const;
-
 export interface GitDiffRequest {
 	/** A `:(literal)` pathspec, "." for the whole workspace. */
 	pathspec: string;
 	patch: boolean;
 	staged: boolean;
 	excludes: readonly string[];
+	/** `-c key=value` pairs copied from the repository (git-isolation.ts's allow-list). */
+	config: readonly string[];
+	/** The repository's info/exclude, which the isolated GIT_DIR does not lead to. */
+	excludeFile?: string | undefined;
 }
 
 /** The exact argv of the diff; exported so tests can pin it. */
 export function gitDiffArgv(req: GitDiffRequest): string[] {
 	return [
 		...GIT_GLOBAL_ARGS,
+		...req.config,
 		"diff",
 		"--no-ext-diff",
 		"--no-textconv",
 		"--no-color",
+		"--ignore-submodules=dirty",
 		"--relative",
 		...(req.patch ? [] : ["--stat"]),
 		...(req.staged ? ["--staged"] : []),
@@ -75,7 +92,18 @@ export function gitDiffArgv(req: GitDiffRequest): string[] {
 }
 
 export function gitUntrackedArgv(req: GitDiffRequest): string[] {
-	return [...GIT_GLOBAL_ARGS, "ls-files", "--others", "--exclude-standard", "-z", "--", req.pathspec, ...req.excludes];
+	return [
+		...GIT_GLOBAL_ARGS,
+		...req.config,
+		"ls-files",
+		"--others",
+		"--exclude-standard",
+		...(req.excludeFile === undefined ? [] : [`--exclude-from=${req.excludeFile}`]),
+		"-z",
+		"--",
+		req.pathspec,
+		...req.excludes,
+	];
 }
 
 export async function runGitDiff(args: ToolArgs, ctx: RunContext): Promise<ToolOutcome> {
@@ -88,28 +116,46 @@ export async function runGitDiff(args: ToolArgs, ctx: RunContext): Promise<ToolO
 		if (verdict.kind !== "ok") return fail(refusalText(verdict, rawPath));
 		pathspec = verdict.relative === "" ? "." : `:(literal)${verdict.relative}`;
 	}
-	const req: GitDiffRequest = {
-		pathspec,
-		patch: booleanArg(args, "patch"),
-		staged: booleanArg(args, "staged"),
-		excludes: gitExcludePathspecs(ws.denyPatterns),
-	};
-	const git = (argv: string[]) =>
+	const git = (argv: readonly string[], env: NodeJS.ProcessEnv) =>
 		runFile("git", argv, {
 			cwd: ws.realCwd,
 			timeoutMs: ctx.timeoutMs,
 			maxBytes: GIT_MAX_BYTES,
 			signal: ctx.signal,
-			env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" },
+			env,
 		});
 
-	// Outside a repository `git diff` turns into `git diff --no-index`; ask first instead.
-	const probe = await git([...GIT_GLOBAL_ARGS, "rev-parse", "--is-inside-work-tree"]);
+	// Discovery, in the repository itself. Outside a repository `git diff` would turn into
+	// `git diff --no-index`; asking first avoids that too.
+	const discoveryEnv = safeGitEnv();
+	const probe = await git(LAYOUT_ARGV, discoveryEnv);
 	if (probe.kind === "exit") return fail(TOOL_TEXT.notGitRepo);
 	if (probe.kind !== "ok") return failure(probe, ctx);
-	const diff = await git(gitDiffArgv(req));
+	const layout = parseLayout(probe.stdout);
+	if (layout === undefined) return fail(TOOL_TEXT.notGitRepo);
+	const head = await git(HEAD_ARGV, discoveryEnv);
+	if (head.kind !== "ok" && head.kind !== "exit") return failure(head, ctx);
+	const copied = await git(COPIED_CONFIG_ARGV, discoveryEnv);
+	if (copied.kind !== "ok" && copied.kind !== "exit") return failure(copied, ctx);
+
+	const isolated = await isolateGit(layout, head.kind === "ok" ? head.stdout.trim() : undefined);
+	let diff: RunOutcome;
+	let untracked: RunOutcome;
+	try {
+		const req: GitDiffRequest = {
+			pathspec,
+			patch: booleanArg(args, "patch"),
+			staged: booleanArg(args, "staged"),
+			excludes: gitExcludePathspecs(ws.denyPatterns),
+			config: copied.kind === "ok" ? copiedConfigArgs(copied.stdout) : [],
+			excludeFile: isolated.excludeFile,
+		};
+		diff = await git(gitDiffArgv(req), isolated.env);
+		untracked = diff.kind === "ok" ? await git(gitUntrackedArgv(req), isolated.env) : diff;
+	} finally {
+		await isolated.dispose();
+	}
 	if (diff.kind !== "ok") return failure(diff, ctx);
-	const untracked = await git(gitUntrackedArgv(req));
 	if (untracked.kind !== "ok") return failure(untracked, ctx);
 
 	// Our own matcher filters the untracked list too: it is the authority, git's glob the first pass.

@@ -1,43 +1,83 @@
 /**
- * grep: Pi's own grep tool (ripgrep underneath), fenced in three layers.
+ * grep: ripgrep, run by us, answering in the format of Pi's grep tool.
  *
- * 1. Argument: the search path is judged by the path policy and handed to Pi as a real
- *    absolute path. rg is looked up first (binaries.ts) so Pi never tries to download it.
- * 2. Operations hook: Pi stats the search path and reads files for context lines through
- *    `operations`; each of those paths is judged again, and reads are bounded.
- * 3. Output filter: the rg process itself is not hookable, and it traverses folders, so a
- *    `.env` under the search path would show up in the matches. Every output line names its
- *    file first (`path:12: text`, `path-11- text` for context); lines whose file the path
- *    policy refuses, and lines that cannot be attributed to a file at all, are dropped.
+ * Pi's grep cannot be fenced from outside: it runs rg itself and hands back formatted text, so
+ * a filter after it would have to split that text into lines and guess which file each line
+ * names — and a file name may hold a newline, and a matched line may hold `:12: `. So, as
+ * find does with fd, we run rg ourselves with `--json` and read its events structurally:
  *
- * rg does not follow symlinks while traversing (Pi passes no `--follow`), so a link to a file
- * outside the workspace is not searched. Its regex engine is linear-time (no backtracking;
- * backreferences and look-around are rejected as errors), and the per-call deadline aborts
- * the search through the signal anyway.
+ * 1. Argument: the search path is judged by the path policy; rg is looked up first
+ *    (binaries.ts), never downloaded.
+ * 2. Every match names its file as a JSON string: a file the deny list refuses (or outside
+ *    the workspace, or a name that is not UTF-8 and so cannot be judged) contributes nothing
+ *    and does not count toward the match limit.
+ * 3. Every file that did match is then opened through a verified descriptor
+ *    (verified-open.ts) and each matched line is compared, byte for byte, with what sits at
+ *    that offset in the opened file. rg opens files by path while it walks, so a folder
+ *    swapped for a symlink mid-walk could make it read outside; a line that is not in the
+ *    verified file is dropped. Context lines come from the verified file as well.
+ *
+ * `--no-config`: a user's RIPGREP_CONFIG_PATH must not change what rg reads (`--follow`) or
+ * the shape of its output. rg does not follow symlinks while walking, its regex engine is
+ * linear-time (backreferences and look-around are errors), and the per-call deadline stops it.
+ *
+ * The output is Pi's, byte for byte: `path:12: text` for a match, `path-11- text` for context,
+ * paths relative to a searched folder (a bare name for a searched file), long lines cut by
+ * Pi's truncateLine, the whole cut at Pi's 50KB, and Pi's closing notices. File names are
+ * shown with control characters escaped, so one match is always one line.
  */
 
-import { stat } from "node:fs/promises";
-import { join } from "node:path";
-import { createGrepTool, type GrepOperations } from "@mariozechner/pi-coding-agent";
+import { type FileHandle, stat } from "node:fs/promises";
+import { basename, relative } from "node:path";
+import { DEFAULT_MAX_BYTES, formatSize, truncateHead, truncateLine } from "@mariozechner/pi-coding-agent";
 import { TOOL_REFUSAL, TOOL_TEXT } from "../../render/index.ts";
 import { findBinary } from "./binaries.ts";
-import { readTextFile } from "./file-bytes.ts";
-import { booleanArg, fail, numberArg, stringArg, type ToolArgs, type ToolContent, type ToolOutcome } from "./result.ts";
+import { escapeControlChars } from "./control-chars.ts";
+import { readAt, readTextFile } from "./file-bytes.ts";
+import { booleanArg, fail, numberArg, ok, stringArg, type ToolArgs, type ToolOutcome } from "./result.ts";
 import type { RunContext } from "./run-context.ts";
-import { allowedPath, refusalText, shownPath } from "./workspace.ts";
+import { type StreamOutcome, streamLines } from "./run-file.ts";
+import { openVerified } from "./verified-open.ts";
+import { insideRelative, refusalText, toPosix, type Workspace } from "./workspace.ts";
 
+/** Pi's default match limit. */
+const DEFAULT_LIMIT = 100;
 /**
- * Pi collects every match up to `limit` in memory before formatting, then keeps 50KB; beyond
- * this many the advisor gains nothing and a huge file could cost seconds and memory.
+ * Pi collects every match up to `limit` before formatting, then keeps 50KB; beyond this many
+ * the advisor gains nothing and a huge file could cost seconds and memory.
  */
 const GREP_MAX_LIMIT = 1000;
+/** Pi's truncateLine cut (GREP_MAX_LINE_LENGTH, not exported by Pi), named in its notice. */
+const LINE_MAX_CHARS = 500;
+/** Bytes of a matched line compared with the verified file: far more than LINE_MAX_CHARS can show. */
+const VERIFY_MAX_BYTES = 64 * 1024;
+/** How much of rg's stderr a failure shows. */
+const STDERR_EXCERPT_CHARS = 400;
 
-/** Pi's answer when nothing matched; reused when our filter removes every match. */
-const NO_MATCHES = "No matches found";
+/** Pi's texts, reproduced so the advisor reads what Pi's grep would have said. */
+const PI_TEXT = {
+	noMatches: "No matches found",
+	matchLimit: (limit: number) => `${limit} matches limit reached. Use limit=${limit * 2} for more, or refine pattern`,
+	byteLimit: (size: string) => `${size} limit reached`,
+	linesCut: (max: number) => `Some lines truncated to ${max} chars. Use read tool to see full lines`,
+	rgExit: (code: number | null) => `ripgrep exited with code ${code}`,
+} as const;
+
+/** One match event of `rg --json`, reduced to what the formatting and the check need. */
+interface RgMatch {
+	/** Absolute path, as rg printed it under the absolute search path. */
+	path: string;
+	lineNumber: number;
+	/** Byte offset of the line's start in the file. */
+	offset: number;
+	/** The line's bytes, as rg read them (terminator included). */
+	bytes: Buffer;
+}
 
 export async function runGrep(args: ToolArgs, ctx: RunContext): Promise<ToolOutcome> {
 	const ws = ctx.workspace;
-	if (findBinary("rg") === undefined) return fail(TOOL_TEXT.missingBinary("grep", "ripgrep (rg)"));
+	const rg = findBinary("rg");
+	if (rg === undefined) return fail(TOOL_TEXT.missingBinary("grep", "ripgrep (rg)"));
 	const rawPath = stringArg(args, "path") ?? ".";
 	const verdict = await ws.resolveArgument(rawPath);
 	if (verdict.kind !== "ok") return fail(refusalText(verdict, rawPath));
@@ -47,126 +87,195 @@ export async function runGrep(args: ToolArgs, ctx: RunContext): Promise<ToolOutc
 		(s) => (s.isDirectory() ? "dir" : s.isFile() ? "file" : "special"),
 		() => "missing",
 	);
+	if (kind === "missing") return fail(TOOL_REFUSAL.notFound(rawPath));
 	if (kind === "special") return fail(TOOL_REFUSAL.notRegularFile(rawPath));
 
-	let searchIsDir = false;
-	const operations: GrepOperations = {
-		isDirectory: async (p) => {
-			const real = await allowedPath(ws, p);
-			searchIsDir = (await stat(real)).isDirectory();
-			return searchIsDir;
-		},
-		readFile: async (p) => {
-			const real = await allowedPath(ws, p);
-			const file = await readTextFile(real);
-			switch (file.kind) {
-				case "whole":
-				case "prefix":
-					return file.bytes.toString("utf8");
-				case "binary":
-					return "";
-				case "not-a-file":
-					throw new Error(TOOL_REFUSAL.notRegularFile(shownPath(ws, real)));
-				default:
-					return assertNever(file);
-			}
-		},
-	};
+	const limit = Math.max(1, Math.min(numberArg(args, "limit") ?? DEFAULT_LIMIT, GREP_MAX_LIMIT));
+	const contextArg = numberArg(args, "context") ?? 0;
+	const context = contextArg > 0 ? Math.floor(contextArg) : 0;
+	const glob = stringArg(args, "glob");
+	const rgArgs = [
+		"--json",
+		"--line-number",
+		"--color=never",
+		"--hidden",
+		"--no-config",
+		...(booleanArg(args, "ignoreCase") ? ["--ignore-case"] : []),
+		...(booleanArg(args, "literal") ? ["--fixed-strings"] : []),
+		...(glob ? ["--glob", glob] : []),
+		"--",
+		stringArg(args, "pattern") ?? "",
+		verdict.absolute,
+	];
 
-	const tool = createGrepTool(ws.cwd, { operations });
-	const params = {
-		pattern: stringArg(args, "pattern") ?? "",
-		path: verdict.absolute,
-		...optional("glob", stringArg(args, "glob")),
-		...optional("ignoreCase", booleanArg(args, "ignoreCase") || undefined),
-		...optional("literal", booleanArg(args, "literal") || undefined),
-		...optional("context", numberArg(args, "context")),
-		...optional("limit", clampLimit(numberArg(args, "limit"), GREP_MAX_LIMIT)),
+	const matches: RgMatch[] = [];
+	const run = await streamLines(
+		rg,
+		rgArgs,
+		{ cwd: ws.realCwd, timeoutMs: ctx.timeoutMs, signal: ctx.signal },
+		(line) => {
+			const match = parseMatch(line);
+			if (match === undefined || !admissible(ws, match.path)) return true;
+			matches.push(match);
+			return matches.length < limit;
+		},
+	);
+	const failed = runFailure(run, ctx);
+	if (failed !== undefined) return failed;
+
+	const formatPath = (file: string): string => {
+		const rel = kind === "dir" ? relative(verdict.absolute, file) : "";
+		const shown = rel !== "" && !rel.startsWith("..") ? toPosix(rel) : basename(file);
+		return escapeControlChars(shown);
 	};
-	const result = await tool.execute(ctx.callId, params, ctx.signal);
-	// Pi formats paths relative to a searched folder, and as a bare basename for a searched file.
-	const base = searchIsDir ? verdict.relative : parentOf(verdict.relative);
-	const allowed = async (rel: string) => (await ws.checkAbsolute(join(ws.realCwd, rel))).kind === "ok";
-	const content: ToolContent[] = [];
-	for (const part of result.content) {
-		content.push(part.type === "text" ? { ...part, text: await filterGrepOutput(part.text, base, allowed) } : part);
+	const rendered = await renderVerified(ws, matches, context, formatPath);
+	if (rendered.lines.length === 0) return ok(PI_TEXT.noMatches);
+
+	const truncation = truncateHead(rendered.lines.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER });
+	const notices: string[] = [];
+	if (matches.length >= limit) notices.push(PI_TEXT.matchLimit(limit));
+	if (truncation.truncated) notices.push(PI_TEXT.byteLimit(formatSize(DEFAULT_MAX_BYTES)));
+	if (rendered.linesCut) notices.push(PI_TEXT.linesCut(LINE_MAX_CHARS));
+	return ok(notices.length === 0 ? truncation.content : `${truncation.content}\n\n[${notices.join(". ")}]`);
+}
+
+/** A match event from one line of `rg --json`; undefined for every other event or a non-UTF-8 path. */
+function parseMatch(line: string): RgMatch | undefined {
+	let event: unknown;
+	try {
+		event = JSON.parse(line);
+	} catch {
+		return undefined;
 	}
-	return { kind: "ok", content };
+	if (!isRecord(event) || event.type !== "match" || !isRecord(event.data)) return undefined;
+	const { path, lines, line_number: lineNumber, absolute_offset: offset } = event.data;
+	// A path rg could only give as bytes is not valid UTF-8: no string names it, so it cannot be judged.
+	if (!isRecord(path) || typeof path.text !== "string") return undefined;
+	if (typeof lineNumber !== "number" || typeof offset !== "number" || !isRecord(lines)) return undefined;
+	const bytes =
+		typeof lines.text === "string"
+			? Buffer.from(lines.text, "utf8")
+			: typeof lines.bytes === "string"
+				? Buffer.from(lines.bytes, "base64")
+				: undefined;
+	if (bytes === undefined) return undefined;
+	return { path: path.text, lineNumber, offset, bytes };
+}
+
+/** The cheap, synchronous part of the path policy: inside the workspace's real path, not denied. */
+function admissible(ws: Workspace, absolute: string): boolean {
+	const rel = insideRelative(ws.realCwd, absolute);
+	return rel !== undefined && ws.deniedBy(rel) === undefined;
 }
 
 /**
- * Drops output lines that name a file the policy refuses. A line is `<file>:<n>: <text>`
- * (match) or `<file>-<n>- <text>` (context), and a file name may itself contain `:12:`, so
- * every possible split is judged and the line goes if any candidate file is refused — a false
- * drop costs one line, a false keep leaks a secret. Each candidate is judged by the full path
- * policy, not only the deny list: a user's RIPGREP_CONFIG_PATH can add `--follow`, and then rg
- * would walk through symlinks out of the workspace. Lines naming no file at all go too;
- * blank lines and Pi's `[…]` notices stay.
+ * Output lines for the matches, in rg's order, from verified descriptors only. A file that
+ * cannot be opened and verified, and a line the verified file does not hold at that offset,
+ * contribute nothing. Stops building once the text passes Pi's byte cap (truncateHead would
+ * cut it there anyway), so a huge `context` cannot blow up memory.
  */
-export async function filterGrepOutput(
-	text: string,
-	base: string,
-	allowed: (relativePath: string) => Promise<boolean>,
-): Promise<string> {
-	if (text === NO_MATCHES) return text;
-	const verdicts = new Map<string, Promise<boolean>>();
-	const judge = (file: string) => {
-		const rel = joinPosix(base, file);
-		let v = verdicts.get(rel);
-		if (v === undefined) {
-			v = allowed(rel);
-			verdicts.set(rel, v);
-		}
-		return v;
+async function renderVerified(
+	ws: Workspace,
+	matches: readonly RgMatch[],
+	context: number,
+	formatPath: (file: string) => string,
+): Promise<{ lines: string[]; linesCut: boolean }> {
+	const out: string[] = [];
+	let bytes = 0;
+	let linesCut = false;
+	const push = (line: string) => {
+		out.push(line);
+		bytes += Buffer.byteLength(line, "utf8") + 1;
 	};
-	const kept: string[] = [];
-	let matchesKept = 0;
-	for (const line of text.split("\n")) {
-		const files = candidateFiles(line);
-		if (files.length === 0) {
-			// Only now may a line pass as a notice: a file named `[x` cannot dodge the check.
-			if (line === "" || (line.startsWith("[") && line.endsWith("]"))) kept.push(line);
-			continue;
+	const cut = (text: string) => {
+		const t = truncateLine(text);
+		if (t.wasTruncated) linesCut = true;
+		return t.text;
+	};
+	for (const group of groupByFile(matches)) {
+		if (bytes > DEFAULT_MAX_BYTES) break;
+		const file = await openVerified(ws, group.path, "file").catch(() => undefined);
+		if (file === undefined) continue;
+		try {
+			const shown = formatPath(group.path);
+			let fileLines: string[] | undefined;
+			for (const m of group.matches) {
+				if (bytes > DEFAULT_MAX_BYTES) break;
+				const verifyLen = Math.min(m.bytes.length, VERIFY_MAX_BYTES);
+				const actual = await readAt(file.handle, m.offset, verifyLen);
+				if (!actual.equals(m.bytes.subarray(0, verifyLen))) continue;
+				const matchText = cut(lineText(m.bytes.toString("utf8")));
+				if (context === 0) {
+					push(`${shown}:${m.lineNumber}: ${matchText}`);
+					continue;
+				}
+				fileLines ??= await verifiedLines(file.handle, file.size);
+				// As Pi: the block ends at the file's last line (a trailing newline counts as an empty one).
+				const start = Math.max(1, m.lineNumber - context);
+				const end = Math.max(m.lineNumber, Math.min(fileLines.length, m.lineNumber + context));
+				for (let n = start; n <= end; n++) {
+					if (n === m.lineNumber) push(`${shown}:${n}: ${matchText}`);
+					else if (n <= fileLines.length)
+						push(`${shown}-${n}- ${cut((fileLines[n - 1] ?? "").replace(/\r/g, ""))}`);
+				}
+			}
+		} finally {
+			await file.handle.close();
 		}
-		const judged = await Promise.all(files.map(judge));
-		if (judged.includes(false)) continue;
-		kept.push(line);
-		matchesKept++;
 	}
-	if (matchesKept === 0) return NO_MATCHES;
-	return kept.join("\n").replace(/^\n+/, "");
+	return { lines: out, linesCut };
 }
 
-const LINE_PREFIX = /([:-])\d+\1 /y;
+/** Pi's clean-up of a matched line: no CR, no trailing line break. */
+function lineText(raw: string): string {
+	return raw.replace(/\r\n/g, "\n").replace(/\r/g, "").replace(/\n$/, "");
+}
 
-function candidateFiles(line: string): string[] {
-	const files: string[] = [];
-	for (let i = 1; i < line.length; i++) {
-		const c = line[i];
-		if (c !== ":" && c !== "-") continue;
-		LINE_PREFIX.lastIndex = i;
-		if (LINE_PREFIX.test(line)) files.push(line.slice(0, i));
+/** The verified file's lines as Pi splits them; none for a binary file (there is no text to show). */
+async function verifiedLines(handle: FileHandle, size: number): Promise<string[]> {
+	const file = await readTextFile(handle, size);
+	if (file.kind === "binary") return [];
+	return file.bytes.toString("utf8").replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n");
+}
+
+/** Consecutive matches of one file together (rg prints each file's matches as one run). */
+function groupByFile(matches: readonly RgMatch[]): { path: string; matches: RgMatch[] }[] {
+	const groups: { path: string; matches: RgMatch[] }[] = [];
+	for (const m of matches) {
+		const last = groups.at(-1);
+		if (last?.path === m.path) last.matches.push(m);
+		else groups.push({ path: m.path, matches: [m] });
 	}
-	return files;
+	return groups;
 }
 
-function clampLimit(limit: number | undefined, max: number): number | undefined {
-	return limit === undefined ? undefined : Math.min(limit, max);
+/** undefined when rg ran to completion (exit 0 or 1) or was stopped at the limit. */
+function runFailure(run: StreamOutcome, ctx: RunContext): ToolOutcome | undefined {
+	switch (run.kind) {
+		case "done":
+			if (run.stopped || run.code === 0 || run.code === 1) return undefined;
+			return fail(TOOL_TEXT.failed("grep", excerpt(run.stderr) || PI_TEXT.rgExit(run.code)));
+		case "timeout":
+			return fail(TOOL_TEXT.timedOut("grep", ctx.timeoutMs / 1000));
+		case "aborted":
+			// The caller maps this through the call's signal (deadline or cancel); a fallback.
+			return fail(TOOL_TEXT.cancelled("grep"));
+		case "spawn-error":
+			return fail(TOOL_TEXT.failed("grep", run.message));
+		default:
+			return assertNever(run);
+	}
 }
 
-function joinPosix(base: string, rel: string): string {
-	return base === "" ? rel : `${base}/${rel}`;
+function excerpt(stderr: string): string {
+	const s = stderr.trim();
+	return s.length <= STDERR_EXCERPT_CHARS ? s : `${s.slice(0, STDERR_EXCERPT_CHARS)}…`;
 }
 
-function parentOf(relative: string): string {
-	const slash = relative.lastIndexOf("/");
-	return slash < 0 ? "" : relative.slice(0, slash);
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
-	return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+function isRecord(v: unknown): v is Record<string, unknown> {
+	return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function assertNever(x: never): never {
-	throw new Error(`unexpected file read ${JSON.stringify(x)}`);
+	throw new Error(`unexpected run outcome ${JSON.stringify(x)}`);
 }

@@ -6,9 +6,15 @@
  *
  * Which layer enforces what:
  * - path policy (workspace.ts): every path argument, and again every path Pi's tools touch
- *   through their `operations` hooks (read, grep, ls; find's exists/glob);
- * - listing filters: ls's readdir hook, find's glob hook, grep's output filter (rg itself
- *   cannot be hooked), git pathspecs plus our matcher on untracked names;
+ *   through their `operations` hooks (read, ls; find's exists/glob);
+ * - verified descriptors (verified-open.ts): content and folder listings are read only from
+ *   a descriptor checked after opening, so a swapped symlink cannot redirect them;
+ * - listing filters, on structured output only: ls's readdir hook, find's glob hook (fd's
+ *   NUL-separated list), grep's reading of `rg --json` events (grep runs rg itself), git
+ *   pathspecs plus our matcher on untracked names;
+ * - git runs no program the repository names (git-isolation.ts);
+ * - terminal text: control characters in the progress line and in listed names are escaped
+ *   (control-chars.ts);
  * - caps: Pi's own truncation first (2000 lines / 50KB, 100 grep matches, 1000 find results,
  *   500 ls entries), then `maxResultChars` on the final text here; images only for a model
  *   whose input includes them;

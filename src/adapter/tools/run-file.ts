@@ -4,7 +4,8 @@
  * turn each into a tool result instead of letting anything throw past them.
  */
 
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 
 export type RunOutcome =
 	/** Exited 0. `cut` when stdout hit `maxBytes` and the process was stopped early. */
@@ -59,5 +60,83 @@ export function runFile(file: string, args: readonly string[], options: RunOptio
 				else resolve({ kind: "exit", code: e.code ?? e.signal ?? "unknown", stdout, stderr });
 			},
 		);
+	});
+}
+
+export type StreamOutcome =
+	/** The process ended; `stopped` when onLine asked to stop and the process was killed for it. */
+	| { kind: "done"; code: number | null; stderr: string; stopped: boolean }
+	| { kind: "timeout" }
+	| { kind: "aborted" }
+	| { kind: "spawn-error"; message: string };
+
+/** stderr kept from a streamed process: enough for an error excerpt. */
+const STREAM_STDERR_MAX_CHARS = 64 * 1024;
+
+/**
+ * Runs a program and hands its stdout to `onLine` one line at a time, as it arrives; `onLine`
+ * returns false to stop the process (a result limit was reached). Same rules as runFile: no
+ * shell, a deadline, the abort signal.
+ */
+export function streamLines(
+	file: string,
+	args: readonly string[],
+	options: Omit<RunOptions, "maxBytes">,
+	onLine: (line: string) => boolean,
+): Promise<StreamOutcome> {
+	return new Promise((resolve) => {
+		if (options.signal?.aborted) {
+			resolve({ kind: "aborted" });
+			return;
+		}
+		const child = spawn(file, args, {
+			cwd: options.cwd,
+			env: options.env ?? process.env,
+			stdio: ["ignore", "pipe", "pipe"],
+			windowsHide: true,
+			shell: false,
+		});
+		let stderr = "";
+		let stopped = false;
+		let timedOut = false;
+		let aborted = false;
+		const kill = () => {
+			if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+		};
+		const timer = setTimeout(() => {
+			timedOut = true;
+			kill();
+		}, options.timeoutMs);
+		const onAbort = () => {
+			aborted = true;
+			kill();
+		};
+		options.signal?.addEventListener("abort", onAbort, { once: true });
+		const lines = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY });
+		lines.on("line", (line) => {
+			if (stopped) return;
+			if (!onLine(line)) {
+				stopped = true;
+				lines.close();
+				kill();
+			}
+		});
+		child.stderr.on("data", (chunk: Buffer) => {
+			if (stderr.length < STREAM_STDERR_MAX_CHARS) stderr += chunk.toString("utf8");
+		});
+		let settled = false;
+		const finish = (outcome: StreamOutcome) => {
+			if (settled) return;
+			settled = true;
+			clearTimeout(timer);
+			options.signal?.removeEventListener("abort", onAbort);
+			resolve(outcome);
+		};
+		child.on("error", (e: NodeJS.ErrnoException) => finish({ kind: "spawn-error", message: e.message }));
+		child.on("close", (code) => {
+			if (aborted || options.signal?.aborted) finish({ kind: "aborted" });
+			else if (timedOut) finish({ kind: "timeout" });
+			else finish({ kind: "done", code, stderr, stopped });
+		});
 	});
 }

@@ -1,13 +1,18 @@
-/** The one line the executor's stream shows per investigation call, e.g. `read src/app.ts`. */
+/**
+ * The one line the executor's stream shows per investigation call, e.g. `read src/app.ts`.
+ * Built from the model's arguments, so control characters are escaped before anything else:
+ * the line goes to the user's terminal.
+ */
 
 import { clip, EXPAND_TOOL_NAME, GIT_DIFF_TOOL_NAME, oneLine } from "../../render/index.ts";
+import { escapeControlChars } from "./control-chars.ts";
 import { parseExpandIds } from "./expand.ts";
 import { booleanArg, numberArg, stringArg, type ToolArgs } from "./result.ts";
 
 const SUMMARY_MAX_CHARS = 120;
 
 export function summarizeCall(name: string, args: ToolArgs): string {
-	return clip(oneLine(describe(name, args)), SUMMARY_MAX_CHARS);
+	return clip(oneLine(escapeControlChars(describe(name, args))), SUMMARY_MAX_CHARS);
 }
 
 function describe(name: string, args: ToolArgs): string {
