@@ -203,7 +203,8 @@ const BudgetProps = {
 	perCallHardUsd: NonNegative,
 	sessionUsd: NonNegative,
 	warmWindowSec: NonNegative,
-	contextBudgetTokens: PositiveCount,
+	// 0 turns trimming off (the gate never trims then).
+	contextBudgetTokens: Count,
 	timeoutSec: Type.Number({ exclusiveMinimum: 0 }),
 	onExceed: Type.Union([Type.Literal("confirm"), Type.Literal("skip")]),
 };

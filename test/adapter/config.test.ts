@@ -385,7 +385,7 @@ describe("per-key fallback", () => {
 		["budget", "perCallHardUsd", fc.double({ min: 0, max: 100, noNaN: true }), fc.constant("3")],
 		["budget", "sessionUsd", fc.double({ min: 0, max: 100, noNaN: true }), fc.constant({})],
 		["budget", "warmWindowSec", fc.nat(), fc.constant(-1)],
-		["budget", "contextBudgetTokens", fc.integer({ min: 1, max: 1e7 }), fc.constant(0)],
+		["budget", "contextBudgetTokens", fc.integer({ min: 0, max: 1e7 }), fc.constant(-1)],
 		["budget", "timeoutSec", fc.integer({ min: 1, max: 3600 }), fc.oneof(fc.constant(0), fc.constant(-1))],
 		["budget", "onExceed", fc.constantFrom("confirm", "skip"), fc.constant("ask")],
 		["warming", "enabled", fc.boolean(), fc.constant(0)],
@@ -683,5 +683,13 @@ describe("saveSelection", () => {
 			),
 			{ numRuns: 100 },
 		);
+	});
+});
+
+describe("budget.contextBudgetTokens: 0", () => {
+	it("is kept as 0 (trimming off), not replaced by the default with a warning", () => {
+		const { config, invalidKeys } = parseConfig({ budget: { contextBudgetTokens: 0 } });
+		expect(config.budget.contextBudgetTokens).toBe(0);
+		expect(invalidKeys).toEqual([]);
 	});
 });
