@@ -1,6 +1,6 @@
 // Records the committed sample sessions (samples/*.jsonl) by driving REAL Pi 0.73.1 agent sessions.
 //
-//   npx tsx scripts/record-samples.ts [--out DIR] [--with-advisor | --no-advisor] [--only NAME]
+//   npx tsx scripts/record-samples.ts [--out DIR] [--with-advisor | --no-advisor] [--only NAME | --readme]
 //
 // Each scenario runs in a fresh temp git repo (stable path under os.tmpdir()) with a temp agent dir,
 // in-memory auth / model registry / settings, and pi-ai's faux provider scripting the executor's turns.
@@ -17,6 +17,7 @@
 // Side-effect import FIRST: sets PI_CODING_AGENT_DIR / PI_OFFLINE before Pi's modules load.
 import "./record-samples-env.ts";
 import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -44,9 +45,10 @@ import {
 	SettingsManager,
 } from "@mariozechner/pi-coding-agent";
 import { AGENT_HOME, SAMPLES_TMP } from "./record-samples-env.ts";
+import { LONG_SCENARIO } from "./record-samples-long.ts";
+import type { Scenario, Step, Turn } from "./record-samples-types.ts";
 import {
 	countKinds,
-	type FeatureName,
 	missingFeatures,
 	parseSampleJsonl,
 	presentFeatures,
@@ -96,65 +98,6 @@ const ADVISOR_CONFIG = {
 	effort: "high",
 	disabledForModels: [`${PROVIDER}/${EXECUTOR_MODEL_ALT}`],
 };
-
-// ─── Scenario language ──────────────────────────────────────────────────────────────────────────
-interface Call {
-	tool: string;
-	/** A function is evaluated against the request the turn answers (advisor turns: ids from the ledger). */
-	args: Record<string, unknown> | ((context: Context) => Record<string, unknown>);
-}
-/** One scripted assistant message. Several `calls` = parallel tool calls in one message. */
-interface Turn {
-	thinking?: string;
-	text?: string;
-	calls?: Call[];
-	/** A provider error instead of a reply (advisor turns). */
-	error?: string;
-	/** An executor turn that exists only with the advisor extension (it calls advisor()). */
-	advisor?: boolean;
-	/** Switch the executor to this model (same provider) just before this turn is answered. */
-	switchModel?: string;
-}
-type ThinkingLevel = Parameters<AgentSession["setThinkingLevel"]>[0];
-type Step = (
-	| {
-			kind: "prompt";
-			text: string;
-			turns: Turn[];
-			advisorTurns?: Turn[];
-			/**
-			 * The advisor's answer to the completion review of this prompt's final answer (scenarios
-			 * with `review` on): the recorder waits for the review to settle before the next step.
-			 */
-			reviewTurns?: Turn[];
-	  }
-	| { kind: "userBash"; command: string; excludeFromContext?: boolean }
-	| { kind: "extMessage"; customType: string; content: string; display: boolean; details?: unknown }
-	| { kind: "extEntry"; customType: string; data: unknown }
-	| { kind: "activateTools"; tools: string[] }
-	| { kind: "setModel"; modelId: string }
-	| { kind: "thinkingLevel"; level: ThinkingLevel }
-	/** session.compact(); `turnPrefixSummary` = expect a split-turn cut (Pi then asks for two summaries). */
-	| { kind: "compact"; instructions?: string; summary: string; turnPrefixSummary?: string }
-	| { kind: "navigate"; toUserMessageStartingWith: string; summary: string; label?: string }
-	| { kind: "sessionName"; name: string }
-) & { advisor?: boolean };
-
-interface Scenario {
-	name: string;
-	description: string;
-	/** What the advisor calls add to the description (recorded with the extension only). */
-	advisorDescription?: string;
-	/** Repo files on top of BASE_REPO (path -> text, or Buffer for binary). */
-	files?: Record<string, string | Buffer>;
-	settings?: { keepRecentTokens?: number };
-	steps: Step[];
-	features: FeatureName[];
-	/** Features only the advisor extension produces (checked when it was loaded). */
-	advisorFeatures?: FeatureName[];
-	/** advisor.json keys on top of ADVISOR_CONFIG for this scenario (e.g. `review`). */
-	advisorConfig?: Record<string, unknown>;
-}
 
 // ─── The temp repo ──────────────────────────────────────────────────────────────────────────────
 /** 8x8 RGB gradient PNG (163 bytes), fixed bytes. */
@@ -879,7 +822,13 @@ const SCENARIOS: Scenario[] = [
 		advisorFeatures: ["advisor", "advisor-ok", "advisor-failed", "advisor-review"],
 		advisorConfig: { review: { enabled: true, minToolCalls: 1 } },
 	},
+	LONG_SCENARIO,
 ];
+
+/** Where a scenario's file goes: `<out>/<dir>/<name>.jsonl`. */
+function sampleFile(outDir: string, scenario: Scenario): string {
+	return join(outDir, ...(scenario.dir === undefined ? [] : [scenario.dir]), `${scenario.name}.jsonl`);
+}
 
 // ─── Recording ──────────────────────────────────────────────────────────────────────────────────
 const SUMMARIZER_PROMPT_START = "You are a context summarization assistant.";
@@ -967,7 +916,7 @@ async function recordScenario(scenario: Scenario, outDir: string, withAdvisor: b
 	const sessionDir = join(root, "sessions");
 	mkdirSync(cwd, { recursive: true });
 	mkdirSync(agentDir, { recursive: true });
-	createRepo(cwd, { ...BASE_REPO, ...scenario.files });
+	createRepo(cwd, scenario.ownRepo ? { ...scenario.files } : { ...BASE_REPO, ...scenario.files });
 	process.env.PI_CODING_AGENT_DIR = agentDir;
 	// The advisor extension reads advisor.json from here when the session starts (absolute XDG only).
 	const configHome = join(root, "xdg");
@@ -1211,7 +1160,8 @@ async function recordScenario(scenario: Scenario, outDir: string, withAdvisor: b
 		const sessionFile = session.sessionFile;
 		await runtime.dispose();
 		if (!sessionFile || !existsSync(sessionFile)) throw new Error(`[${scenario.name}] Pi wrote no session file`);
-		const file = join(outDir, `${scenario.name}.jsonl`);
+		const file = sampleFile(outDir, scenario);
+		mkdirSync(dirname(file), { recursive: true });
 		copyFileSync(sessionFile, file);
 		return { scenario, file, completionOrders, llmCalls };
 	} finally {
@@ -1254,24 +1204,111 @@ function table(rows: string[][]): string {
 	return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ")).join("\n");
 }
 
-function readme(results: Verified[], withAdvisor: boolean): string {
+/** The bundled real session (not recorded here): copied once, byte for byte, from its source. */
+const PI_MONO = {
+	file: "long/pi-mono-large-session.jsonl",
+	source: "https://github.com/badlogic/pi-mono",
+	path: "packages/coding-agent/test/fixtures/large-session.jsonl",
+	holder: "Mario Zechner",
+};
+
+const MIT_TEXT = [
+	"Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated",
+	'documentation files (the "Software"), to deal in the Software without restriction, including without limitation',
+	"the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software, and to",
+	"permit persons to whom the Software is furnished to do so, subject to the following conditions:",
+	"",
+	"The above copyright notice and this permission notice shall be included in all copies or substantial portions of",
+	"the Software.",
+	"",
+	'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE',
+	"WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS",
+	"OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR",
+	"OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.",
+];
+
+function piMonoSection(outDir: string): string[] {
+	const file = join(outDir, PI_MONO.file);
+	if (!existsSync(file))
+		throw new Error(`${file} is missing: copy it from ../shared/sessions (see samples/README.md)`);
+	const bytes = readFileSync(file);
+	const lines = bytes
+		.toString("utf8")
+		.split("\n")
+		.filter((l) => l.length > 0);
+	const entries = lines.slice(1).map((l) => JSON.parse(l));
+	const counts = countKinds(entries);
+	const toolResults = counts["message:toolResult"] ?? 0;
+	return [
+		`## \`${PI_MONO.file}\``,
+		"",
+		"A real session from Pi's own development, shipped unchanged: the fixture",
+		`\`${PI_MONO.path}\` of [badlogic/pi-mono](${PI_MONO.source}), MIT-licensed (copyright ${PI_MONO.holder};`,
+		"licence text below). It is a v1 session file (no entry ids: the replay assigns deterministic ones), with",
+		`${lines.length} lines (${counts["message:user"] ?? 0} user messages, ${counts["message:assistant"] ?? 0} assistant messages, ${toolResults} tool results) and no advisor`,
+		"calls, so the replay consults at a simulated point every `--every` tool rounds and at the end.",
+		`SHA-256 \`${createHash("sha256").update(bytes).digest("hex")}\`, ${bytes.length} bytes.`,
+		"",
+		"```text",
+		`MIT License (pi-mono)`,
+		"",
+		`Copyright (c) ${PI_MONO.holder}`,
+		"",
+		...MIT_TEXT,
+		"```",
+		"",
+	];
+}
+
+/** A sample's path relative to the samples folder. */
+function sampleRel(scenario: Scenario): string {
+	return scenario.dir === undefined ? `${scenario.name}.jsonl` : `${scenario.dir}/${scenario.name}.jsonl`;
+}
+
+function scenarioSection(r: Verified, withAdvisor: boolean): string[] {
+	return [
+		`## \`${sampleRel(r.scenario)}\``,
+		"",
+		r.scenario.description,
+		"",
+		...(withAdvisor && r.scenario.advisorDescription ? [r.scenario.advisorDescription, ""] : []),
+		`${r.lines} lines, ${Math.round(r.bytes / 1024)} KB. Features: ${r.present.map((f) => `\`${f}\``).join(", ")}.`,
+		"",
+	];
+}
+
+function readme(results: Verified[], withAdvisor: boolean, outDir: string): string {
 	const kinds = [...new Set(results.flatMap((r) => Object.keys(r.counts)))].sort();
-	const head = `| entry kind | ${results.map((r) => `\`${r.scenario.name}.jsonl\``).join(" | ")} |`;
+	const head = `| entry kind | ${results.map((r) => `\`${sampleRel(r.scenario)}\``).join(" | ")} |`;
 	const sep = `|---|${results.map(() => "---:").join("|")}|`;
 	const body = kinds.map((k) => `| \`${k}\` | ${results.map((r) => r.counts[k] ?? 0).join(" | ")} |`);
+	const long = results.filter((r) => r.scenario.dir === "long");
+	const short = results.filter((r) => r.scenario.dir !== "long");
 	return [
 		"# Sample Pi sessions",
 		"",
-		`Recorded by a **real Pi ${PI_VERSION} host** (\`@mariozechner/pi-coding-agent\` SDK: \`createAgentSessionRuntime\` +`,
-		"`createAgentSessionServices` + `createAgentSessionFromServices`) with pi-ai's **faux provider** scripting the",
-		"model's turns. Pi's real tools ran against a throw-away git repo (`tinycalc`, a few JS files, a PNG, a notes",
-		"file with ledger look-alike tags); `!`/`!!` shell runs, compaction and tree navigation went through the real",
-		"AgentSession API, and the compaction / branch summaries Pi asked its model for were answered by the faux model.",
-		"These are the default input of the offline `replay` command and fixtures for the tests — **do not edit them by",
-		"hand**; regenerate instead:",
+		"Two kinds of sessions live here:",
+		"",
+		"- `long/`: what `npm run replay` (`advisor-ledger replay` without a PATH) replays when Pi's session folder",
+		"  holds no session with a tool round — a real session from Pi's own development and a long recorded one",
+		"  with real advisor consultations. Long sessions are where the ledger's saving shows, and where real use is.",
+		"- `*.jsonl` at the top: short feature fixtures for the tests (every tool, compaction, branching, advisor",
+		"  outcomes). They are not in the default run: with a handful of tool rounds, the advisor's fixed head (system",
+		"  prompt, tool declarations, catalogue) outweighs the context, so their ratio says nothing about a working",
+		"  session. Replay them by naming them: `npm run replay -- samples/tools.jsonl` or `npm run replay -- samples`.",
+		"",
+		`Everything except the pi-mono file was recorded by a **real Pi ${PI_VERSION} host** (\`@mariozechner/pi-coding-agent\``,
+		"SDK: `createAgentSessionRuntime` + `createAgentSessionServices` + `createAgentSessionFromServices`) with pi-ai's",
+		"**faux provider** scripting the model's turns. Pi's real tools ran against a throw-away git repo (`tinycalc` for",
+		"the fixtures, a few JS files, a PNG, a notes file with ledger look-alike tags; `taskq` for the long one);",
+		"`!`/`!!` shell runs, compaction and tree navigation went through the real AgentSession API, and the compaction /",
+		"branch summaries Pi asked its model for were answered by the faux model. **Do not edit them by hand**;",
+		"regenerate instead:",
 		"",
 		"```sh",
-		"npx tsx scripts/record-samples.ts        # writes samples/*.jsonl and this README, then verifies them",
+		"npx tsx scripts/record-samples.ts             # records every scenario, writes this README, verifies them",
+		"npx tsx scripts/record-samples.ts --only taskq   # one scenario; the README is rewritten from the files",
+		"npx tsx scripts/record-samples.ts --readme       # only the README, from the files as they are",
 		"```",
 		"",
 		"The scenario content (prompts, scripted turns, tool-call ids, repo files, git hashes) is fixed; entry ids and",
@@ -1279,15 +1316,9 @@ function readme(results: Verified[], withAdvisor: boolean): string {
 		"path (`$TMPDIR/pi-advisor-ledger-samples/<name>/repo`). Feature names below are defined in",
 		"`scripts/sample-features.ts` and checked by `test/samples.test.ts`.",
 		"",
-		...results.flatMap((r) => [
-			`## \`${r.scenario.name}.jsonl\``,
-			"",
-			r.scenario.description,
-			"",
-			...(withAdvisor && r.scenario.advisorDescription ? [r.scenario.advisorDescription, ""] : []),
-			`${r.lines} lines. Features: ${r.present.map((f) => `\`${f}\``).join(", ")}.`,
-			"",
-		]),
+		...piMonoSection(outDir),
+		...long.flatMap((r) => scenarioSection(r, withAdvisor)),
+		...short.flatMap((r) => scenarioSection(r, withAdvisor)),
 		"## Entry counts",
 		"",
 		head,
@@ -1374,8 +1405,10 @@ async function main(): Promise<void> {
 	const fd = prepareFd();
 
 	const started = Date.now();
-	const scenarios = SCENARIOS.filter((s) => !only || s.name === only);
-	if (!scenarios.length) throw new Error(`no scenario named ${only}`);
+	// --readme: record nothing, rewrite the README from the files on disk.
+	const readmeOnly = args.includes("--readme");
+	const scenarios = readmeOnly ? [] : SCENARIOS.filter((s) => !only || s.name === only);
+	if (!scenarios.length && !readmeOnly) throw new Error(`no scenario named ${only}`);
 	const results: Verified[] = [];
 	for (const scenario of scenarios) {
 		const t0 = Date.now();
@@ -1383,15 +1416,28 @@ async function main(): Promise<void> {
 		results.push(verify(rec, withAdvisor));
 		console.log(`recorded ${scenario.name} in ${Date.now() - t0} ms -> ${rec.file}`);
 	}
-	if (!only) writeFileSync(join(outDir, "README.md"), readme(results, withAdvisor));
+	// The README describes every sample: the ones not recorded this time are read back from disk
+	// (a fresh --out folder that lacks some gets no README).
+	const described = SCENARIOS.flatMap((scenario) => {
+		const recorded = results.find((r) => r.scenario === scenario);
+		if (recorded !== undefined) return [recorded];
+		const file = sampleFile(outDir, scenario);
+		return existsSync(file) ? [verify({ scenario, file, completionOrders: [], llmCalls: {} }, withAdvisor)] : [];
+	});
+	const missing = [
+		...SCENARIOS.filter((s) => !described.some((d) => d.scenario === s)).map((s) => sampleRel(s)),
+		...(existsSync(join(outDir, PI_MONO.file)) ? [] : [PI_MONO.file]),
+	];
+	if (missing.length === 0) writeFileSync(join(outDir, "README.md"), readme(described, withAdvisor, outDir));
+	else console.log(`README.md not written: ${missing.join(", ")} missing in ${outDir}`);
 
-	const kinds = [...new Set(results.flatMap((r) => Object.keys(r.counts)))].sort();
+	const kinds = [...new Set(described.flatMap((r) => Object.keys(r.counts)))].sort();
 	console.log("");
 	console.log(
 		table([
-			["entry kind", ...results.map((r) => r.scenario.name)],
-			...kinds.map((k) => [k, ...results.map((r) => String(r.counts[k] ?? 0))]),
-			["(lines)", ...results.map((r) => String(r.lines))],
+			["entry kind", ...described.map((r) => r.scenario.name)],
+			...kinds.map((k) => [k, ...described.map((r) => String(r.counts[k] ?? 0))]),
+			["(lines)", ...described.map((r) => String(r.lines))],
 		]),
 	);
 	for (const r of results) {

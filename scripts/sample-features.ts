@@ -182,6 +182,19 @@ export const FEATURES = {
 				);
 			return named && recorded && typeof e.details?.advice === "string";
 		}),
+	/**
+	 * a long working session: at least 300 entries and 150 tool results, at least 20 of them of 4 KB or
+	 * more (what makes the raw context grow the way it does in real use)
+	 */
+	"long-session": (es) => {
+		const results = messages(es, "toolResult");
+		const large = results.filter(
+			(m) => (m.content ?? []).reduce((n: number, c: any) => n + (c.type === "text" ? c.text.length : 0), 0) >= 4096,
+		);
+		return es.length >= 300 && results.length >= 150 && large.length >= 20;
+	},
+	/** at least three completed consultations: later requests carry the earlier advice */
+	"advisor-many": (es) => toolResults(es, "advisor").filter((m) => ok(m) && completedAdvisor(m)).length >= 3,
 	/** a completed consultation in which the advisor ran its investigation tools (details.toolCalls) */
 	"advisor-tools": (es) =>
 		toolResults(es, "advisor").some((m) => completedAdvisor(m) && (m.details?.toolCalls?.count ?? 0) > 0),

@@ -1,7 +1,8 @@
 // The committed sample sessions (samples/*.jsonl, recorded by scripts/record-samples.ts against a real
 // Pi 0.73.1 host) exist, are valid Pi v3 JSONL and still contain every feature the replay command and
 // the tests rely on. Reads the files with plain JSON.parse (independent of the project's own reader).
-import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
@@ -13,6 +14,8 @@ import {
 	type SampleFile,
 	structuralProblems,
 } from "../scripts/sample-features.ts";
+import { renderAt } from "../src/adapter/cli/render-command.ts";
+import { flatten } from "../src/render/request.ts";
 
 const SAMPLES = fileURLToPath(new URL("../samples/", import.meta.url));
 
@@ -58,6 +61,22 @@ const EXPECTED: Record<string, FeatureName[]> = {
 		"compaction",
 		"compaction-twice",
 		"compaction-split-turn",
+	],
+	"long/taskq.jsonl": [
+		"read",
+		"bash-fail",
+		"bash-pass",
+		"grep",
+		"find",
+		"ls",
+		"parallel-calls",
+		"thinking",
+		"compaction",
+		"long-session",
+		"advisor",
+		"advisor-ok",
+		"advisor-tools",
+		"advisor-many",
 	],
 	"branching.jsonl": [
 		"read",
@@ -211,6 +230,56 @@ describe("advisor calls (the real extension, faux advisor)", () => {
 			expect(answer.message).toMatchObject({ role: "assistant", stopReason: "stop" });
 			expect(record.parentId).toBe(answer.id);
 		}
+	});
+});
+
+describe("the long samples (the default replay when Pi's folder has nothing to replay)", () => {
+	const PI_MONO = "long/pi-mono-large-session.jsonl";
+
+	test("stay small enough to ship: under 2 MB each", () => {
+		for (const name of [PI_MONO, "long/taskq.jsonl"])
+			expect(statSync(join(SAMPLES, name)).size).toBeLessThan(2_000_000);
+	});
+
+	test("pi-mono: shipped unchanged, its source, licence and hash in the README", () => {
+		const bytes = readFileSync(join(SAMPLES, PI_MONO));
+		const sha = createHash("sha256").update(bytes).digest("hex");
+		const readme = readFileSync(join(SAMPLES, "README.md"), "utf8");
+		expect(readme).toContain(`SHA-256 \`${sha}\``);
+		expect(readme).toContain("packages/coding-agent/test/fixtures/large-session.jsonl");
+		expect(readme).toContain("MIT License (pi-mono)");
+		expect(readme).toContain("Permission is hereby granted, free of charge");
+		const shared = join(SAMPLES, "../../shared/sessions/pi-mono-large-session.jsonl");
+		if (existsSync(shared)) expect(bytes.equals(readFileSync(shared))).toBe(true);
+	});
+
+	test("taskq: every consultation's request carries, verbatim, the advice given since the last compaction", () => {
+		const text = readFileSync(join(SAMPLES, "long/taskq.jsonl"), "utf8");
+		const f = load("long/taskq.jsonl");
+		const calls = f.entries.filter(
+			(e) =>
+				e.type === "message" &&
+				e.message.role === "assistant" &&
+				e.message.content.some((c: any) => c.type === "toolCall" && c.name === "advisor"),
+		);
+		const index = (id: string) => f.entries.findIndex((e) => e.id === id);
+		const answers = byRole(f, "toolResult")
+			.filter((m) => m.toolName === "advisor")
+			.map((m) => ({ at: f.entries.findIndex((e) => e.message === m), text: m.content[0].text as string }));
+		expect(calls).toHaveLength(6);
+		expect(answers.every((a) => a.text.startsWith("Severity: "))).toBe(true);
+		let carried = 0;
+		for (const call of calls) {
+			const at = index(call.id);
+			const compaction = f.entries.filter((e, i) => i < at && e.type === "compaction").at(-1);
+			const since = compaction === undefined ? -1 : index(compaction.firstKeptEntryId);
+			const request = flatten(renderAt("taskq", text, undefined, call.id).request);
+			for (const answer of answers.filter((a) => a.at < at && a.at > since)) {
+				expect(request).toContain(answer.text.slice(answer.text.indexOf("\n") + 1));
+				carried++;
+			}
+		}
+		expect(carried).toBeGreaterThanOrEqual(6);
 	});
 });
 

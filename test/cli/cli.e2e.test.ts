@@ -118,18 +118,21 @@ describe("help and usage errors", () => {
 	});
 });
 
+/** The short feature samples at the top of samples/ (samples/long/ holds the default run's long sessions). */
+const SHORT_SAMPLES = ["samples/tools.jsonl", "samples/compaction.jsonl", "samples/branching.jsonl"];
+
 describe("replay on the bundled samples", () => {
-	it("with no PATH and no Pi session folder, replays the bundled samples (text report)", async () => {
+	it("with no PATH and no Pi session folder, replays the bundled long samples (text report)", async () => {
 		const r = await runBuilt(built.main, ["replay"]);
 		expect(r.code).toBe(0);
-		expect(r.stdout).toContain("Replayed 3 sessions from 3 files");
-		for (const name of ["tools.jsonl", "compaction.jsonl", "branching.jsonl"]) expect(r.stdout).toContain(name);
+		expect(r.stdout).toContain("Replayed 2 sessions from 2 files");
+		for (const name of ["long/pi-mono-large-session.jsonl", "long/taskq.jsonl"]) expect(r.stdout).toContain(name);
 		expect(r.stdout).toContain("ratio ledger/baseline (total)");
 		expect(r.stdout).not.toMatch(/\u001b\[/); // not a terminal: no colours
 	});
 
 	it("--json: totals, percentiles and lists agree with the points", async () => {
-		const { code, report } = await replayJson(["samples"]);
+		const { code, report } = await replayJson(SHORT_SAMPLES);
 		expect(code).toBe(0);
 		expect(report!.sessions.map((s) => path.basename(s.file)).sort()).toEqual([
 			"branching.jsonl",
@@ -170,14 +173,14 @@ describe("replay on the bundled samples", () => {
 		expect(all.report!.sessions.map((s) => s.leafId)).toContain(one.report!.sessions[0]!.leafId);
 	});
 
-	it("--svg writes a chart with one panel per session", async () => {
+	it("--svg writes a chart with one panel per session and the dollar panel", async () => {
 		const svg = path.join(work, "chart.svg");
-		const r = await runBuilt(built.main, ["replay", "samples", "--svg", svg]);
+		const r = await runBuilt(built.main, ["replay", ...SHORT_SAMPLES, "--svg", svg]);
 		expect(r.code).toBe(0);
 		const text = readFileSync(svg, "utf8");
 		expect(text.startsWith("<svg")).toBe(true);
 		expect(text.trimEnd().endsWith("</svg>")).toBe(true);
-		expect(text.match(/<g transform=/g)).toHaveLength(3);
+		expect(text.match(/<g transform=/g)).toHaveLength(4);
 		expect(text).toContain("baseline");
 	});
 

@@ -4,6 +4,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { advisorPoints, simulatedPoints } from "../../src/adapter/cli/points.ts";
+import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../src/adapter/cli/price-model.ts";
+import { MIN_CACHED_TOKENS } from "../../src/adapter/cli/pricing.ts";
 import { replayText } from "../../src/adapter/cli/replay.ts";
 import { buildReport, percentile, type ReplayReport } from "../../src/adapter/cli/report.ts";
 import { readSession } from "../../src/events/index.ts";
@@ -18,6 +20,7 @@ function report(files: { name: string; jsonl: string }[], every: number, allLeav
 		replays.map((r) => r.diagnostics),
 		[],
 		{ every, allLeaves, inputs: files.map((f) => f.name) },
+		resolvePriceModel(DEFAULT_PRICE_MODEL),
 	);
 }
 
@@ -50,6 +53,57 @@ describe("the JSON report", () => {
 				expect(r.largerThanBaseline.length).toBe(points.filter((p) => p.ledger > p.baseline).length);
 				expect(r.billed.prompt).toBe(points.reduce((n, p) => n + (p.billed?.prompt ?? 0), 0));
 				expect(r.userMessages.missing).toBe(0);
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+});
+
+describe("the prompt-cache tally", () => {
+	it("splits every side's prompts exactly, shares stay in 0…1, totals are sums over sessions", () => {
+		fc.assert(
+			fc.property(filesArb, fc.integer({ min: 1, max: 6 }), fc.boolean(), (files, every, allLeaves) => {
+				const r = JSON.parse(JSON.stringify(report(files, every, allLeaves))) as ReplayReport;
+				const sides = ["baseline", "ledger"] as const;
+				const models = ["tokenPrefix", "breakpoint"] as const;
+				for (const unit of [r, ...r.sessions]) {
+					for (const side of sides) {
+						for (const model of models) {
+							const split = unit.cache[side][model];
+							expect(split.read + split.write + split.uncached).toBe(split.prompt);
+							expect(split.prompt).toBe(unit.tokens[side].total);
+						}
+						expect(unit.cache[side].tokenPrefix.write).toBe(0);
+						// Breakpoints write everything they do not read, except prompts too small to cache at all.
+						const points = "sessions" in unit ? unit.sessions.flatMap((x) => x.points) : unit.points;
+						const small = points.map((p) => p[side]).filter((n) => n < MIN_CACHED_TOKENS);
+						expect(unit.cache[side].breakpoint.uncached).toBe(small.reduce((a, b) => a + b, 0));
+						expect(unit.cache[side].effective).toBeLessThanOrEqual(unit.tokens[side].total);
+					}
+				}
+				for (const side of sides) {
+					for (const model of models) {
+						expect(r.cache[side][model].read).toBe(r.sessions.reduce((n, s) => n + s.cache[side][model].read, 0));
+					}
+				}
+				for (const s of r.sessions) {
+					s.points.forEach((p, i) => {
+						// A session's first consultation has nothing to repeat; every later one has both shares.
+						expect(p.baselineCacheShare === undefined).toBe(i === 0);
+						expect(p.cacheShare === undefined).toBe(i === 0);
+						for (const share of [p.baselineCacheShare, p.cacheShare]) {
+							if (share === undefined) continue;
+							for (const v of [share.tokenPrefix, share.breakpoint]) {
+								expect(v).toBeGreaterThanOrEqual(0);
+								expect(v).toBeLessThanOrEqual(1);
+							}
+						}
+						// The baseline's breakpoints sit at the inventory and the end: never more than the prefix.
+						if (p.baselineCacheShare !== undefined)
+							expect(p.baselineCacheShare.breakpoint).toBeLessThanOrEqual(p.baselineCacheShare.tokenPrefix);
+					});
+				}
+				expect(r.price?.model).toBe("anthropic/claude-sonnet-4-5");
 			}),
 			{ numRuns: RUNS },
 		);

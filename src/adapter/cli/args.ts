@@ -18,7 +18,7 @@ export class UsageError extends Error {}
 export const MAIN_HELP = `advisor-ledger — replay recorded Pi sessions through the advisor ledger
 
 Usage:
-  advisor-ledger replay [PATH…] [--every N] [--all-leaves] [--json] [--svg FILE]
+  advisor-ledger replay [PATH…] [--every N] [--all-leaves] [--json] [--svg FILE] [--price PROVIDER/MODEL]
   advisor-ledger render FILE [--leaf ID] [--at ENTRY_ID] [--json]
   advisor-ledger <command> --help
 
@@ -33,7 +33,8 @@ export const REPLAY_HELP = `advisor-ledger replay [PATH…] [options]
 
 Replays session files (PATH: files, or folders searched recursively for *.jsonl). Without a
 PATH: Pi's session folder ($PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions) when it
-exists, else the sample sessions bundled with the package.
+holds a session with a tool round, else the long sample sessions bundled with the package
+(one line on stderr says so).
 
 At every real advisor() call on a session's leaf path (or, in sessions without any, after
 every N tool rounds and at the last entry) it builds the ledger request and the baseline
@@ -46,6 +47,8 @@ Options:
   --all-leaves    replay every leaf of each session tree, not only the current one
   --json          print one JSON object instead of the text report
   --svg FILE      also write a chart: tokens per consultation, baseline vs ledger, per session
+  --price P/M     price the prompts with this model of pi-ai's registry
+                  (default anthropic/claude-sonnet-4-5)
   -h, --help      this help
 
 Progress goes to stderr when it is a terminal and several files are read. NO_COLOR disables
@@ -79,6 +82,8 @@ export interface ReplayArgs {
 	allLeaves: boolean;
 	json: boolean;
 	svg: string | undefined;
+	/** `provider/model` of pi-ai's registry; undefined = the default. */
+	price: string | undefined;
 }
 
 export interface RenderArgs {
@@ -163,6 +168,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 					"--all-leaves": { value: false },
 					"--json": { value: false },
 					"--svg": { value: true },
+					"--price": { value: true },
 				},
 				"replay",
 			);
@@ -175,6 +181,10 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 				}
 				every = Number(everyText);
 			}
+			const price = stringFlag(s.flags, "--price");
+			if (price !== undefined && !/^[^/]+\/.+$/.test(price)) {
+				throw new UsageError(`replay: --price needs provider/model, got ${JSON.stringify(price)}`);
+			}
 			return {
 				command: "replay",
 				paths: s.positional,
@@ -182,6 +192,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 				allLeaves: s.flags.has("--all-leaves"),
 				json: s.flags.has("--json"),
 				svg: stringFlag(s.flags, "--svg"),
+				price,
 			};
 		}
 		case "render": {

@@ -2,8 +2,10 @@
 
 import { writeFileSync } from "node:fs";
 import { EXIT, type ReplayArgs } from "./args.ts";
-import { collectInputs, defaultInputs, displayPath, readInput } from "./inputs.ts";
+import { defaultReplayInputs } from "./default-inputs.ts";
+import { collectInputs, displayPath, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
+import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "./price-model.ts";
 import { replayText } from "./replay.ts";
 import {
 	buildReport,
@@ -26,7 +28,9 @@ export function replayPaths(
 	io: Io,
 	progress?: (index: number, total: number, file: string) => void,
 ): ReplayRun {
-	const paths = args.paths.length > 0 ? args.paths : defaultInputs(io.env).paths;
+	const defaults = args.paths.length > 0 ? undefined : defaultReplayInputs(io.env, io.cwd);
+	if (defaults?.note !== undefined) io.stderr(`advisor-ledger replay: ${defaults.note}\n`);
+	const paths = defaults?.paths ?? args.paths;
 	const collected = collectInputs(paths);
 	const unreadable: UnreadableInput[] = collected.unreadable.map((u) => ({ ...u, path: displayPath(u.path, io.cwd) }));
 	const sessions: SessionReport[] = [];
@@ -55,11 +59,13 @@ export function replayPaths(
 	});
 	for (const u of collected.unreadable)
 		io.stderr(`advisor-ledger replay: skipped ${displayPath(u.path, io.cwd)}: ${u.error}\n`);
-	const report = buildReport(sessions, files, unreadable, {
-		every: args.every,
-		allLeaves: args.allLeaves,
-		inputs: paths.map((p) => displayPath(p, io.cwd)),
-	});
+	const report = buildReport(
+		sessions,
+		files,
+		unreadable,
+		{ every: args.every, allLeaves: args.allLeaves, inputs: paths.map((p) => displayPath(p, io.cwd)) },
+		resolvePriceModel(args.price ?? DEFAULT_PRICE_MODEL),
+	);
 	let exitCode: number = EXIT.ok;
 	if (unreadable.length > 0) exitCode = EXIT.unreadable;
 	else if (report.points === 0) exitCode = EXIT.nothingToReplay;
@@ -67,6 +73,12 @@ export function replayPaths(
 }
 
 export function runReplay(args: ReplayArgs, io: Io): number {
+	if (args.price !== undefined && resolvePriceModel(args.price) === undefined) {
+		io.stderr(
+			`advisor-ledger replay: --price: no model ${JSON.stringify(args.price)} in pi-ai's registry (e.g. ${DEFAULT_PRICE_MODEL})\n`,
+		);
+		return EXIT.usage;
+	}
 	const showProgress = io.stderrIsTTY;
 	let shown = false;
 	const progress = (index: number, total: number, file: string) => {

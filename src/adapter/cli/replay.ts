@@ -29,7 +29,8 @@ import {
 	renderRequest,
 	userBody,
 } from "../../render/index.ts";
-import { baselineTokens, prepareBaseline } from "./baseline.ts";
+import { baselineMessages, prepareBaseline } from "./baseline.ts";
+import { type BaselineRequest, baselineRequest, baselineShares } from "./baseline-cache.ts";
 import { type ConsultationPoint, consultationPoints } from "./points.ts";
 
 export { DEFAULT_EVERY } from "./points.ts";
@@ -201,6 +202,7 @@ export function replayBranch(input: BranchInput, options: ReplayOptions): Sessio
 	let state = emptyLedger();
 	let folded = 0;
 	let previous: LedgerRequest | undefined;
+	let previousBaseline: BaselineRequest | undefined;
 	const users: UserCheck[] = [];
 	const missing = new Map<string, MissingUserMessage>();
 	const reports: PointReport[] = [];
@@ -236,10 +238,11 @@ export function replayBranch(input: BranchInput, options: ReplayOptions): Sessio
 			}
 		}
 
+		const baselineNow = baselineRequest(baselineMessages(baseline, point.upTo, point.callId));
 		const report: PointReport = {
 			atEntryId,
 			kind: point.kind,
-			baseline: baselineTokens(baseline, point.upTo, point.callId),
+			baseline: baselineNow.tokens,
 			ledger: request.tokens,
 			ledgerStable: request.stable.tokens,
 			incrementalMs: round(incrementalMs, 3),
@@ -249,6 +252,11 @@ export function replayBranch(input: BranchInput, options: ReplayOptions): Sessio
 			const shares = cacheShares(previous, request);
 			report.cacheShare = { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
 		}
+		if (previousBaseline !== undefined) {
+			const shares = baselineShares(previousBaseline, baselineNow);
+			report.baselineCacheShare = { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
+		}
+		previousBaseline = baselineNow;
 		const billed = billedUsage(point.result);
 		if (billed !== undefined) report.billed = billed;
 		if (scratchMs !== undefined) report.scratchMs = round(scratchMs, 3);

@@ -4,6 +4,17 @@
  */
 
 import type { DiagnosticReason } from "../../events/index.ts";
+import {
+	addSplits,
+	type CacheSplit,
+	cachedPrefix,
+	EMPTY_SPLIT,
+	effectiveTokens,
+	type PromptPrices,
+	priceSplit,
+	priceUncached,
+	splitPrompt,
+} from "./pricing.ts";
 
 export const REPORT_VERSION = 1;
 
@@ -49,6 +60,8 @@ export interface PointReport {
 	ledgerStable: number;
 	/** Shares of the previous point's ledger request reused by this one (absent on a session's first point). */
 	cacheShare?: { tokenPrefix: number; breakpoint: number };
+	/** The same for the baseline: shares of the previous point's baseline request reused by this one. */
+	baselineCacheShare?: { tokenPrefix: number; breakpoint: number };
 	billed?: Billed;
 	/** Fold (new events only) + render, ms. */
 	incrementalMs: number;
@@ -115,6 +128,49 @@ export interface BilledTotals {
 	ledgerEstimate: number;
 }
 
+/** One side's prompt tokens over a set of consultations, split by what a prompt cache would do. */
+export interface SideCache {
+	tokenPrefix: CacheSplit;
+	breakpoint: CacheSplit;
+	/** Token-prefix model: uncached + 0.1 × read. */
+	effective: number;
+}
+
+/**
+ * Both sides cached the same way: each consultation reads what it repeats of the previous one
+ * (the session's first reads nothing), in both caching models.
+ */
+export interface CacheTotals {
+	baseline: SideCache;
+	ledger: SideCache;
+	/** Ledger / baseline effective tokens (null when the baseline is empty). */
+	effectiveRatio: number | null;
+}
+
+export interface UsdPair {
+	baseline: number;
+	ledger: number;
+	ratio: number | null;
+}
+
+/** The consultations' prompts priced with one model of pi-ai's registry (output excluded: the same answer on both sides). */
+export interface PriceReport {
+	/** `provider/model`. */
+	model: string;
+	name: string;
+	/** USD per million tokens, as the registry lists them (0 = not listed: priced as input). */
+	perMillion: PromptPrices;
+	uncached: UsdPair;
+	tokenPrefix: UsdPair;
+	breakpoint: UsdPair;
+}
+
+export interface PriceModel {
+	key: string;
+	name: string;
+	prices: PromptPrices;
+}
+
 export interface SessionReport {
 	file: string;
 	sessionId: string | null;
@@ -128,6 +184,9 @@ export interface SessionReport {
 	largerThanBaseline: LargerThanBaseline[];
 	userMessages: UserMessages;
 	cacheShare: CacheShare;
+	/** The same over the baseline requests. */
+	baselineCacheShare: CacheShare;
+	cache: CacheTotals;
 	timing: Timing;
 	diagnostics: Diagnostics;
 }
@@ -147,6 +206,10 @@ export interface ReplayReport {
 	largerThanBaseline: LargerThanBaseline[];
 	userMessages: UserMessages;
 	cacheShare: CacheShare;
+	baselineCacheShare: CacheShare;
+	cache: CacheTotals;
+	/** Absent when the report was built without a price model. */
+	price?: PriceReport;
 	timing: Timing;
 	diagnostics: Diagnostics & {
 		/** Session files read (each counted once, whatever --all-leaves). */
@@ -201,8 +264,11 @@ export function ratio(numerator: number, denominator: number): number | null {
 	return denominator > 0 ? round(numerator / denominator) : null;
 }
 
-export function cacheShareOf(points: readonly PointReport[]): CacheShare {
-	const pairs = points.flatMap((p) => (p.cacheShare === undefined ? [] : [p.cacheShare]));
+export function cacheShareOf(points: readonly PointReport[], side: "ledger" | "baseline" = "ledger"): CacheShare {
+	const pairs = points.flatMap((p) => {
+		const share = side === "ledger" ? p.cacheShare : p.baselineCacheShare;
+		return share === undefined ? [] : [share];
+	});
 	const prefix = pairs.map((s) => s.tokenPrefix);
 	const breakpoint = pairs.map((s) => s.breakpoint);
 	return {
@@ -246,6 +312,76 @@ export function billedOf(points: readonly PointReport[]): BilledTotals {
 	return totals;
 }
 
+function sideOf(tokenPrefix: CacheSplit, breakpoint: CacheSplit): SideCache {
+	return { tokenPrefix, breakpoint, effective: round(effectiveTokens(tokenPrefix), 1) };
+}
+
+function cacheTotalsOf(baseline: SideCache, ledger: SideCache): CacheTotals {
+	return {
+		baseline,
+		ledger,
+		effectiveRatio: baseline.effective > 0 ? round(ledger.effective / baseline.effective) : null,
+	};
+}
+
+/** One session's points in order: each reads from the cache what it repeats of the one before. */
+export function cacheOf(points: readonly PointReport[]): CacheTotals {
+	const splits = {
+		baseline: { tokenPrefix: { ...EMPTY_SPLIT }, breakpoint: { ...EMPTY_SPLIT } },
+		ledger: { tokenPrefix: { ...EMPTY_SPLIT }, breakpoint: { ...EMPTY_SPLIT } },
+	};
+	points.forEach((p, i) => {
+		const previous = points[i - 1];
+		for (const model of ["tokenPrefix", "breakpoint"] as const) {
+			const kind = model === "tokenPrefix" ? "token-prefix" : "breakpoint";
+			const ledgerCached = cachedPrefix(previous?.ledger, p.cacheShare?.[model], p.ledger);
+			const baselineCached = cachedPrefix(previous?.baseline, p.baselineCacheShare?.[model], p.baseline);
+			splits.ledger[model] = addSplits(splits.ledger[model], splitPrompt(kind, p.ledger, ledgerCached));
+			splits.baseline[model] = addSplits(splits.baseline[model], splitPrompt(kind, p.baseline, baselineCached));
+		}
+	});
+	return cacheTotalsOf(
+		sideOf(splits.baseline.tokenPrefix, splits.baseline.breakpoint),
+		sideOf(splits.ledger.tokenPrefix, splits.ledger.breakpoint),
+	);
+}
+
+/** Sessions are cached independently: the totals are sums, never a cache shared across sessions. */
+export function addCacheTotals(all: readonly CacheTotals[]): CacheTotals {
+	const sum = (side: "baseline" | "ledger", model: "tokenPrefix" | "breakpoint") =>
+		all.reduce((acc, c) => addSplits(acc, c[side][model]), { ...EMPTY_SPLIT });
+	return cacheTotalsOf(
+		sideOf(sum("baseline", "tokenPrefix"), sum("baseline", "breakpoint")),
+		sideOf(sum("ledger", "tokenPrefix"), sum("ledger", "breakpoint")),
+	);
+}
+
+function usdPair(baseline: number, ledger: number): UsdPair {
+	return {
+		baseline: round(baseline, 6),
+		ledger: round(ledger, 6),
+		ratio: baseline > 0 ? round(ledger / baseline) : null,
+	};
+}
+
+export function priceReport(cache: CacheTotals, model: PriceModel): PriceReport {
+	const { prices } = model;
+	return {
+		model: model.key,
+		name: model.name,
+		perMillion: { ...prices },
+		uncached: usdPair(
+			priceUncached(cache.baseline.tokenPrefix.prompt, prices),
+			priceUncached(cache.ledger.tokenPrefix.prompt, prices),
+		),
+		tokenPrefix: usdPair(
+			priceSplit(cache.baseline.tokenPrefix, prices),
+			priceSplit(cache.ledger.tokenPrefix, prices),
+		),
+		breakpoint: usdPair(priceSplit(cache.baseline.breakpoint, prices), priceSplit(cache.ledger.breakpoint, prices)),
+	};
+}
+
 export function emptyDiagnostics(): Diagnostics {
 	return { badLines: 0, unknownEntries: 0, brokenParents: 0, byReason: {}, unknownEntryTypes: {}, messages: [] };
 }
@@ -268,13 +404,15 @@ export function addDiagnostics(into: Diagnostics, from: Diagnostics): void {
 
 export function sessionTotals(
 	points: readonly PointReport[],
-): Pick<SessionReport, "tokens" | "billed" | "cacheShare" | "timing"> {
+): Pick<SessionReport, "tokens" | "billed" | "cacheShare" | "baselineCacheShare" | "cache" | "timing"> {
 	const baseline = tokenStats(points.map((p) => p.baseline));
 	const ledger = tokenStats(points.map((p) => p.ledger));
 	return {
 		tokens: { baseline, ledger, ratio: ratio(ledger.total, baseline.total) },
 		billed: billedOf(points),
 		cacheShare: cacheShareOf(points),
+		baselineCacheShare: cacheShareOf(points, "baseline"),
+		cache: cacheOf(points),
 		timing: timingOf(points),
 	};
 }
@@ -293,9 +431,11 @@ export function buildReport(
 	files: readonly FileDiagnostics[],
 	unreadable: UnreadableInput[],
 	options: ReplayReport["options"],
+	price?: PriceModel,
 ): ReplayReport {
 	const points = sessions.flatMap((s) => s.points);
 	const totals = sessionTotals(points);
+	const cache = addCacheTotals(sessions.map((s) => s.cache));
 	totals.timing.mismatches = sessions.reduce((n, s) => n + s.timing.mismatches, 0);
 	const diagnostics = emptyDiagnostics();
 	for (const f of files) {
@@ -316,6 +456,9 @@ export function buildReport(
 			missingMessages,
 		},
 		cacheShare: totals.cacheShare,
+		baselineCacheShare: totals.baselineCacheShare,
+		cache,
+		...(price === undefined ? {} : { price: priceReport(cache, price) }),
 		timing: totals.timing,
 		diagnostics: {
 			...diagnostics,

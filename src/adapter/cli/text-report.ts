@@ -1,6 +1,7 @@
 /** The replay report as text for a terminal: a table per session, then totals and the lists. */
 
-import type { ReplayReport, SessionReport, TokenStats } from "./report.ts";
+import type { CacheSplit } from "./pricing.ts";
+import type { PriceReport, ReplayReport, SessionReport, TokenStats, UsdPair } from "./report.ts";
 
 export interface Style {
 	bold(text: string): string;
@@ -32,10 +33,6 @@ export function formatTokens(n: number): string {
 
 function fixed(n: number | null, digits = 3): string {
 	return n === null ? "—" : n.toFixed(digits);
-}
-
-function ms(n: number): string {
-	return n >= 100 ? `${n.toFixed(0)} ms` : `${n.toFixed(1)} ms`;
 }
 
 /** Keep the end of long paths: the file name is what tells sessions apart. */
@@ -73,12 +70,98 @@ function statsRow(label: string, stats: TokenStats): string[] {
 	return [label, formatTokens(stats.total), formatTokens(stats.p50), formatTokens(stats.p90), formatTokens(stats.max)];
 }
 
+/**
+ * Dollars with a fixed number of decimals, so the amounts of one table line up and a cheap line is
+ * never rounded to nothing next to an expensive one.
+ */
+export function formatUsd(n: number, digits = 2): string {
+	return `$${n.toFixed(digits)}`;
+}
+
+/** Decimals that keep the smallest non-zero amount of a table at three significant digits (2 to 6). */
+export function usdDigits(amounts: readonly number[]): number {
+	const smallest = Math.min(...amounts.filter((n) => n > 0));
+	if (!Number.isFinite(smallest)) return 2;
+	return Math.min(6, Math.max(2, 2 - Math.floor(Math.log10(smallest))));
+}
+
+/** A per-million price as the registry lists it: cents, more decimals only when the price has them. */
+export function formatRate(n: number): string {
+	const text = n.toFixed(4).replace(/0+$/, "");
+	const decimals = text.length - text.indexOf(".") - 1;
+	return decimals < 2 ? `$${n.toFixed(2)}` : `$${text}`;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+	return `${formatTokens(n)} ${n === 1 ? one : many}`;
+}
+
+/** What the columns mean: short, and after the numbers so the report starts with the answer. */
+export const LEGEND: readonly string[] = [
+	"Legend:",
+	"  baseline  what rpiv-advisor 2.11 sends at the same point: Pi's own context + every tool's JSON schema",
+	"            (no system prompt counted, so it is a lower bound); tokens are chars/4 on both sides",
+	"  ledger    the request this extension sends; ratio = ledger / baseline tokens",
+	"  effect.   the same ratio with a prompt cache on both sides: uncached + 0.1 × cached tokens (token prefix)",
+	"  >base     consultations whose ledger request is larger than the baseline's",
+	"  users     user messages the requests had to carry; missing: absent from a request (must be 0)",
+	"  reuse     median share of the previous consultation's ledger request repeated as a prefix (token prefix / breakpoints)",
+	"  token prefix: the longest repeated prefix is read from the cache (OpenAI, Google); breakpoints: only a prefix",
+	"  ending where the previous request set a breakpoint is read, the rest is written at the cache-write price",
+	"  (Anthropic). A session's first consultation reads nothing; the cache is taken as warm between consultations.",
+	"  Prices cover prompts only (the answer is the same on both sides). Fold/render timings are in --json.",
+];
+
+function splitCells(split: CacheSplit): string[] {
+	return [
+		formatTokens(split.prompt),
+		formatTokens(split.read),
+		formatTokens(split.write),
+		formatTokens(split.uncached),
+	];
+}
+
+function priceLines(report: ReplayReport, price: PriceReport, style: Style): string[] {
+	const p = price.perMillion;
+	const listed = (n: number) => (n > 0 ? formatRate(n) : "not listed (priced as input)");
+	const out: string[] = [];
+	out.push(
+		style.bold(
+			`Prompt cost of the ${plural(report.points, "consultation")} at ${price.model} prices (${price.name}; per million tokens: input ${formatRate(p.input)}, cache read ${listed(p.cacheRead)}, cache write ${listed(p.cacheWrite)})`,
+		),
+	);
+	const widths = [14, 10, 12, 12, 12, 12, 11, 7];
+	out.push(
+		style.bold(
+			row(["cache model", "side", "prompt", "cache read", "cache write", "uncached", "cost", "ratio"], widths),
+		),
+	);
+	const c = report.cache;
+	const none = (side: "baseline" | "ledger"): CacheSplit => {
+		const prompt = c[side].tokenPrefix.prompt;
+		return { prompt, read: 0, write: 0, uncached: prompt };
+	};
+	const rows: [string, UsdPair, CacheSplit, CacheSplit][] = [
+		["no cache", price.uncached, none("baseline"), none("ledger")],
+		["token prefix", price.tokenPrefix, c.baseline.tokenPrefix, c.ledger.tokenPrefix],
+		["breakpoints", price.breakpoint, c.baseline.breakpoint, c.ledger.breakpoint],
+	];
+	const digits = usdDigits(rows.flatMap(([, usd]) => [usd.baseline, usd.ledger]));
+	for (const [label, usd, baseline, ledger] of rows) {
+		out.push(row([label, "baseline", ...splitCells(baseline), formatUsd(usd.baseline, digits), ""], widths));
+		out.push(
+			row(["", "ledger", ...splitCells(ledger), formatUsd(usd.ledger, digits), ratioText(usd.ratio, style)], widths),
+		);
+	}
+	return out;
+}
+
 export function renderTextReport(report: ReplayReport, style: Style = plain): string {
 	const out: string[] = [];
 	const files = report.diagnostics.files;
 	out.push(
 		style.bold(
-			`Replayed ${report.sessions.length} session${report.sessions.length === 1 ? "" : "s"} from ${files} file${files === 1 ? "" : "s"}: ${report.points} consultation point${report.points === 1 ? "" : "s"}`,
+			`Replayed ${plural(report.sessions.length, "session")} from ${plural(files, "file")}: ${plural(report.points, "consultation point")}`,
 		),
 	);
 	out.push(
@@ -88,19 +171,8 @@ export function renderTextReport(report: ReplayReport, style: Style = plain): st
 	);
 	out.push("");
 
-	const widths = [40, 9, 12, 12, 7, 5, 6, 7, 15, 11];
-	const header = [
-		"session",
-		"points",
-		"baseline",
-		"ledger",
-		"ratio",
-		">base",
-		"users",
-		"missing",
-		"cache pfx / bp",
-		"inc/scratch",
-	];
+	const widths = [40, 9, 12, 11, 7, 7, 5, 6, 7, 11];
+	const header = ["session", "points", "baseline", "ledger", "ratio", "effect.", ">base", "users", "missing", "reuse"];
 	out.push(style.bold(row(header, widths)));
 	for (const s of report.sessions) {
 		const cells = [
@@ -108,12 +180,12 @@ export function renderTextReport(report: ReplayReport, style: Style = plain): st
 			`${s.points.length} ${kindLabel(s)}`.trim(),
 			formatTokens(s.tokens.baseline.total),
 			formatTokens(s.tokens.ledger.total),
-			s.tokens.ratio === null ? "—" : s.tokens.ratio.toFixed(3),
+			fixed(s.tokens.ratio),
+			fixed(s.cache.effectiveRatio),
 			String(s.largerThanBaseline.length),
 			String(s.userMessages.total),
 			String(s.userMessages.missing),
 			`${fixed(s.cacheShare.tokenPrefix.p50, 2)} / ${fixed(s.cacheShare.breakpoint.p50, 2)}`,
-			fixed(s.timing.ratio),
 		];
 		let line = row(cells, widths);
 		if (s.largerThanBaseline.length > 0 || s.userMessages.missing > 0) line = style.yellow(line);
@@ -127,12 +199,12 @@ export function renderTextReport(report: ReplayReport, style: Style = plain): st
 					String(report.points),
 					formatTokens(report.tokens.baseline.total),
 					formatTokens(report.tokens.ledger.total),
-					report.tokens.ratio === null ? "—" : report.tokens.ratio.toFixed(3),
+					fixed(report.tokens.ratio),
+					fixed(report.cache.effectiveRatio),
 					String(report.largerThanBaseline.length),
 					String(report.userMessages.total),
 					String(report.userMessages.missing),
 					`${fixed(report.cacheShare.tokenPrefix.p50, 2)} / ${fixed(report.cacheShare.breakpoint.p50, 2)}`,
-					fixed(report.timing.ratio),
 				],
 				widths,
 			),
@@ -145,21 +217,26 @@ export function renderTextReport(report: ReplayReport, style: Style = plain): st
 	out.push(row(statsRow("baseline (Pi context+tools)", report.tokens.baseline), statWidths));
 	out.push(row(statsRow("ledger", report.tokens.ledger), statWidths));
 	out.push(`ratio ledger/baseline (total): ${ratioText(report.tokens.ratio, style)}`);
+	out.push(
+		`effective cost ledger/baseline, both cached (uncached + 0.1 × cached): ${ratioText(report.cache.effectiveRatio, style)}`,
+	);
 	out.push("");
 
+	if (report.price !== undefined) {
+		out.push(...priceLines(report, report.price, style));
+		out.push("");
+	}
+
 	const c = report.cacheShare;
+	const b = report.baselineCacheShare;
 	out.push(
-		`Cached share of the previous consultation, median (mean) over ${c.pairs} pair${c.pairs === 1 ? "" : "s"}: token prefix ${fixed(c.tokenPrefix.p50)} (${fixed(c.tokenPrefix.mean)}), breakpoints ${fixed(c.breakpoint.p50)} (${fixed(c.breakpoint.mean)})`,
+		`Share of the previous consultation repeated as a prefix, median (mean) over ${plural(c.pairs, "pair")}: ledger token prefix ${fixed(c.tokenPrefix.p50)} (${fixed(c.tokenPrefix.mean)}), breakpoints ${fixed(c.breakpoint.p50)} (${fixed(c.breakpoint.mean)}); baseline token prefix ${fixed(b.tokenPrefix.p50)} (${fixed(b.tokenPrefix.mean)}), breakpoints ${fixed(b.breakpoint.p50)} (${fixed(b.breakpoint.mean)})`,
 	);
-	const t = report.timing;
-	out.push(
-		`Fold + render: incremental ${ms(t.incrementalMs)} over ${report.points} points; from scratch ${ms(t.scratchMs)} over ${t.scratchPoints} sampled points; incremental/scratch on those points ${fixed(t.ratio)}`,
-	);
-	if (t.mismatches > 0)
-		out.push(style.red(`Incremental and from-scratch requests differed at ${t.mismatches} points.`));
+	if (report.timing.mismatches > 0)
+		out.push(style.red(`Incremental and from-scratch requests differed at ${report.timing.mismatches} points.`));
 	if (report.billed.points > 0) {
 		out.push(
-			`Billed usage recorded by ${report.billed.points} advisor call${report.billed.points === 1 ? "" : "s"}: ${formatTokens(report.billed.prompt)} prompt tokens (all attempts and investigation rounds) vs ${formatTokens(report.billed.ledgerEstimate)} estimated for their first request; ${formatTokens(report.billed.output)} output tokens`,
+			`Billed usage recorded by ${plural(report.billed.points, "advisor call")}: ${formatTokens(report.billed.prompt)} prompt tokens (all attempts and investigation rounds) vs ${formatTokens(report.billed.ledgerEstimate)} estimated for their first request; ${formatTokens(report.billed.output)} output tokens`,
 		);
 	}
 	out.push("");
@@ -187,7 +264,7 @@ export function renderTextReport(report: ReplayReport, style: Style = plain): st
 		.map(([type, n]) => `${type} ×${n}`)
 		.join(", ");
 	out.push(
-		`Reader diagnostics: ${d.badLines} bad line${d.badLines === 1 ? "" : "s"}, ${d.unknownEntries} unknown entr${d.unknownEntries === 1 ? "y" : "ies"}${unknownTypes === "" ? "" : ` (${unknownTypes})`}, ${d.brokenParents} broken parent link${d.brokenParents === 1 ? "" : "s"}`,
+		`Reader diagnostics: ${plural(d.badLines, "bad line")}, ${plural(d.unknownEntries, "unknown entry", "unknown entries")}${unknownTypes === "" ? "" : ` (${unknownTypes})`}, ${plural(d.brokenParents, "broken parent link")}`,
 	);
 	for (const m of d.messages) out.push(style.dim(`  ${m}`));
 	if (d.filesWithoutPoints.length > 0) {
@@ -198,5 +275,7 @@ export function renderTextReport(report: ReplayReport, style: Style = plain): st
 		out.push(style.red(`Unreadable inputs, skipped (${d.unreadable.length}):`));
 		for (const u of d.unreadable) out.push(`  ${u.path}: ${u.error}`);
 	}
+	out.push("");
+	out.push(...LEGEND.map((line) => style.dim(line)));
 	return `${out.join("\n")}\n`;
 }

@@ -1,0 +1,27 @@
+/**
+ * `replay --price provider/model`: the model whose prices the report uses, looked up in pi-ai's
+ * registry (the one Pi itself prices usage with), so a report prices exactly what a user's
+ * provider would bill for the same tokens.
+ */
+
+import { getModels, getProviders, type KnownProvider } from "@mariozechner/pi-ai";
+import type { PriceModel } from "./report.ts";
+
+/** A widely used coding model with listed cache prices (input $3, cache read $0.30, cache write $3.75 per million). */
+export const DEFAULT_PRICE_MODEL = "anthropic/claude-sonnet-4-5";
+
+/** `provider/model` (the model id may itself contain slashes, as on OpenRouter); undefined when unknown. */
+export function resolvePriceModel(key: string): PriceModel | undefined {
+	const slash = key.indexOf("/");
+	if (slash <= 0 || slash === key.length - 1) return undefined;
+	const provider = key.slice(0, slash);
+	const id = key.slice(slash + 1);
+	if (!(getProviders() as string[]).includes(provider)) return undefined;
+	const model = getModels(provider as KnownProvider).find((m) => m.id === id);
+	if (model === undefined) return undefined;
+	return {
+		key: `${provider}/${model.id}`,
+		name: model.name,
+		prices: { input: model.cost.input, cacheRead: model.cost.cacheRead, cacheWrite: model.cost.cacheWrite },
+	};
+}
