@@ -179,6 +179,7 @@ const LedgerProps = {
 	tailMaxChars: PositiveCount,
 	userMessageMaxChars: PositiveCount,
 	customPreviewChars: Count,
+	proseMaxChars: Count,
 };
 
 const ToolsProps = {

@@ -3,11 +3,13 @@
  * branch in one go or in any number of pieces gives the same state (a property test holds us to it).
  */
 
-import { ADVISOR_TOOL_NAME, CUSTOM_TYPES, type LedgerEvent } from "../events/index.ts";
+import { ADVISOR_TOOL_NAME, CUSTOM_TYPES, type LedgerEvent, type ToolCallInfo } from "../events/index.ts";
 import { completedAdvice, reviewAdvice } from "./advisor-result.ts";
+import { trackWork, type WorkTracker } from "./hidden-work.ts";
 import { current, type Draft, isDraft, original, produce } from "./immer.ts";
 import {
 	type Block,
+	type CarriedFailure,
 	emptyLedger,
 	type LedgerState,
 	type PendingConsultation,
@@ -148,6 +150,8 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 					summaryKind: "compaction",
 					summary: event.summary,
 					words: [],
+					files: [],
+					failures: [],
 				});
 				return;
 			}
@@ -162,6 +166,8 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 				summaryKind: "branch",
 				summary: event.summary,
 				words: event.hiddenUserWords,
+				files: [],
+				failures: [],
 			});
 			draft.summaryBoundary = { id: event.id, kind: "branch" };
 			return;
@@ -262,10 +268,54 @@ function compact(
 	const words = current(draft.userWords)
 		.filter((w) => w.index < kept)
 		.map((w) => ({ id: w.id, parts: w.parts }));
+	const work = hiddenWork(ctx.events, kept, ctx.index);
 	draft.closed = [];
-	draft.open = [Object.freeze({ kind: "summary", id, summaryKind: "compaction", summary, words }) as Block];
+	draft.open = [
+		Object.freeze({
+			kind: "summary",
+			id,
+			summaryKind: "compaction",
+			summary,
+			words,
+			files: work.files(),
+			failures: work.failures(),
+		}) as Block,
+	];
 	draft.pendingCalls = [];
 	draft.pendingConsultations = [];
 	for (let i = kept; i < ctx.index; i++) apply(draft, ctx.events[i]!, { events: ctx.events, index: i, replay: true });
 	draft.summaryBoundary = { id, kind: "compaction" };
+}
+
+/**
+ * The work a compaction hides: rounds whose result lies before `kept`. A success anywhere before
+ * the compaction (`end`) resolves an earlier failure of the same run; paths come from the hidden
+ * rounds only, the kept ones show their cards.
+ */
+function hiddenWork(events: readonly LedgerEvent[], kept: number, end: number): WorkTracker {
+	const tracker = trackWork();
+	const calls = new Map<string, { callEntryId: string; call: ToolCallInfo; reasoning: string }>();
+	const late: CarriedFailure[] = [];
+	for (let i = 0; i < end; i++) {
+		const event = events[i]!;
+		if (event.kind === "assistant") {
+			for (const call of event.calls) calls.set(call.id, { callEntryId: event.id, call, reasoning: event.thinking });
+			continue;
+		}
+		if (event.kind !== "toolResult" || event.toolName === ADVISOR_TOOL_NAME) continue;
+		const pending = calls.get(event.callId);
+		const round = {
+			callEntryId: pending?.callEntryId ?? event.id,
+			call: pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} },
+			resultId: event.id,
+			resultParts: event.parts,
+			status: event.isError ? ("error" as const) : ("ok" as const),
+			reasoning: "",
+		};
+		if (i < kept) tracker.add(round, event.id);
+		else if (round.status === "ok") late.push({ id: event.id, round });
+	}
+	// Successes in the kept span resolve hidden failures; they add no paths (their cards are in the log).
+	for (const success of late) tracker.resolve(success.round);
+	return tracker;
 }

@@ -49,6 +49,16 @@ export interface SummaryBlock {
 	summary: string;
 	/** The user's own words from the summarised span, re-stated verbatim before the paraphrase. */
 	words: HiddenUserWords[];
+	/** Paths written or edited on the branch before the span this summary hides (compactions only). */
+	files: string[];
+	/** Failures in the hidden span that no later run of the same command resolved (compactions only). */
+	failures: CarriedFailure[];
+}
+
+/** A failed round carried past a compaction or a trim, by the id its card shows. */
+export interface CarriedFailure {
+	id: string;
+	round: Round;
 }
 
 /** A visible extension message (preview only). */

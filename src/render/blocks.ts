@@ -5,7 +5,7 @@
  */
 
 import type { ContentPart } from "../events/index.ts";
-import type { Block, Round } from "../reducers/index.ts";
+import type { Block, CarriedFailure, Round } from "../reducers/index.ts";
 import { partsText } from "../reducers/index.ts";
 import { cardArgument, imagePath } from "./card-argument.ts";
 import type { LedgerConfig } from "./config.ts";
@@ -14,9 +14,11 @@ import {
 	BRANCH_WORDS_INTRO,
 	COMPACTION_SUMMARY_INTRO,
 	COMPACTION_WORDS_INTRO,
+	FILES_CHANGED,
 	GAP,
 	MESSAGE_IMAGE,
 	NO_HIDDEN_WORDS,
+	OPEN_FAILURES,
 	PASTED_IMAGE,
 	REASONING_INTRO,
 	RESULT_MISSING,
@@ -122,13 +124,31 @@ export function reasoningBlock(id: string, thinking: string, config: LedgerConfi
 	return `[reasoning #${shownId}] ${REASONING_INTRO}\n${capWithGap(neutralise(thinking), config.tailMaxChars, shownId)}\n`;
 }
 
+/** Executor prose, capped at `max` around an expandable gap (the log caps older prose tighter than the appendix). */
+export function proseBlock(id: string, text: string, max: number): string {
+	const shownId = displayId(id);
+	return `[executor #${shownId}]\n${capWithGap(neutralise(text), Math.max(1, max), shownId)}\n`;
+}
+
+/** What a compaction or trim hides but must stay visible: changed paths, then open failures as cards. */
+export function carriedWork(
+	files: readonly string[],
+	failures: readonly CarriedFailure[],
+	span: "summary" | "trim",
+): string {
+	let out = "";
+	if (files.length > 0) out += `${FILES_CHANGED(span)} ${files.map((f) => oneLine(neutralise(f))).join(", ")}\n`;
+	if (failures.length > 0) out += `${OPEN_FAILURES(span)}\n${failures.map((f) => cardLine(f.id, f.round)).join("")}`;
+	return out;
+}
+
 /** The stable rendering of a block: rounds as cards. */
 export function renderBlock(block: Block, config: LedgerConfig): string {
 	switch (block.kind) {
 		case "user":
 			return userWords(block.id, block.parts, config);
 		case "prose":
-			return `[executor #${displayId(block.id)}]\n${capWithGap(neutralise(block.text), config.tailMaxChars, displayId(block.id))}\n`;
+			return proseBlock(block.id, block.text, config.proseMaxChars);
 		case "round":
 			return cardLine(block.id, block.round);
 		case "summary": {
@@ -141,7 +161,7 @@ export function renderBlock(block: Block, config: LedgerConfig): string {
 					? `${NO_HIDDEN_WORDS}\n`
 					: block.words.map((w) => userWords(w.id, w.parts, config)).join("");
 			const summary = capWithGap(neutralise(block.summary), config.tailMaxChars, displayId(block.id));
-			return `${header} ${compaction ? COMPACTION_WORDS_INTRO : BRANCH_WORDS_INTRO}\n${words}${compaction ? COMPACTION_SUMMARY_INTRO : BRANCH_SUMMARY_INTRO}\n${summary}\n`;
+			return `${header} ${compaction ? COMPACTION_WORDS_INTRO : BRANCH_WORDS_INTRO}\n${words}${compaction ? COMPACTION_SUMMARY_INTRO : BRANCH_SUMMARY_INTRO}\n${summary}\n${carriedWork(block.files, block.failures, "summary")}`;
 		}
 		case "note":
 			return `[note #${displayId(block.id)} · ${clip(oneLine(neutralise(block.customType)), TOOL_NAME_MAX)}]\n${preview(block.id, block.parts, config.customPreviewChars)}\n`;

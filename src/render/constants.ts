@@ -91,6 +91,20 @@ export const BRANCH_WORDS_INTRO =
 export const BRANCH_SUMMARY_INTRO = "Pi's paraphrase of that branch (a summary, not the user's words):";
 export const NO_HIDDEN_WORDS = "(none)";
 
+/** After a compaction's paraphrase or in a trim's stand-in: what the hidden span changed and left failing. */
+export const FILES_CHANGED = (span: "summary" | "trim") =>
+	span === "summary" ? "Files changed before this summary:" : "Files changed in the left-out span:";
+export const OPEN_FAILURES = (span: "summary" | "trim") =>
+	span === "summary"
+		? "Failures before this summary, not followed by a successful rerun:"
+		: "Failures in the left-out span, not followed by a successful rerun:";
+
+/**
+ * Opens the one volatile part of the open log (docs/request-format.md): the newest rounds verbatim, the
+ * newest prose whole and the current reasoning. Everything before it is the cached prefix.
+ */
+export const APPENDIX_HEADER = "[appendix] Newest details in full (their cards are above):";
+
 /**
  * A trimmed request (budget.contextBudgetTokens): everything before the sticky anchor is left out,
  * and this part stands in for it — the user's words from that span, verbatim, then the marker.

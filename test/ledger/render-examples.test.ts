@@ -3,7 +3,12 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { foldAll } from "../../src/reducers/index.ts";
 import { cardLine, renderBlock } from "../../src/render/blocks.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/config.ts";
-import { CONSULT_INSTRUCTION, DEFAULT_QUESTION, REVIEW_INSTRUCTION } from "../../src/render/constants.ts";
+import {
+	APPENDIX_HEADER,
+	CONSULT_INSTRUCTION,
+	DEFAULT_QUESTION,
+	REVIEW_INSTRUCTION,
+} from "../../src/render/constants.ts";
 import { expandEntry } from "../../src/render/expand.ts";
 import { renderRequest } from "../../src/render/request.ts";
 import {
@@ -139,6 +144,8 @@ describe("blocks", () => {
 				summaryKind: "compaction",
 				summary: "Did X.",
 				words: [{ id: "u1", parts: [{ type: "text", text: "do X" }] }],
+				files: [],
+				failures: [],
 			},
 			config,
 		);
@@ -148,7 +155,7 @@ describe("blocks", () => {
 	});
 	it("a branch summary with no user words says so", () => {
 		const out = renderBlock(
-			{ kind: "summary", id: "b1", summaryKind: "branch", summary: "Tried A.", words: [] },
+			{ kind: "summary", id: "b1", summaryKind: "branch", summary: "Tried A.", words: [], files: [], failures: [] },
 			config,
 		);
 		expect(out).toBe(
@@ -176,7 +183,7 @@ describe("request layout", () => {
 		}),
 	];
 
-	it("catalogue first, then the open log with cards, the verbatim tail with reasoning, the question and the instruction", () => {
+	it("catalogue first, then the open log with every round as a card, the appendix (tail verbatim, reasoning), the question and the instruction", () => {
 		const req = render(session());
 		expect(req.context.messages.map((m) => m.role)).toEqual(["user", "user"]);
 		expect(texts(req, 0)).toEqual([
@@ -187,7 +194,10 @@ describe("request layout", () => {
 			"[user #u1]\nAdd a --json flag.\n",
 			"[executor #a1]\nLooking.\n",
 			"#r1 read · cli.ts · ok · 25 chars\n",
+			"#r2 edit · cli.ts +1 −1 · ok · 30 chars\n",
+			"#r3 bash · npm test · error · 9 chars · ✗ 1 failing\n",
 			[
+				APPENDIX_HEADER,
 				"[tool #r2] edit · ok",
 				'call: {"path":"cli.ts","edits":[{"oldText":"a","newText":"b"}]}',
 				"result:",
@@ -207,7 +217,8 @@ describe("request layout", () => {
 			"</executor_log>\n<question>\nTests fail; should I mock the fs?\n</question>\n",
 			CONSULT_INSTRUCTION,
 		]);
-		expect(req.stable).toMatchObject({ messageIndex: 1, partCount: 4 });
+		// The stable portion ends right before the appendix.
+		expect(req.stable).toMatchObject({ messageIndex: 1, partCount: 6 });
 		// Reasoning of older rounds (a1) never reaches the request.
 		expect(JSON.stringify(req.context)).not.toContain("plan A");
 	});
