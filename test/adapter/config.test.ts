@@ -62,7 +62,13 @@ const modeOf = (path: string) => statSync(path).mode & 0o777;
 const DEFAULTS: AdvisorConfig = {
 	disabledForModels: [],
 	guidance: {},
-	ledger: { tailToolCalls: 2, tailMaxChars: 8000, userMessageMaxChars: 20000, customPreviewChars: 500, proseMaxChars: 300 },
+	ledger: {
+		tailToolCalls: 2,
+		tailMaxChars: 8000,
+		userMessageMaxChars: 20000,
+		customPreviewChars: 500,
+		proseMaxChars: 300,
+	},
 	tools: {
 		enabled: true,
 		maxRounds: 3,
@@ -191,7 +197,13 @@ describe("every key", () => {
 		effort: "high",
 		disabledForModels: ["openai/gpt-5", { model: "anthropic:claude-opus-4-1", minEffort: "medium" }],
 		guidance: { promptSnippet: "Ask the advisor", promptGuidelines: ["one", "two"] },
-		ledger: { tailToolCalls: 4, tailMaxChars: 100, userMessageMaxChars: 200, customPreviewChars: 0, proseMaxChars: 50 },
+		ledger: {
+			tailToolCalls: 4,
+			tailMaxChars: 100,
+			userMessageMaxChars: 200,
+			customPreviewChars: 0,
+			proseMaxChars: 50,
+		},
 		tools: { enabled: false, maxRounds: 0, maxResultChars: 1, repo: false, denyPatterns: ["*.secret"] },
 		budget: {
 			perCallSoftUsd: 0.5,
