@@ -3,10 +3,15 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseArgs, UsageError } from "../../src/adapter/cli/args.ts";
-import { baselineMessages, INVENTORY_HEADER, prepareBaseline } from "../../src/adapter/cli/baseline.ts";
+import {
+	baselineMessages,
+	baselineWithCache,
+	INVENTORY_HEADER,
+	prepareBaseline,
+} from "../../src/adapter/cli/baseline.ts";
 import { BUNDLED_SAMPLES, collectInputs, defaultInputs, packageRoot } from "../../src/adapter/cli/inputs.ts";
 import { scratchIndices } from "../../src/adapter/cli/replay.ts";
-import { percentile } from "../../src/adapter/cli/report.ts";
+import { effectiveOf, type PointReport, percentile } from "../../src/adapter/cli/report.ts";
 import { styleFor } from "../../src/adapter/cli/text-report.ts";
 import { sessionTools } from "../../src/adapter/cli/tool-set.ts";
 import { readSession } from "../../src/events/index.ts";
@@ -176,5 +181,37 @@ describe("statistics", () => {
 		const picked = [...scratchIndices(100, 5)];
 		expect(picked).toEqual([0, 25, 50, 74, 99]);
 		expect([...scratchIndices(10, 1)]).toEqual([9]);
+	});
+});
+
+describe("effective cost", () => {
+	const point = (baseline: number, baselineCached: number, ledger: number, ledgerCached: number): PointReport => ({
+		atEntryId: "x",
+		kind: "simulated",
+		baseline,
+		ledger,
+		ledgerStable: 0,
+		baselineCached,
+		ledgerCached,
+		incrementalMs: 0,
+	});
+
+	it("prices both sides as fresh tokens + 0.1 × cached prefix tokens", () => {
+		const e = effectiveOf([point(1000, 0, 100, 0), point(2000, 1000, 150, 90)]);
+		expect(e.baseline).toBe(1000 + 1000 + 100);
+		expect(e.ledger).toBe(100 + 60 + 9);
+		expect(e.ratio).toBe(Math.round((169 / 2100) * 1e4) / 1e4);
+	});
+
+	it("the baseline's cached prefix is the previous request's leading messages, whole", () => {
+		const m = (text: string) => ({ role: "user" as const, content: text, timestamp: 0 });
+		const first = [m("a".repeat(400)), m("b".repeat(400))];
+		const grown = [...first, m("c".repeat(400))];
+		expect(baselineWithCache(first, undefined).cached).toBe(0);
+		const next = baselineWithCache(grown, first);
+		expect(next.cached).toBeGreaterThan(0);
+		expect(next.cached).toBe(baselineWithCache(first, undefined).tokens);
+		// A compaction rewrites the head: nothing is cached.
+		expect(baselineWithCache([m("summary"), m("c".repeat(400))], first).cached).toBe(0);
 	});
 });

@@ -86,3 +86,24 @@ export function baselineMessages(branch: BaselineBranch, upTo: number, inFlightC
 export function baselineTokens(branch: BaselineBranch, upTo: number, inFlightCallId?: string): number {
 	return estimateContextTokens({ messages: baselineMessages(branch, upTo, inFlightCallId) });
 }
+
+/**
+ * Tokens of the baseline request at a point and of its prefix already sent by the previous point's
+ * request: whole leading messages equal in both (Pi's context only grows between compactions, so
+ * the previous request is usually all of it; the stripped advisor call ends the match).
+ */
+export function baselineWithCache(
+	current: readonly Message[],
+	previous: readonly Message[] | undefined,
+): { tokens: number; cached: number } {
+	const tokens = estimateContextTokens({ messages: current });
+	if (previous === undefined) return { tokens, cached: 0 };
+	let same = 0;
+	while (
+		same < previous.length &&
+		same < current.length &&
+		JSON.stringify(previous[same]) === JSON.stringify(current[same])
+	)
+		same++;
+	return { tokens, cached: same === 0 ? 0 : estimateContextTokens({ messages: current.slice(0, same) }) };
+}

@@ -16,7 +16,7 @@ import {
 	parseSessionText,
 	selectBranch,
 } from "../../events/index.ts";
-import { cacheShares } from "../../policy/index.ts";
+import { cacheShares, tokenPrefixChars, totalChars } from "../../policy/index.ts";
 import { emptyLedger, foldAll, foldEvents } from "../../reducers/index.ts";
 import {
 	createRenderMemo,
@@ -29,7 +29,7 @@ import {
 	renderRequest,
 	userBody,
 } from "../../render/index.ts";
-import { baselineTokens, prepareBaseline } from "./baseline.ts";
+import { baselineMessages, baselineWithCache, prepareBaseline } from "./baseline.ts";
 import { type ConsultationPoint, consultationPoints } from "./points.ts";
 
 export { DEFAULT_EVERY } from "./points.ts";
@@ -201,6 +201,7 @@ export function replayBranch(input: BranchInput, options: ReplayOptions): Sessio
 	let state = emptyLedger();
 	let folded = 0;
 	let previous: LedgerRequest | undefined;
+	let previousBaseline: ReturnType<typeof baselineMessages> | undefined;
 	const users: UserCheck[] = [];
 	const missing = new Map<string, MissingUserMessage>();
 	const reports: PointReport[] = [];
@@ -236,12 +237,23 @@ export function replayBranch(input: BranchInput, options: ReplayOptions): Sessio
 			}
 		}
 
+		const baselineNow = baselineMessages(baseline, point.upTo, point.callId);
+		const baselineCost = baselineWithCache(baselineNow, previousBaseline);
+		previousBaseline = baselineNow;
+		// The ledger's cached prefix in tokens: its share of the request's characters, priced like the rest.
+		const total = totalChars(request);
+		const ledgerCached =
+			previous === undefined || total === 0
+				? 0
+				: Math.round((request.tokens * tokenPrefixChars(previous, request)) / total);
 		const report: PointReport = {
 			atEntryId,
 			kind: point.kind,
-			baseline: baselineTokens(baseline, point.upTo, point.callId),
+			baseline: baselineCost.tokens,
 			ledger: request.tokens,
 			ledgerStable: request.stable.tokens,
+			baselineCached: baselineCost.cached,
+			ledgerCached,
 			incrementalMs: round(incrementalMs, 3),
 		};
 		if (point.callId !== undefined) report.callId = point.callId;

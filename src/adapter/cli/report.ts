@@ -47,6 +47,9 @@ export interface PointReport {
 	ledger: number;
 	/** Tokens of the ledger request's stable portion. */
 	ledgerStable: number;
+	/** Tokens of each request a prompt cache holds from the previous point (token-prefix model; 0 on the first). */
+	baselineCached: number;
+	ledgerCached: number;
 	/** Shares of the previous point's ledger request reused by this one (absent on a session's first point). */
 	cacheShare?: { tokenPrefix: number; breakpoint: number };
 	billed?: Billed;
@@ -124,12 +127,23 @@ export interface SessionReport {
 	pointKind: "advisor" | "simulated" | "none";
 	points: PointReport[];
 	tokens: { baseline: TokenStats; ledger: TokenStats; ratio: number | null };
+	effective: EffectiveCost;
 	billed: BilledTotals;
 	largerThanBaseline: LargerThanBaseline[];
 	userMessages: UserMessages;
 	cacheShare: CacheShare;
 	timing: Timing;
 	diagnostics: Diagnostics;
+}
+
+/** Price of a cached prompt token relative to a fresh one, the same on both sides. */
+export const CACHED_TOKEN_PRICE = 0.1;
+
+/** Fresh tokens + CACHED_TOKEN_PRICE × cached prefix tokens, summed over points. */
+export interface EffectiveCost {
+	baseline: number;
+	ledger: number;
+	ratio: number | null;
 }
 
 export interface UnreadableInput {
@@ -143,6 +157,7 @@ export interface ReplayReport {
 	/** Consultation points over all sessions. */
 	points: number;
 	tokens: { baseline: TokenStats; ledger: TokenStats; ratio: number | null };
+	effective: EffectiveCost;
 	billed: BilledTotals;
 	largerThanBaseline: LargerThanBaseline[];
 	userMessages: UserMessages;
@@ -266,13 +281,24 @@ export function addDiagnostics(into: Diagnostics, from: Diagnostics): void {
 	for (const m of from.messages) if (into.messages.length < MAX_DIAGNOSTIC_MESSAGES) into.messages.push(m);
 }
 
+export function effectiveOf(points: readonly PointReport[]): EffectiveCost {
+	let baseline = 0;
+	let ledger = 0;
+	for (const p of points) {
+		baseline += p.baseline - p.baselineCached + CACHED_TOKEN_PRICE * p.baselineCached;
+		ledger += p.ledger - p.ledgerCached + CACHED_TOKEN_PRICE * p.ledgerCached;
+	}
+	return { baseline: round(baseline, 1), ledger: round(ledger, 1), ratio: ratio(ledger, baseline) };
+}
+
 export function sessionTotals(
 	points: readonly PointReport[],
-): Pick<SessionReport, "tokens" | "billed" | "cacheShare" | "timing"> {
+): Pick<SessionReport, "tokens" | "effective" | "billed" | "cacheShare" | "timing"> {
 	const baseline = tokenStats(points.map((p) => p.baseline));
 	const ledger = tokenStats(points.map((p) => p.ledger));
 	return {
 		tokens: { baseline, ledger, ratio: ratio(ledger.total, baseline.total) },
+		effective: effectiveOf(points),
 		billed: billedOf(points),
 		cacheShare: cacheShareOf(points),
 		timing: timingOf(points),
@@ -308,6 +334,7 @@ export function buildReport(
 		sessions,
 		points: points.length,
 		tokens: totals.tokens,
+		effective: totals.effective,
 		billed: totals.billed,
 		largerThanBaseline: sessions.flatMap((s) => s.largerThanBaseline),
 		userMessages: {

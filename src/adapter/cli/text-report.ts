@@ -1,6 +1,6 @@
 /** The replay report as text for a terminal: a table per session, then totals and the lists. */
 
-import type { ReplayReport, SessionReport, TokenStats } from "./report.ts";
+import { CACHED_TOKEN_PRICE, type ReplayReport, type SessionReport, type TokenStats } from "./report.ts";
 
 export interface Style {
 	bold(text: string): string;
@@ -145,6 +145,9 @@ export function renderTextReport(report: ReplayReport, style: Style = plain): st
 	out.push(row(statsRow("baseline (Pi context+tools)", report.tokens.baseline), statWidths));
 	out.push(row(statsRow("ledger", report.tokens.ledger), statWidths));
 	out.push(`ratio ledger/baseline (total): ${ratioText(report.tokens.ratio, style)}`);
+	out.push(
+		`effective cost ledger/baseline (fresh + ${CACHED_TOKEN_PRICE} × cached prefix, both sides cached): ${ratioText(report.effective.ratio, style)}`,
+	);
 	out.push("");
 
 	const c = report.cacheShare;
