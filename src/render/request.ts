@@ -260,14 +260,20 @@ interface ProseAt {
 	block: number;
 	id: string;
 	text: string;
+	/** The question of a closed consultation: shown whole in its own message unless a trim left it out. */
+	question: boolean;
 }
 
 function newestProse(state: LedgerState): ProseAt | undefined {
 	for (let s = state.closed.length; s >= 0; s--) {
-		const blocks = s === state.closed.length ? state.open : state.closed[s]!.blocks;
+		const closed = s === state.closed.length ? undefined : state.closed[s]!;
+		const blocks = closed === undefined ? state.open : closed.blocks;
+		// The prose beside a completed advisor call comes after the segment's blocks.
+		if (closed !== undefined && closed.closedBy === "consultation" && closed.question.trim().length > 0)
+			return { segment: s, block: blocks.length, id: closed.closingId, text: closed.question, question: true };
 		for (let b = blocks.length - 1; b >= 0; b--) {
 			const block = blocks[b]!;
-			if (block.kind === "prose") return { segment: s, block: b, id: block.id, text: block.text };
+			if (block.kind === "prose") return { segment: s, block: b, id: block.id, text: block.text, question: false };
 		}
 	}
 	return undefined;
@@ -295,7 +301,7 @@ function appendixPart(
 		const trimmed =
 			cut !== undefined &&
 			(prose.segment < cut.firstSegment || (prose.segment === cut.firstSegment && prose.block < cut.firstBlock));
-		if (trimmed || neutralise(prose.text).length > Math.max(1, config.proseMaxChars)) {
+		if (trimmed || (!prose.question && neutralise(prose.text).length > Math.max(1, config.proseMaxChars))) {
 			body += proseBlock(prose.id, prose.text, tailConfig.tailMaxChars);
 		}
 	}
