@@ -38,8 +38,8 @@ export function foldEvents(state: LedgerState, newEvents: readonly LedgerEvent[]
 	});
 }
 
-export function foldAll(events: readonly LedgerEvent[]): LedgerState {
-	return foldEvents(emptyLedger(), events);
+export function foldAll(events: readonly LedgerEvent[], cwd?: string): LedgerState {
+	return foldEvents(emptyLedger(cwd), events);
 }
 
 function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void {
@@ -67,7 +67,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 			}
 			for (const call of event.calls) {
 				if (call.name === ADVISOR_TOOL_NAME) continue;
-				draft.pendingCalls.push({ callEntryId: event.id, call, reasoning: event.thinking });
+				draft.pendingCalls.push({ callEntryId: event.id, call, reasoning: event.thinking, ...cwdOf(draft) });
 			}
 			return;
 		}
@@ -107,6 +107,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 					resultParts: event.parts,
 					status: event.isError ? "error" : "ok",
 					reasoning: pending?.reasoning ?? "",
+					...cwdOf(draft),
 				},
 			};
 			pushBlock(draft, block);
@@ -201,6 +202,11 @@ function pushBlock(draft: LedgerDraft, block: Block): void {
 function keepProse(draft: LedgerDraft, pending: PendingConsultation): void {
 	if (pending.question.trim().length > 0)
 		pushBlock(draft, { kind: "prose", id: pending.callEntryId, text: pending.question });
+}
+
+/** The cwd to stamp on a call, as an optional field (absent, not undefined, when unknown). */
+function cwdOf(draft: LedgerDraft): { cwd?: string } {
+	return draft.cwd === undefined ? {} : { cwd: draft.cwd };
 }
 
 function hide(draft: LedgerDraft, id: string): void {
