@@ -7,10 +7,11 @@
 
 /**
  * Words and shapes that mark a line as the error: compiler codes (`error TS2305`, `TS1005`),
- * exception names (`TypeError:`, `ValueError`), npm's `ERR!`, and a non-zero exit code.
+ * exception names (`TypeError:`, `ValueError`), npm's `ERR!`, a CLI's `usage:` complaint, and a
+ * non-zero exit code. Only failed results are searched, so words like "unknown" are safe here.
  */
 const ERROR_WORD =
-	/error|\bfail(?:s|ed|ure|ing)?\b|exception|\bcannot\b|\bcan't\b|\bcould not\b|\bunable to\b|\bnot found\b|\bno such\b|\bdenied\b|\bfatal\b|\bpanic|\baborted\b|\btimed out\b|\bsegmentation fault\b|\bTS\d{4}\b|ERR!|\bexit(?:ed)?(?: with)?(?: code| status)?[ :=]*[1-9]\d*\b/i;
+	/error|\bfail(?:s|ed|ure|ing)?\b|exception|\bcannot\b|\bcan't\b|\bcould not\b|\bunable to\b|\bnot found\b|\bno such\b|\bdenied\b|\bfatal\b|\bpanic|\baborted\b|\btimed out\b|\bsegmentation fault\b|\b(?:invalid|unexpected|unsupported|unrecognized|unknown)\b|^usage:|\bTS\d{4}\b|ERR!|\bexit(?:ed)?(?: with)?(?: code| status)?[ :=]*[1-9]\d*\b/i;
 
 /** Counts of nothing (`0 errors`, `no failures`) are not errors; they are removed before the test. */
 const NOTHING_WRONG = /\b(?:0|no|zero|without) (?:errors?|failures?|failed|exceptions?)\b/gi;

@@ -264,6 +264,12 @@ describe("errorExcerpt", () => {
 		expect(errorExcerpt("open x\nEACCES: permission denied, open 'x'")).toBe("EACCES: permission denied, open 'x'");
 		expect(errorExcerpt("step\nsrc/b.ts:1:1 TS2304 Cannot find name")).toBe("src/b.ts:1:1 TS2304 Cannot find name");
 	});
+	it("a CLI's complaint about its arguments", () => {
+		expect(errorExcerpt("usage: node cli.js <add|mul> <a> <b>\n\n\nCommand exited with code 2")).toBe(
+			"usage: node cli.js <add|mul> <a> <b>",
+		);
+		expect(errorExcerpt("starting\nUnknown option '--fast'\nsee --help")).toBe("Unknown option '--fast'");
+	});
 	it("counts of nothing are not errors", () => {
 		expect(errorExcerpt("Found 0 errors.\nno failures\n 2 failed | 10 passed")).toBe("2 failed | 10 passed");
 	});
@@ -438,7 +444,7 @@ describe("card properties", () => {
 				(banner, detail, after) => {
 					const clean = banner.filter(
 						(l) =>
-							!/error|fail|exception|cannot|denied|fatal|panic|abort|exit|no such|not found|timed out|unable|could not/i.test(
+							!/error|fail|exception|cannot|denied|fatal|panic|abort|exit|no such|not found|timed out|unable|could not|invalid|unexpected|unsupported|unrecognized|unknown|usage|ts\d{4}/i.test(
 								l,
 							),
 					);
