@@ -40,8 +40,8 @@ export function foldEvents(state: LedgerState, newEvents: readonly LedgerEvent[]
 	});
 }
 
-export function foldAll(events: readonly LedgerEvent[]): LedgerState {
-	return foldEvents(emptyLedger(), events);
+export function foldAll(events: readonly LedgerEvent[], cwd?: string): LedgerState {
+	return foldEvents(emptyLedger(cwd), events);
 }
 
 function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void {
@@ -69,7 +69,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 			}
 			for (const call of event.calls) {
 				if (call.name === ADVISOR_TOOL_NAME) continue;
-				draft.pendingCalls.push({ callEntryId: event.id, call, reasoning: event.thinking });
+				draft.pendingCalls.push({ callEntryId: event.id, call, reasoning: event.thinking, ...cwdOf(draft) });
 			}
 			return;
 		}
@@ -109,6 +109,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 					resultParts: event.parts,
 					status: event.isError ? "error" : "ok",
 					reasoning: pending?.reasoning ?? "",
+					...cwdOf(draft),
 				},
 			};
 			pushBlock(draft, block);
@@ -209,6 +210,11 @@ function keepProse(draft: LedgerDraft, pending: PendingConsultation): void {
 		pushBlock(draft, { kind: "prose", id: pending.callEntryId, text: pending.question });
 }
 
+/** The cwd to stamp on a call, as an optional field (absent, not undefined, when unknown). */
+function cwdOf(draft: LedgerDraft): { cwd?: string } {
+	return draft.cwd === undefined ? {} : { cwd: draft.cwd };
+}
+
 function hide(draft: LedgerDraft, id: string): void {
 	if (!draft.hidden.includes(id)) draft.hidden.push(id);
 }
@@ -268,7 +274,7 @@ function compact(
 	const words = current(draft.userWords)
 		.filter((w) => w.index < kept)
 		.map((w) => ({ id: w.id, parts: w.parts }));
-	const work = hiddenWork(ctx.events, kept, ctx.index);
+	const work = hiddenWork(ctx.events, kept, ctx.index, draft.cwd);
 	draft.closed = [];
 	draft.open = [
 		Object.freeze({
@@ -277,6 +283,7 @@ function compact(
 			summaryKind: "compaction",
 			summary,
 			words,
+			...cwdOf(draft),
 			files: work.files(),
 			failures: work.failures(),
 		}) as Block,
@@ -292,7 +299,7 @@ function compact(
  * the compaction (`end`) resolves an earlier failure of the same run; paths come from the hidden
  * rounds only, the kept ones show their cards.
  */
-function hiddenWork(events: readonly LedgerEvent[], kept: number, end: number): WorkTracker {
+function hiddenWork(events: readonly LedgerEvent[], kept: number, end: number, cwd: string | undefined): WorkTracker {
 	const tracker = trackWork();
 	const calls = new Map<string, { callEntryId: string; call: ToolCallInfo; reasoning: string }>();
 	const late: CarriedFailure[] = [];
@@ -311,6 +318,7 @@ function hiddenWork(events: readonly LedgerEvent[], kept: number, end: number): 
 			resultParts: event.parts,
 			status: event.isError ? ("error" as const) : ("ok" as const),
 			reasoning: "",
+			...(cwd === undefined ? {} : { cwd }),
 		};
 		if (i < kept) tracker.add(round, event.id);
 		else if (round.status === "ok") late.push({ id: event.id, round });

@@ -110,6 +110,6 @@ export function trimmedPart(
 			for (const failure of block.failures) work.add(failure.round, failure.id);
 		}
 	}
-	const carried = carriedWork(work.files(), work.failures(), "trim");
+	const carried = carriedWork(work.files(), work.failures(), "trim", state.cwd);
 	return `${TRIM_WORDS_INTRO}\n${words.length > 0 ? words : `${NO_HIDDEN_WORDS}\n`}${carried}${TRIM_OMISSION_MARKER}\n`;
 }

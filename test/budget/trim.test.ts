@@ -79,7 +79,7 @@ describe("rendering with an anchor", () => {
 		const req = render(twoSegments(), { trim: { anchorEntryId: "u2" } });
 		const first = parts(req, 1);
 		expect(first[1]).toBe(standIn(words(["u1", "build the parser"], ["u2", "now the lexer"])));
-		expect(first[2]).toContain("#r2 bash · npm test · ok");
+		expect(first[2]).toContain("#r2 bash npm test · 500\n");
 		expect(text(req)).toContain("second question");
 		expect(text(req)).toContain("second advice");
 	});

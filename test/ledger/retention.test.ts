@@ -13,12 +13,13 @@ import { changedPaths, foldAll, foldEvents, type LedgerState, partsText, runKey 
 import {
 	DEFAULT_LEDGER_CONFIG,
 	displayId,
-	firstLine,
+	errorExcerpt,
 	flatten,
 	type LedgerConfig,
 	neutralise,
 	oneLine,
 	type RenderOptions,
+	relativePath,
 	renderRequest,
 	userBody,
 } from "../../src/render/index.ts";
@@ -34,9 +35,6 @@ const options = (config: LedgerConfig, extra: Partial<RenderOptions> = {}): Rend
 	mode: "consult",
 	...extra,
 });
-
-/** The line of a failed result that says what went wrong, as a card shows it. */
-const errorExcerpt = firstLine;
 
 interface Expectation {
 	what: string;
@@ -77,7 +75,8 @@ function expectations(events: readonly LedgerEvent[], state: LedgerState, config
 		if (e.kind !== "toolResult" || e.toolName === ADVISOR_TOOL_NAME) continue;
 		const call = calls.get(e.callId) ?? { id: e.callId, name: e.toolName, arguments: {} };
 		if (!e.isError) {
-			for (const p of changedPaths(call)) out.push({ what: `changed path ${p}`, text: oneLine(neutralise(p)) });
+			for (const p of changedPaths(call))
+				out.push({ what: `changed path ${p}`, text: oneLine(neutralise(relativePath(p, state.cwd))) });
 			if (failing?.key === runKey(call)) failing = undefined;
 		} else failing = { id: e.id, key: runKey(call), text: partsText(e.parts) };
 	}
@@ -105,7 +104,7 @@ describe("retention on generated sessions", () => {
 		fc.assert(
 			fc.property(sessionArb(), configArb, (session, config) => {
 				const events = eventsOf(session.jsonl);
-				const state = foldAll(events);
+				const state = foldAll(events, readSession(session.jsonl).header?.cwd);
 				expectRetained(events, state, flatten(renderRequest(state, options(config))), config);
 			}),
 			{ numRuns: RUNS },
@@ -135,14 +134,15 @@ describe("retention on the recorded sessions in ../shared/sessions", () => {
 		`every 25 tool rounds and at the end (${sharedFiles.length} session${sharedFiles.length === 1 ? "" : "s"})`,
 		() => {
 			for (const name of sharedFiles) {
-				const events = readSession(readFileSync(path.join(sharedDir, name), "utf8")).events;
+				const read = readSession(readFileSync(path.join(sharedDir, name), "utf8"));
+				const events = read.events;
 				const points: number[] = [];
 				let rounds = 0;
 				events.forEach((e, i) => {
 					if (e.kind === "toolResult" && ++rounds % 25 === 0) points.push(i + 1);
 				});
 				points.push(events.length);
-				let state = foldAll([]);
+				let state = foldAll([], read.header?.cwd);
 				let folded = 0;
 				for (const upTo of points) {
 					state = foldEvents(state, events.slice(folded, upTo));
