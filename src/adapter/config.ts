@@ -188,6 +188,7 @@ const LedgerProps = {
 	tailMaxChars: PositiveCount,
 	userMessageMaxChars: PositiveCount,
 	customPreviewChars: Count,
+	proseMaxChars: Count,
 };
 
 const ToolsProps = {

@@ -47,6 +47,8 @@ export function foldBranch(state: BranchState, events: readonly LedgerEvent[]): 
 	};
 }
 
-export function branchOf(events: readonly LedgerEvent[]): BranchState {
-	return foldBranch(branchReducer.initial(), events);
+/** `cwd` is the session's working directory (from its header); the ledger's cards are relative to it. */
+export function branchOf(events: readonly LedgerEvent[], cwd?: string): BranchState {
+	const initial = branchReducer.initial();
+	return foldBranch(cwd === undefined ? initial : { ...initial, ledger: emptyLedger(cwd) }, events);
 }

@@ -3,11 +3,13 @@
  * branch in one go or in any number of pieces gives the same state (a property test holds us to it).
  */
 
-import { ADVISOR_TOOL_NAME, CUSTOM_TYPES, type LedgerEvent } from "../events/index.ts";
+import { ADVISOR_TOOL_NAME, CUSTOM_TYPES, type LedgerEvent, type ToolCallInfo } from "../events/index.ts";
 import { completedAdvice, reviewAdvice } from "./advisor-result.ts";
+import { trackWork, type WorkTracker } from "./hidden-work.ts";
 import { current, type Draft, isDraft, original, produce } from "./immer.ts";
 import {
 	type Block,
+	type CarriedFailure,
 	emptyLedger,
 	type LedgerState,
 	type PendingConsultation,
@@ -38,8 +40,8 @@ export function foldEvents(state: LedgerState, newEvents: readonly LedgerEvent[]
 	});
 }
 
-export function foldAll(events: readonly LedgerEvent[]): LedgerState {
-	return foldEvents(emptyLedger(), events);
+export function foldAll(events: readonly LedgerEvent[], cwd?: string): LedgerState {
+	return foldEvents(emptyLedger(cwd), events);
 }
 
 function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void {
@@ -67,7 +69,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 			}
 			for (const call of event.calls) {
 				if (call.name === ADVISOR_TOOL_NAME) continue;
-				draft.pendingCalls.push({ callEntryId: event.id, call, reasoning: event.thinking });
+				draft.pendingCalls.push({ callEntryId: event.id, call, reasoning: event.thinking, ...cwdOf(draft) });
 			}
 			return;
 		}
@@ -107,6 +109,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 					resultParts: event.parts,
 					status: event.isError ? "error" : "ok",
 					reasoning: pending?.reasoning ?? "",
+					...cwdOf(draft),
 				},
 			};
 			pushBlock(draft, block);
@@ -148,6 +151,8 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 					summaryKind: "compaction",
 					summary: event.summary,
 					words: [],
+					files: [],
+					failures: [],
 				});
 				return;
 			}
@@ -162,6 +167,8 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 				summaryKind: "branch",
 				summary: event.summary,
 				words: event.hiddenUserWords,
+				files: [],
+				failures: [],
 			});
 			draft.summaryBoundary = { id: event.id, kind: "branch" };
 			return;
@@ -201,6 +208,11 @@ function pushBlock(draft: LedgerDraft, block: Block): void {
 function keepProse(draft: LedgerDraft, pending: PendingConsultation): void {
 	if (pending.question.trim().length > 0)
 		pushBlock(draft, { kind: "prose", id: pending.callEntryId, text: pending.question });
+}
+
+/** The cwd to stamp on a call, as an optional field (absent, not undefined, when unknown). */
+function cwdOf(draft: LedgerDraft): { cwd?: string } {
+	return draft.cwd === undefined ? {} : { cwd: draft.cwd };
 }
 
 function hide(draft: LedgerDraft, id: string): void {
@@ -262,10 +274,56 @@ function compact(
 	const words = current(draft.userWords)
 		.filter((w) => w.index < kept)
 		.map((w) => ({ id: w.id, parts: w.parts }));
+	const work = hiddenWork(ctx.events, kept, ctx.index, draft.cwd);
 	draft.closed = [];
-	draft.open = [Object.freeze({ kind: "summary", id, summaryKind: "compaction", summary, words }) as Block];
+	draft.open = [
+		Object.freeze({
+			kind: "summary",
+			id,
+			summaryKind: "compaction",
+			summary,
+			words,
+			...cwdOf(draft),
+			files: work.files(),
+			failures: work.failures(),
+		}) as Block,
+	];
 	draft.pendingCalls = [];
 	draft.pendingConsultations = [];
 	for (let i = kept; i < ctx.index; i++) apply(draft, ctx.events[i]!, { events: ctx.events, index: i, replay: true });
 	draft.summaryBoundary = { id, kind: "compaction" };
+}
+
+/**
+ * The work a compaction hides: rounds whose result lies before `kept`. A success anywhere before
+ * the compaction (`end`) resolves an earlier failure of the same run; paths come from the hidden
+ * rounds only, the kept ones show their cards.
+ */
+function hiddenWork(events: readonly LedgerEvent[], kept: number, end: number, cwd: string | undefined): WorkTracker {
+	const tracker = trackWork();
+	const calls = new Map<string, { callEntryId: string; call: ToolCallInfo; reasoning: string }>();
+	const late: CarriedFailure[] = [];
+	for (let i = 0; i < end; i++) {
+		const event = events[i]!;
+		if (event.kind === "assistant") {
+			for (const call of event.calls) calls.set(call.id, { callEntryId: event.id, call, reasoning: event.thinking });
+			continue;
+		}
+		if (event.kind !== "toolResult" || event.toolName === ADVISOR_TOOL_NAME) continue;
+		const pending = calls.get(event.callId);
+		const round = {
+			callEntryId: pending?.callEntryId ?? event.id,
+			call: pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} },
+			resultId: event.id,
+			resultParts: event.parts,
+			status: event.isError ? ("error" as const) : ("ok" as const),
+			reasoning: "",
+			...(cwd === undefined ? {} : { cwd }),
+		};
+		if (i < kept) tracker.add(round, event.id);
+		else if (round.status === "ok") late.push({ id: event.id, round });
+	}
+	// Successes in the kept span resolve hidden failures; they add no paths (their cards are in the log).
+	for (const success of late) tracker.resolve(success.round);
+	return tracker;
 }

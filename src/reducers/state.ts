@@ -19,6 +19,11 @@ export interface Round {
 	status: RoundStatus;
 	/** The calling message's private reasoning; rendered only while the round is in the verbatim tail. */
 	reasoning: string;
+	/**
+	 * The session's working directory, which the call's relative paths resolve against: cards show
+	 * paths relative to it. A fact known when the call is folded, so a card never changes later.
+	 */
+	cwd?: string;
 }
 
 export interface UserBlock {
@@ -49,6 +54,18 @@ export interface SummaryBlock {
 	summary: string;
 	/** The user's own words from the summarised span, re-stated verbatim before the paraphrase. */
 	words: HiddenUserWords[];
+	/** The session cwd the carried paths are shown relative to. */
+	cwd?: string;
+	/** Paths written or edited on the branch before the span this summary hides (compactions only). */
+	files: string[];
+	/** Failures in the hidden span that no later run of the same command resolved (compactions only). */
+	failures: CarriedFailure[];
+}
+
+/** A failed round carried past a compaction or a trim, by the id its card shows. */
+export interface CarriedFailure {
+	id: string;
+	round: Round;
 }
 
 /** A visible extension message (preview only). */
@@ -97,6 +114,8 @@ export interface PendingCall {
 	callEntryId: string;
 	call: ToolCallInfo;
 	reasoning: string;
+	/** The session cwd when the call was folded (see Round.cwd). */
+	cwd?: string;
 }
 
 export interface UserWordsRecord extends HiddenUserWords {
@@ -113,6 +132,7 @@ export function unansweredRound(pending: PendingCall): Round {
 		resultParts: [],
 		status: "no-result",
 		reasoning: pending.reasoning,
+		...(pending.cwd !== undefined ? { cwd: pending.cwd } : {}),
 	};
 }
 
@@ -136,9 +156,12 @@ export interface LedgerState {
 	/** Every event on the branch, in order (compaction refolds from them; advisor_expand reads them). */
 	events: LedgerEvent[];
 	indexById: Record<string, number>;
+	/** The session's working directory, from the session header; cards show paths relative to it. */
+	cwd: string | undefined;
 }
 
-export function emptyLedger(): LedgerState {
+/** `cwd` comes from the session header (absent for a headerless file: paths are then shown as written). */
+export function emptyLedger(cwd?: string): LedgerState {
 	return {
 		closed: [],
 		open: [],
@@ -149,5 +172,6 @@ export function emptyLedger(): LedgerState {
 		summaryBoundary: undefined,
 		events: [],
 		indexById: {},
+		cwd,
 	};
 }

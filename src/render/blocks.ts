@@ -5,18 +5,20 @@
  */
 
 import type { ContentPart } from "../events/index.ts";
-import type { Block, Round } from "../reducers/index.ts";
+import type { Block, CarriedFailure, Round, RoundStatus } from "../reducers/index.ts";
 import { partsText } from "../reducers/index.ts";
-import { cardArgument, imagePath } from "./card-argument.ts";
+import { cardArgument, imagePath, relativePath } from "./card-argument.ts";
 import type { LedgerConfig } from "./config.ts";
 import {
 	BRANCH_SUMMARY_INTRO,
 	BRANCH_WORDS_INTRO,
 	COMPACTION_SUMMARY_INTRO,
 	COMPACTION_WORDS_INTRO,
+	FILES_CHANGED,
 	GAP,
 	MESSAGE_IMAGE,
 	NO_HIDDEN_WORDS,
+	OPEN_FAILURES,
 	PASTED_IMAGE,
 	REASONING_INTRO,
 	RESULT_MISSING,
@@ -24,11 +26,13 @@ import {
 	TOOL_IMAGE_NO_PATH,
 	TOOL_IMAGE_WITH_PATH,
 } from "./constants.ts";
+import { errorExcerpt } from "./error-excerpt.ts";
 import { neutralise } from "./neutralise.ts";
-import { capWithGap, clip, firstLine, formatSize, oneLine, safeHead } from "./text.ts";
+import { capWithGap, clip, compactSize, oneLine, safeHead } from "./text.ts";
 
-const ARGUMENT_MAX = 120;
-const ERROR_LINE_MAX = 120;
+/** The `!` command of a user shell block (not a card: the user's own action keeps more of it). */
+const SHELL_COMMAND_MAX = 120;
+const ERROR_LINE_MAX = 100;
 const TOOL_NAME_MAX = 40;
 
 /** Entry ids come from the file; anything but a plain token is replaced so an id cannot break a header. */
@@ -65,17 +69,43 @@ function statusText(round: Round): string {
 	}
 }
 
-/** `#id tool · argument · status · size[ · ✗ first error line]` — one line, always. */
-export function cardLine(id: string, round: Round, status = statusText(round)): string {
+/** What a card says about the outcome; "running" for a call still waiting for its result. */
+export type CardStatus = RoundStatus | "running";
+
+/**
+ * `#id tool argument[ · size][ · ✗ error line | · no result | · running]` — one line, always.
+ * An ok call says nothing about its status; a failed one shows the line that says what went wrong.
+ */
+export function cardLine(id: string, round: Round, status: CardStatus = round.status): string {
 	const text = partsText(round.resultParts);
 	const images = round.resultParts.filter((p) => p.type === "image").length;
-	const argument = clip(oneLine(neutralise(cardArgument(round.call))), ARGUMENT_MAX) || "—";
-	let size = formatSize(text.length);
-	if (images > 0) size += ` + ${images} image${images === 1 ? "" : "s"}`;
-	let line = `#${displayId(id)} ${toolName(round.call.name)} · ${argument} · ${status} · ${size}`;
-	if (round.status === "error") {
-		const error = clip(oneLine(neutralise(firstLine(text))), ERROR_LINE_MAX);
-		if (error.length > 0) line += ` · ✗ ${error}`;
+	const argument = cardArgument(round.call, round.cwd);
+	let line = `#${displayId(id)} ${toolName(round.call.name)}`;
+	if (argument.text.length > 0) line += ` ${argument.text}`;
+	const finished = status === "ok" || status === "error";
+	if (finished && (argument.resultSize || images > 0)) {
+		let size = argument.resultSize ? compactSize(text.length) : "";
+		if (images > 0) size += `${size.length > 0 ? " + " : ""}${images} image${images === 1 ? "" : "s"}`;
+		line += ` · ${size}`;
+	}
+	switch (status) {
+		case "ok":
+			break;
+		case "error": {
+			const error = clip(oneLine(neutralise(errorExcerpt(text))), ERROR_LINE_MAX);
+			line += error.length > 0 ? ` · ✗ ${error}` : " · ✗";
+			break;
+		}
+		case "no-result":
+			line += " · no result";
+			break;
+		case "running":
+			line += " · running";
+			break;
+		default: {
+			const never: never = status;
+			return never;
+		}
 	}
 	return `${line}\n`;
 }
@@ -122,13 +152,33 @@ export function reasoningBlock(id: string, thinking: string, config: LedgerConfi
 	return `[reasoning #${shownId}] ${REASONING_INTRO}\n${capWithGap(neutralise(thinking), config.tailMaxChars, shownId)}\n`;
 }
 
+/** Executor prose, capped at `max` around an expandable gap (the log caps older prose tighter than the appendix). */
+export function proseBlock(id: string, text: string, max: number): string {
+	const shownId = displayId(id);
+	return `[executor #${shownId}]\n${capWithGap(neutralise(text), Math.max(1, max), shownId)}\n`;
+}
+
+/** What a compaction or trim hides but must stay visible: changed paths, then open failures as cards. */
+export function carriedWork(
+	files: readonly string[],
+	failures: readonly CarriedFailure[],
+	span: "summary" | "trim",
+	cwd: string | undefined,
+): string {
+	let out = "";
+	const shown = [...new Set(files.map((f) => oneLine(neutralise(relativePath(f, cwd)))))];
+	if (shown.length > 0) out += `${FILES_CHANGED(span)} ${shown.join(", ")}\n`;
+	if (failures.length > 0) out += `${OPEN_FAILURES(span)}\n${failures.map((f) => cardLine(f.id, f.round)).join("")}`;
+	return out;
+}
+
 /** The stable rendering of a block: rounds as cards. */
 export function renderBlock(block: Block, config: LedgerConfig): string {
 	switch (block.kind) {
 		case "user":
 			return userWords(block.id, block.parts, config);
 		case "prose":
-			return `[executor #${displayId(block.id)}]\n${capWithGap(neutralise(block.text), config.tailMaxChars, displayId(block.id))}\n`;
+			return proseBlock(block.id, block.text, config.proseMaxChars);
 		case "round":
 			return cardLine(block.id, block.round);
 		case "summary": {
@@ -141,12 +191,12 @@ export function renderBlock(block: Block, config: LedgerConfig): string {
 					? `${NO_HIDDEN_WORDS}\n`
 					: block.words.map((w) => userWords(w.id, w.parts, config)).join("");
 			const summary = capWithGap(neutralise(block.summary), config.tailMaxChars, displayId(block.id));
-			return `${header} ${compaction ? COMPACTION_WORDS_INTRO : BRANCH_WORDS_INTRO}\n${words}${compaction ? COMPACTION_SUMMARY_INTRO : BRANCH_SUMMARY_INTRO}\n${summary}\n`;
+			return `${header} ${compaction ? COMPACTION_WORDS_INTRO : BRANCH_WORDS_INTRO}\n${words}${compaction ? COMPACTION_SUMMARY_INTRO : BRANCH_SUMMARY_INTRO}\n${summary}\n${carriedWork(block.files, block.failures, "summary", block.cwd)}`;
 		}
 		case "note":
 			return `[note #${displayId(block.id)} · ${clip(oneLine(neutralise(block.customType)), TOOL_NAME_MAX)}]\n${preview(block.id, block.parts, config.customPreviewChars)}\n`;
 		case "shell": {
-			let header = `[shell #${displayId(block.id)}] the user ran: ${clip(oneLine(neutralise(block.command)), ARGUMENT_MAX)} · exit ${block.exitCode ?? "?"}`;
+			let header = `[shell #${displayId(block.id)}] the user ran: ${clip(oneLine(neutralise(block.command)), SHELL_COMMAND_MAX)} · exit ${block.exitCode ?? "?"}`;
 			if (block.cancelled) header += " · cancelled";
 			if (block.truncated) header += " · truncated";
 			return `${header}\n${capWithGap(neutralise(block.output), config.tailMaxChars, displayId(block.id))}\n`;

@@ -8,6 +8,8 @@ export interface LedgerConfig {
 	userMessageMaxChars: number;
 	/** Visible extension messages are previewed up to this many characters. */
 	customPreviewChars: number;
+	/** Older executor prose in the log keeps head and tail around an expandable gap; the newest is whole in the appendix. */
+	proseMaxChars: number;
 }
 
 export const DEFAULT_LEDGER_CONFIG: Readonly<LedgerConfig> = Object.freeze({
@@ -15,4 +17,5 @@ export const DEFAULT_LEDGER_CONFIG: Readonly<LedgerConfig> = Object.freeze({
 	tailMaxChars: 8000,
 	userMessageMaxChars: 20000,
 	customPreviewChars: 500,
+	proseMaxChars: 300,
 });

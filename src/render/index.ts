@@ -3,6 +3,7 @@ export * from "./card-argument.ts";
 export * from "./catalogue.ts";
 export * from "./config.ts";
 export * from "./constants.ts";
+export * from "./error-excerpt.ts";
 export * from "./estimate.ts";
 export * from "./expand.ts";
 export * from "./hash.ts";

@@ -15,10 +15,11 @@ const TAG_RE = new RegExp(`<(\\s*/?\\s*(?:${TAG_NAMES})\\s*)>`, "gi");
 
 const HEADER_WORD_RE = HEADER_WORDS.map((w) => w.replace(/ /g, "\\s+")).join("|");
 /**
- * A line that reads as a block header (`[user #…`, `[tool …`) or as a card (`#id tool · …`).
- * Such lines get a leading backslash: visibly quoted, no longer at the start of a line.
+ * A line that reads as a block header (`[user #…`, `[tool …`) or as a card (`#id tool …`: cards are
+ * terse, so any `#word word` line could pass for one). Such lines get a leading backslash: visibly
+ * quoted, no longer at the start of a line.
  */
-const HEADER_LINE_RE = new RegExp(`^(?=\\s*\\[(?:${HEADER_WORD_RE})[\\s\\]#]|\\s*#\\S+ \\S+ · )`, "gim");
+const HEADER_LINE_RE = new RegExp(`^(?=\\s*\\[(?:${HEADER_WORD_RE})[\\s\\]#]|\\s*#\\S+ \\S)`, "gim");
 
 export function neutralise(text: string): string {
 	if (text.indexOf("<") === -1 && text.indexOf("[") === -1 && text.indexOf("#") === -1) return text;

@@ -2,9 +2,11 @@
  * Request assembly (docs/request-format.md): system prompt, tool declarations, the catalogue, one user message
  * per closed segment followed by its advice, then the open segment ending on the instruction.
  *
- * Every block is its own content part and never changes once rendered, so a request rendered at
- * one point of a branch is, part for part, the head of every later one: the stable portion. Only
- * the verbatim tail, the question and the instruction (the volatile parts) sit after it.
+ * Every block is its own content part, rendered once when it enters the log (tool rounds as cards,
+ * older prose capped), so a request rendered at one point of a branch is, part for part, the head
+ * of every later one: the stable portion. After it come only the volatile parts: the appendix (the
+ * newest rounds verbatim, the newest prose whole, the current reasoning), the question and the
+ * instruction.
  */
 
 import type { AssistantMessage, Context, Message, Tool, UserMessage } from "@mariozechner/pi-ai";
@@ -18,11 +20,12 @@ import {
 	type Round,
 	unansweredRound,
 } from "../reducers/index.ts";
-import { cardLine, displayId, reasoningBlock, renderBlock, verbatimRound } from "./blocks.ts";
+import { cardLine, displayId, proseBlock, reasoningBlock, renderBlock, verbatimRound } from "./blocks.ts";
 import { type CatalogueEntry, renderCatalogue } from "./catalogue.ts";
 import type { LedgerConfig } from "./config.ts";
 import {
 	type AdvisorToolsMode,
+	APPENDIX_HEADER,
 	advisorSystemPrompt,
 	CONSULT_INSTRUCTION,
 	DEFAULT_QUESTION,
@@ -141,7 +144,7 @@ export interface RenderedSegment {
 }
 
 function configKey(config: LedgerConfig): string {
-	return `${config.tailToolCalls}:${config.tailMaxChars}:${config.userMessageMaxChars}:${config.customPreviewChars}`;
+	return `${config.tailToolCalls}:${config.tailMaxChars}:${config.userMessageMaxChars}:${config.customPreviewChars}:${config.proseMaxChars}`;
 }
 
 export function createRenderMemo(): RenderMemo {
@@ -202,8 +205,10 @@ export function createRenderMemo(): RenderMemo {
 const sharedMemo = createRenderMemo();
 
 interface TailSelection {
-	/** Index in `open` of the first block that is not stable. */
-	firstVolatile: number;
+	/** The newest finished rounds of the open segment, shown verbatim in the appendix (their cards stay in the log). */
+	rounds: { id: string; round: Round }[];
+	/** Index in `open` of the oldest of those rounds (`open.length` when there is none). */
+	firstTail: number;
 	/** Pending calls rendered verbatim (in the tail) or as running cards (older than the tail). */
 	pendingTail: PendingCall[];
 	pendingCards: PendingCall[];
@@ -212,8 +217,8 @@ interface TailSelection {
 }
 
 /**
- * The newest `tailToolCalls` rounds of the open segment stay verbatim. Rounds are ordered by where
- * they sit in the log; calls still running come after every finished round.
+ * The newest `tailToolCalls` rounds of the open segment, for the appendix. Rounds are ordered by
+ * where they sit in the log; calls still running come after every finished round.
  */
 function selectTail(state: LedgerState, config: LedgerConfig, from = 0): TailSelection {
 	const want = Math.max(0, Math.floor(config.tailToolCalls));
@@ -222,28 +227,86 @@ function selectTail(state: LedgerState, config: LedgerConfig, from = 0): TailSel
 	const pendingTail = pending.slice(pending.length - pendingInTail);
 	const pendingCards = pending.slice(0, pending.length - pendingInTail);
 	let needBlocks = want - pendingInTail;
-	let firstVolatile = state.open.length;
-	const tailRounds: Round[] = [];
+	const rounds: { id: string; round: Round }[] = [];
+	let firstTail = state.open.length;
 	for (let i = state.open.length - 1; i >= from && needBlocks > 0; i--) {
 		const block = state.open[i]!;
 		if (block.kind !== "round") continue;
-		firstVolatile = i;
-		tailRounds.unshift(block.round);
+		firstTail = i;
+		rounds.unshift({ id: block.id, round: block.round });
 		needBlocks--;
 	}
 	const reasoning: { id: string; thinking: string }[] = [];
 	const seen = new Set<string>();
-	for (const round of [...tailRounds, ...pendingTail.map(unansweredRound)]) {
+	for (const round of [...rounds.map((r) => r.round), ...pendingTail.map(unansweredRound)]) {
 		if (round.reasoning.trim().length === 0 || seen.has(round.callEntryId)) continue;
 		seen.add(round.callEntryId);
 		reasoning.push({ id: round.callEntryId, thinking: round.reasoning });
 	}
-	return { firstVolatile, pendingTail, pendingCards, reasoning };
+	return { rounds, firstTail, pendingTail, pendingCards, reasoning };
 }
 
-/** How many leading blocks of the open segment are stable (rendered as cards/blocks, not verbatim tail). */
+/**
+ * How many leading blocks of the open segment come before the verbatim tail: what a trim may leave
+ * out (every block is in the stable portion, but the tail rounds are never trimmed).
+ */
 export function stableOpenBlocks(state: LedgerState, config: LedgerConfig): number {
-	return selectTail(state, config).firstVolatile;
+	return selectTail(state, config).firstTail;
+}
+
+/** Where the newest prose block of the branch sits: segment index (`closed.length` = open) and block index. */
+interface ProseAt {
+	segment: number;
+	block: number;
+	id: string;
+	text: string;
+	/** The question of a closed consultation: shown whole in its own message unless a trim left it out. */
+	question: boolean;
+}
+
+function newestProse(state: LedgerState): ProseAt | undefined {
+	for (let s = state.closed.length; s >= 0; s--) {
+		const closed = s === state.closed.length ? undefined : state.closed[s]!;
+		const blocks = closed === undefined ? state.open : closed.blocks;
+		// The prose beside a completed advisor call comes after the segment's blocks.
+		if (closed !== undefined && closed.closedBy === "consultation" && closed.question.trim().length > 0)
+			return { segment: s, block: blocks.length, id: closed.closingId, text: closed.question, question: true };
+		for (let b = blocks.length - 1; b >= 0; b--) {
+			const block = blocks[b]!;
+			if (block.kind === "prose") return { segment: s, block: b, id: block.id, text: block.text, question: false };
+		}
+	}
+	return undefined;
+}
+
+/**
+ * The appendix: the one volatile part of the open log. The newest prose is repeated in full only
+ * when the log shows less of it (capped there, or left out by a trim).
+ */
+function appendixPart(
+	state: LedgerState,
+	tail: TailSelection,
+	reasoning: readonly { id: string; thinking: string }[],
+	config: LedgerConfig,
+	tailConfig: LedgerConfig,
+	cut: { firstSegment: number; firstBlock: number } | undefined,
+): string | undefined {
+	let body = "";
+	for (const r of tail.rounds) body += verbatimRound(r.id, r.round, tailConfig, false);
+	for (const pending of tail.pendingCards) body += cardLine(pending.callEntryId, unansweredRound(pending), "running");
+	for (const pending of tail.pendingTail)
+		body += verbatimRound(pending.callEntryId, unansweredRound(pending), tailConfig, true);
+	const prose = newestProse(state);
+	if (prose !== undefined) {
+		const trimmed =
+			cut !== undefined &&
+			(prose.segment < cut.firstSegment || (prose.segment === cut.firstSegment && prose.block < cut.firstBlock));
+		if (trimmed || (!prose.question && neutralise(prose.text).length > Math.max(1, config.proseMaxChars))) {
+			body += proseBlock(prose.id, prose.text, tailConfig.tailMaxChars);
+		}
+	}
+	for (const r of reasoning) body += reasoningBlock(r.id, r.thinking, tailConfig);
+	return body.length === 0 ? undefined : `${APPENDIX_HEADER}\n${body}`;
 }
 
 function questionSection(question: string, id: string, config: LedgerConfig): string {
@@ -313,25 +376,12 @@ export function renderRequest(
 	}
 
 	const openFrom = cut !== undefined && cut.firstSegment === state.closed.length ? cut.firstBlock : 0;
-	const tail = selectTail(state, config, openFrom);
 	const open = [LOG_OPEN];
 	if (trimPart !== undefined) open.push(trimPart);
-	for (let i = openFrom; i < tail.firstVolatile; i++) open.push(memo.block(state.open[i]!, config));
+	for (let i = openFrom; i < state.open.length; i++) open.push(memo.block(state.open[i]!, config));
 	const stablePartCount = open.length;
 
-	let volatile = "";
-	for (let i = tail.firstVolatile; i < state.open.length; i++) {
-		const block = state.open[i]!;
-		volatile +=
-			block.kind === "round"
-				? verbatimRound(block.id, block.round, tailConfig, false)
-				: memo.block(block, tailConfig);
-	}
-	for (const pending of tail.pendingCards)
-		volatile += cardLine(pending.callEntryId, unansweredRound(pending), "running");
-	for (const pending of tail.pendingTail)
-		volatile += verbatimRound(pending.callEntryId, unansweredRound(pending), tailConfig, true);
-
+	const tail = selectTail(state, config, openFrom);
 	const consultation = options.mode === "consult" ? inFlight(state, options.inFlightCallId) : undefined;
 	const reasoning = [...tail.reasoning];
 	if (consultation !== undefined && consultation.reasoning.trim().length > 0) {
@@ -339,8 +389,8 @@ export function renderRequest(
 			reasoning.push({ id: consultation.callEntryId, thinking: consultation.reasoning });
 		}
 	}
-	for (const r of reasoning) volatile += reasoningBlock(r.id, r.thinking, tailConfig);
-	if (volatile.length > 0) open.push(volatile);
+	const appendix = appendixPart(state, tail, reasoning, config, tailConfig, cut);
+	if (appendix !== undefined) open.push(appendix);
 
 	if (options.mode === "consult") {
 		open.push(

@@ -49,11 +49,21 @@ export function capWithGap(text: string, max: number, id: string): string {
 	return `${head}\n${GAP(text.length - head.length - tail.length, id)}\n${tail}`;
 }
 
-/** Human size of a text: "812 chars", "12.4k chars". */
-export function formatSize(chars: number): string {
-	if (chars < 1000) return `${chars} chars`;
-	if (chars < 1_000_000) return `${(chars / 1000).toFixed(1)}k chars`;
-	return `${(chars / 1_000_000).toFixed(1)}M chars`;
+/**
+ * Compact size of a text in chars: "812", "3.2k", "14k", "1.2M". Precision beyond two or three
+ * digits tells the advisor nothing and costs tokens on every card.
+ */
+export function compactSize(chars: number): string {
+	if (chars < 1000) return String(chars);
+	const k = chars / 1000;
+	if (k < 9.95) return `${trimZero(k.toFixed(1))}k`;
+	if (Math.round(k) < 1000) return `${Math.round(k)}k`;
+	const m = chars / 1_000_000;
+	return m < 9.95 ? `${trimZero(m.toFixed(1))}M` : `${Math.round(m)}M`;
+}
+
+function trimZero(fixed: string): string {
+	return fixed.endsWith(".0") ? fixed.slice(0, -2) : fixed;
 }
 
 /** First non-empty line, trimmed. */

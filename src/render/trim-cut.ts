@@ -13,8 +13,8 @@
  * are re-stated verbatim in the stand-in part, ahead of the omission marker.
  */
 
-import type { Block, LedgerState } from "../reducers/index.ts";
-import { renderBlock } from "./blocks.ts";
+import { type Block, type LedgerState, trackWork } from "../reducers/index.ts";
+import { carriedWork, renderBlock } from "./blocks.ts";
 import type { LedgerConfig } from "./config.ts";
 import { NO_HIDDEN_WORDS, TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "./constants.ts";
 
@@ -100,11 +100,16 @@ export function trimmedPart(
 	render: (block: Block) => string = (block) => renderBlock(block, config),
 ): string {
 	let words = "";
+	const work = trackWork();
 	for (const block of droppedBlocks(state, cut)) {
 		if (block.kind === "user") words += render(block);
+		else if (block.kind === "round") work.add(block.round, block.id);
 		else if (block.kind === "summary") {
 			for (const w of block.words) words += renderBlock({ kind: "user", id: w.id, parts: w.parts }, config);
+			for (const file of block.files) work.addFile(file);
+			for (const failure of block.failures) work.add(failure.round, failure.id);
 		}
 	}
-	return `${TRIM_WORDS_INTRO}\n${words.length > 0 ? words : `${NO_HIDDEN_WORDS}\n`}${TRIM_OMISSION_MARKER}\n`;
+	const carried = carriedWork(work.files(), work.failures(), "trim", state.cwd);
+	return `${TRIM_WORDS_INTRO}\n${words.length > 0 ? words : `${NO_HIDDEN_WORDS}\n`}${carried}${TRIM_OMISSION_MARKER}\n`;
 }

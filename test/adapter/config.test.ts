@@ -62,7 +62,13 @@ const modeOf = (path: string) => statSync(path).mode & 0o777;
 const DEFAULTS: AdvisorConfig = {
 	disabledForModels: [],
 	guidance: {},
-	ledger: { tailToolCalls: 2, tailMaxChars: 8000, userMessageMaxChars: 20000, customPreviewChars: 500 },
+	ledger: {
+		tailToolCalls: 2,
+		tailMaxChars: 8000,
+		userMessageMaxChars: 20000,
+		customPreviewChars: 500,
+		proseMaxChars: 300,
+	},
 	tools: {
 		enabled: true,
 		maxRounds: 3,
@@ -207,7 +213,13 @@ describe("every key", () => {
 		effort: "high",
 		disabledForModels: ["openai/gpt-5", { model: "anthropic:claude-opus-4-1", minEffort: "medium" }],
 		guidance: { promptSnippet: "Ask the advisor", promptGuidelines: ["one", "two"] },
-		ledger: { tailToolCalls: 4, tailMaxChars: 100, userMessageMaxChars: 200, customPreviewChars: 0 },
+		ledger: {
+			tailToolCalls: 4,
+			tailMaxChars: 100,
+			userMessageMaxChars: 200,
+			customPreviewChars: 0,
+			proseMaxChars: 50,
+		},
 		tools: { enabled: false, maxRounds: 0, maxResultChars: 1, repo: false, denyPatterns: ["*.secret"] },
 		budget: {
 			perCallSoftUsd: 0.5,
@@ -376,6 +388,7 @@ describe("per-key fallback", () => {
 		["ledger", "tailMaxChars", fc.integer({ min: 1, max: 1e6 }), fc.oneof(fc.constant(0), fc.constant("8000"))],
 		["ledger", "userMessageMaxChars", fc.integer({ min: 1, max: 1e6 }), fc.constant(-5)],
 		["ledger", "customPreviewChars", fc.nat(1000), fc.constant(true)],
+		["ledger", "proseMaxChars", fc.nat(1000), fc.oneof(fc.constant(-1), fc.constant(2.5), fc.constant("300"))],
 		["tools", "enabled", fc.boolean(), fc.oneof(fc.constant("yes"), fc.constant(1))],
 		["tools", "maxRounds", fc.nat(10), fc.constant(-1)],
 		["tools", "maxResultChars", fc.integer({ min: 1, max: 1e6 }), fc.constant(0)],

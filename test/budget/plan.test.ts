@@ -59,8 +59,8 @@ describe("planConsultation", () => {
 		const untrimmed = plan();
 		const u = untrimmed.estimate;
 		// The soft limit sits between the untrimmed cost and what the trimmed request can cost.
-		const soft = (u.costUsd * (u.promptTokens - 4000)) / u.promptTokens;
-		const budget = { ...BUDGET, perCallSoftUsd: soft, contextBudgetTokens: u.promptTokens - 8000 };
+		const soft = u.costUsd * 0.85;
+		const budget = { ...BUDGET, perCallSoftUsd: soft, contextBudgetTokens: Math.floor(u.promptTokens * 0.7) };
 		const p = plan(undefined, { budget });
 		expect(p.decision).toEqual({ action: "send" });
 		expect(p.persist).toMatchObject({ anchorEntryId: p.trim!.anchorEntryId, summaryBoundaryId: null });

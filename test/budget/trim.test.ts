@@ -8,7 +8,13 @@ import { foldAll } from "../../src/reducers/index.ts";
 import { spendOf } from "../../src/reducers/spend.ts";
 import { activeTrim, trimAnchorOf, trimAnchorRecord } from "../../src/reducers/trim-anchor.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
-import { LOG_OPEN, NO_HIDDEN_WORDS, TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "../../src/render/constants.ts";
+import {
+	APPENDIX_HEADER,
+	LOG_OPEN,
+	NO_HIDDEN_WORDS,
+	TRIM_OMISSION_MARKER,
+	TRIM_WORDS_INTRO,
+} from "../../src/render/constants.ts";
 import { flatten, type LedgerRequest, renderRequest } from "../../src/render/request.ts";
 import {
 	advice,
@@ -73,7 +79,7 @@ describe("rendering with an anchor", () => {
 		const req = render(twoSegments(), { trim: { anchorEntryId: "u2" } });
 		const first = parts(req, 1);
 		expect(first[1]).toBe(standIn(words(["u1", "build the parser"], ["u2", "now the lexer"])));
-		expect(first[2]).toContain("#r2 bash · npm test · ok");
+		expect(first[2]).toContain("#r2 bash npm test · 500\n");
 		expect(text(req)).toContain("second question");
 		expect(text(req)).toContain("second advice");
 	});
@@ -83,8 +89,10 @@ describe("rendering with an anchor", () => {
 		expect(req.context.messages).toHaveLength(2);
 		const open = parts(req, 1);
 		expect(open[1]).toBe(standIn(words(["u1", "build the parser"], ["u2", "now the lexer"], ["u3", "and the docs"])));
-		expect(req.stable.partCount).toBe(2); // LOG_OPEN + the stand-in: r4 and r5 are the verbatim tail
-		expect(open.join("")).toContain("[tool #r4]");
+		// LOG_OPEN + the stand-in + the cards of r4 and r5, which are also verbatim in the appendix.
+		expect(req.stable.partCount).toBe(4);
+		expect(open[2]!.startsWith("#r4 read")).toBe(true);
+		expect(open[4]!.startsWith(`${APPENDIX_HEADER}\n[tool #r4]`)).toBe(true);
 		expect(open.join("")).not.toContain("#r3 read");
 	});
 
@@ -147,7 +155,7 @@ describe("chooseTrim", () => {
 	it("picks the smallest anchor that fits, dropping the oldest first", () => {
 		const state = foldAll(events);
 		const untrimmed = renderRequest(state, options());
-		const budget = Math.ceil(untrimmed.tokens * 1.2) - 10_000;
+		const budget = Math.ceil(untrimmed.tokens * 1.2) - 2_000;
 		const choice = chooseTrim(state, options(), settings(budget));
 		expect(choice.kind).toBe("fits");
 		if (choice.kind !== "fits") return;
@@ -168,7 +176,7 @@ describe("chooseTrim", () => {
 	it("never moves an existing anchor back", () => {
 		const state = foldAll(events);
 		const untrimmed = renderRequest(state, options());
-		const budget = Math.ceil(untrimmed.tokens * 1.2) - 10_000;
+		const budget = Math.ceil(untrimmed.tokens * 1.2) - 2_000;
 		const choice = chooseTrim(
 			state,
 			options(DEFAULT_LEDGER_CONFIG, { trim: { anchorEntryId: "r30" } }),
@@ -262,7 +270,7 @@ describe("the anchor is persisted and resumed", () => {
 	it("the warm follow-up of a trimmed consultation shares its stable prefix, and is estimated warm", () => {
 		const first = roundsSession(30, 4000, { users: [3, 12], prose: 3000 });
 		const state1 = foldAll(first);
-		const budget = Math.ceil(renderRequest(state1, options()).tokens * 1.2) - 15_000;
+		const budget = Math.ceil(renderRequest(state1, options()).tokens * 1.2) - 1_500;
 		const choice = chooseTrim(state1, options(), { budgetTokens: budget });
 		if (choice.kind !== "fits" || choice.trim === undefined) throw new Error("expected a trim");
 		// The adapter: appendEntry(trim anchor) before dispatch, then the advisor result lands.

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RenderJson } from "../../src/adapter/cli/render-command.ts";
 import type { ReplayReport } from "../../src/adapter/cli/report.ts";
-import { CONSULT_INSTRUCTION } from "../../src/render/constants.ts";
+import { APPENDIX_HEADER, CONSULT_INSTRUCTION } from "../../src/render/constants.ts";
 import { buildSession, type CallPlan, type Step } from "../support/session-gen.ts";
 import {
 	type Built,
@@ -308,6 +308,9 @@ describe("render", () => {
 		expect(parts.at(-1)!.text).toBe(CONSULT_INSTRUCTION);
 		expect(out.stable.messageIndex).toBe(messages.length - 1);
 		expect(out.stable.partCount + out.stable.volatileParts).toBe(parts.length);
+		// The appendix, when there is one, opens the volatile parts.
+		const opensWithAppendix = parts[out.stable.partCount]!.text.startsWith(`${APPENDIX_HEADER}\n`);
+		expect(out.stable.appendixPart).toBe(opensWithAppendix ? out.stable.partCount : null);
 		expect(out.summary.inFlightCallId).toBeNull();
 		expect(out.summary.atEntryId).toBe(lines(sampleText("tools.jsonl")).at(-1)!.id);
 		// No image bytes and no executor-role messages.
@@ -325,6 +328,7 @@ describe("render", () => {
 		expect(out.summary.inFlightCallId).toBe(target.callId);
 		const text = JSON.stringify(out.request.messages.at(-1));
 		expect(text).toContain("Done: is it complete?");
+		expect(out.stable.appendixPart).toBe(out.stable.partCount);
 		// The first consultation's advice is replayed as the advisor's own turn; the failed one leaves nothing.
 		const assistants = out.request.messages.filter((m) => m.role === "assistant");
 		expect(assistants).toHaveLength(1);
@@ -335,6 +339,7 @@ describe("render", () => {
 		expect(readable.stdout).toContain(`In-flight advisor call: ${target.callId}`);
 		expect(readable.stdout).toMatch(/═══ message 1\/\d+ · user/);
 		expect(readable.stdout).toContain("· volatile ──");
+		expect(readable.stdout).toContain("▼ the appendix starts here: the cached prefix ends above");
 	});
 
 	it("--leaf picks the abandoned branch; --at must lie on it", async () => {

@@ -36,7 +36,7 @@ function texts(message: Message): string[] {
 function readCardId(context: Context): string {
 	for (const message of context.messages) {
 		if (message.role !== "user") continue;
-		const match = /^#(\S+) read · /m.exec(texts(message).join(""));
+		const match = /^#(\S+) read README\.md · /m.exec(texts(message).join(""));
 		if (match) return match[1]!;
 	}
 	throw new Error("no read card in the advisor request");

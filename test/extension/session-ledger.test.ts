@@ -9,12 +9,14 @@ import { describe, expect, it } from "vitest";
 import { createSessionLedger } from "../../src/adapter/consult/session-ledger.ts";
 import { eventsFromBranch } from "../../src/events/index.ts";
 import { foldAll } from "../../src/reducers/index.ts";
+import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
+import { renderBlock } from "../../src/render/index.ts";
 import { zeroUsage } from "../../src/render/usage.ts";
 
-function assistantCall(id: string, name: string, text = ""): AssistantMessage {
+function assistantCall(id: string, name: string, text = "", args: Record<string, unknown> = {}): AssistantMessage {
 	return {
 		role: "assistant",
-		content: [...(text ? [{ type: "text" as const, text }] : []), { type: "toolCall", id, name, arguments: {} }],
+		content: [...(text ? [{ type: "text" as const, text }] : []), { type: "toolCall", id, name, arguments: args }],
 		api: "faux",
 		provider: "faux",
 		model: "m",
@@ -128,5 +130,29 @@ describe("incremental folding", () => {
 		const after = ledger.update("s", grown, grown);
 		expect(after.folded.from).toBe("cache");
 		expect(after.state).toEqual(foldAll(eventsFromBranch(grown, grown).events));
+	});
+});
+
+describe("the session cwd", () => {
+	it("cards are relative to the cwd the ledger was folded with; another cwd refolds from scratch", () => {
+		const sm = SessionManager.inMemory("/work/app");
+		const ledger = createSessionLedger();
+		sm.appendMessage({ role: "user", content: "Look.", timestamp: 0 });
+		sm.appendMessage(assistantCall("c1", "read", "", { path: "/work/app/src/a.ts" }));
+		sm.appendMessage(toolResult("c1", "read", "abc"));
+		const cards = (state: ReturnType<typeof batch>) =>
+			state.open.map((b) => renderBlock(b, DEFAULT_LEDGER_CONFIG)).join("");
+
+		const first = ledger.update(sm.getSessionId(), sm.getBranch(), sm.getEntries(), sm.getCwd());
+		expect(first.state.cwd).toBe("/work/app");
+		expect(cards(first.state)).toContain("read src/a.ts · 3\n");
+
+		sm.appendMessage({ role: "user", content: "More.", timestamp: 0 });
+		const same = ledger.update(sm.getSessionId(), sm.getBranch(), sm.getEntries(), sm.getCwd());
+		expect(same.folded.from).toBe("cache");
+
+		const other = ledger.update(sm.getSessionId(), sm.getBranch(), sm.getEntries(), "/work");
+		expect(other.folded.from).toBe("scratch");
+		expect(cards(other.state)).toContain("read app/src/a.ts · 3\n");
 	});
 });

@@ -1,5 +1,5 @@
 /**
- * docs/architecture.md invariants 1–6 as fast-check properties over realistic generated Pi sessions, read
+ * docs/architecture.md invariants 1–6 (v2 layout: every block rendered once, a volatile appendix) as fast-check properties over realistic generated Pi sessions, read
  * through the project's own reader (so the properties cover the whole pure pipeline).
  * Runs per property: 200, or FC_RUNS.
  */
@@ -8,16 +8,22 @@ import { describe, expect, it } from "vitest";
 import { readSession } from "../../src/events/index.ts";
 import { trimCandidates } from "../../src/policy/budget/trim.ts";
 import { foldAll, foldEvents } from "../../src/reducers/index.ts";
-import type { LedgerState, Round } from "../../src/reducers/state.ts";
+import { type LedgerState, type Round, unansweredRound } from "../../src/reducers/state.ts";
 import type { RenderTrim } from "../../src/reducers/trim-anchor.ts";
 import { cardLine, displayId, userBody } from "../../src/render/blocks.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/config.ts";
-import { CONSULT_INSTRUCTION, LOG_CLOSE, LOG_OPEN, REVIEW_INSTRUCTION } from "../../src/render/constants.ts";
+import {
+	APPENDIX_HEADER,
+	CONSULT_INSTRUCTION,
+	LOG_CLOSE,
+	LOG_OPEN,
+	REVIEW_INSTRUCTION,
+} from "../../src/render/constants.ts";
 import { neutralise } from "../../src/render/neutralise.ts";
 import { createRenderMemo, type LedgerRequest, type RenderOptions, renderRequest } from "../../src/render/request.ts";
 import {
 	eventsOf,
-	expectStablePrefix,
+	expectExtendsMinusAppendix,
 	expectStableUnitsInPlace,
 	fractionArb,
 	pickIndex,
@@ -39,19 +45,24 @@ const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	tailMaxChars: fc.constantFrom(200, 1000, 8000),
 	userMessageMaxChars: fc.constantFrom(100, 20000),
 	customPreviewChars: fc.constantFrom(50, 500),
+	proseMaxChars: fc.constantFrom(0, 40, 300, 8000),
 });
+
+const modeArb = fc.constantFrom("consult", "review") as fc.Arbitrary<"consult" | "review">;
 
 function options(config: LedgerConfig = DEFAULT_LEDGER_CONFIG, extra: Partial<RenderOptions> = {}): RenderOptions {
 	return { config, catalogue: CATALOGUE, tools: TOOLS, toolsMode: "repo", mode: "consult", ...extra };
 }
 
 describe("invariant 1: prefix", () => {
-	it("(a) the stable part of render(P) is a byte prefix of render(B) for any prefix P of B", () => {
+	it("(a) for any branch P and extension B of it, render(B) starts with render(P) minus its appendix, question and instruction", () => {
 		fc.assert(
-			fc.property(prefixCutArb(), configArb, ({ events, prefix }, config) => {
-				const p = renderRequest(foldAll(prefix), options(config));
+			fc.property(prefixCutArb(), configArb, modeArb, ({ events, prefix }, config, mode) => {
+				const p = renderRequest(foldAll(prefix), options(config, { mode }));
 				const b = renderRequest(foldAll(events), options(config));
-				expectStablePrefix(p, b);
+				expectExtendsMinusAppendix(p, b);
+				// Only the appendix (and question, instruction) are left out: every log block of P is kept.
+				expect(p.stable.partCount).toBe(1 + foldAll(prefix).open.length);
 			}),
 			{ numRuns: RUNS },
 		);
@@ -114,7 +125,7 @@ describe("invariant 1: prefix, under trimming with a fixed anchor", () => {
 				if (trim === undefined) return;
 				const p = renderRequest(stateP, options(config, { trim }));
 				const b = renderRequest(foldAll(events), options(config, { trim }));
-				expectStablePrefix(p, b);
+				expectExtendsMinusAppendix(p, b);
 			}),
 			{ numRuns: RUNS },
 		);
@@ -150,54 +161,60 @@ describe("invariant 1: prefix, under trimming with a fixed anchor", () => {
 	});
 });
 
-/** Rounds of the open segment, newest last, with still-running calls after every finished one. */
+/** Finished rounds of the open segment in log order, then the calls still running. */
 function openRounds(state: LedgerState): { round: Round; id: string; pending: boolean }[] {
 	const finished = state.open.flatMap((b) =>
 		b.kind === "round" ? [{ round: b.round, id: b.id, pending: false }] : [],
 	);
-	const pending = state.pendingCalls.map((p) => ({
-		round: {
-			callEntryId: p.callEntryId,
-			call: p.call,
-			resultId: undefined,
-			resultParts: [],
-			status: "no-result" as const,
-			reasoning: "",
-		},
-		id: p.callEntryId,
-		pending: true,
-	}));
+	const pending = state.pendingCalls.map((p) => ({ round: unansweredRound(p), id: p.callEntryId, pending: true }));
 	return [...finished, ...pending];
 }
 
+/** `#id tool[ argument][ · size][ · ✗ error | · no result | · running]` (render/blocks.ts cardLine). */
 const CARD_RE =
-	/^#[A-Za-z0-9_.:-]+ \S+ · .* · (ok|error|no result|running) · \d+(\.\d)?[kM]? chars( \+ \d+ images?)?( · ✗ .+)?$/;
+	/^#[A-Za-z0-9_.:-]+ \S+( [^\n]*?)?( · (\d+(\.\d)?[kM]?( \+ \d+ images?)?|\d+ images?))?( · (✗( .+)?|no result|running))?$/;
 
 describe("invariant 2: card/tail split", () => {
-	it("the newest tailToolCalls rounds of the open segment are verbatim, every other round is one card line", () => {
+	it("every round is exactly one single-line card part of the log; the newest tailToolCalls are also verbatim in the appendix", () => {
 		fc.assert(
 			fc.property(sessionArb(), configArb, (session, config) => {
 				const state = foldAll(eventsOf(session.jsonl));
-				const text = messageText(renderRequest(state, options(config)));
+				const req = renderRequest(state, options(config));
+				const parts = framing(req);
+				const rounds = [...state.closed.flatMap((s) => s.blocks), ...state.open].flatMap((b) =>
+					b.kind === "round" ? [{ id: b.id, round: b.round }] : [],
+				);
+				// Each round block is its own part: one line, its card, in log order — tail rounds included.
+				const cardParts = parts.filter((p) => /^#\S+ \S/.test(p));
+				expect(cardParts).toEqual(rounds.map((r) => cardLine(r.id, r.round)));
+				for (const card of cardParts) {
+					expect(card.indexOf("\n")).toBe(card.length - 1);
+					expect(card.slice(0, -1)).toMatch(CARD_RE);
+				}
+				// The appendix: at most one part, in the open message right after its last log block.
+				const appendixAt = parts.flatMap((p, i) => (p.startsWith(`${APPENDIX_HEADER}\n`) ? [i] : []));
+				expect(appendixAt.length).toBeLessThanOrEqual(1);
+				const last = req.context.messages.at(-1)!.content as { text: string }[];
+				const appendix = appendixAt.length === 1 ? parts[appendixAt[0]!]! : "";
+				if (appendixAt.length === 1) {
+					expect(last[req.stable.partCount]!.text).toBe(appendix);
+					expect(last[req.stable.partCount + 1]!.text.startsWith(LOG_CLOSE)).toBe(true);
+				}
 				const open = openRounds(state);
 				const tail = open.slice(Math.max(0, open.length - config.tailToolCalls));
-				const older = [
-					...state.closed.flatMap((s) =>
-						s.blocks.flatMap((b) => (b.kind === "round" ? [{ round: b.round, id: b.id, pending: false }] : [])),
-					),
-					...open.slice(0, open.length - tail.length),
-				];
-				const cardLines = text.split("\n").filter((l) => /^#\S+ \S+ · /.test(l));
-				expect(cardLines.length).toBe(older.length);
-				for (const line of cardLines) expect(line).toMatch(CARD_RE);
-				for (const r of older) {
-					expect(text).toContain(cardLine(r.id, r.round, r.pending ? "running" : undefined));
-				}
-				const verbatim = text.split("\n").filter((l) => l.startsWith("[tool #"));
+				const verbatim = parts
+					.join("")
+					.split("\n")
+					.filter((l) => l.startsWith("[tool #"));
 				expect(verbatim.length).toBe(tail.length);
 				tail.forEach((r, i) => {
 					expect(verbatim[i]!.startsWith(`[tool #${displayId(r.id)}] `)).toBe(true);
 				});
+				const tailText = appendix.split("\n").filter((l) => l.startsWith("[tool #"));
+				expect(tailText).toEqual(verbatim);
+				// Calls still running that are older than the tail are running cards, in the appendix only.
+				const olderPending = open.slice(0, open.length - tail.length).filter((r) => r.pending);
+				for (const r of olderPending) expect(appendix).toContain(cardLine(r.id, r.round, "running"));
 			}),
 			{ numRuns: RUNS },
 		);

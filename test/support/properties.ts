@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { expect } from "vitest";
 import { type LedgerEvent, readSession } from "../../src/events/index.ts";
-import { flatten, type LedgerRequest } from "../../src/render/index.ts";
+import { APPENDIX_HEADER, flatten, type LedgerRequest, LOG_CLOSE } from "../../src/render/index.ts";
 import { type PlanOptions, sessionArb } from "./session-gen.ts";
 
 /** A number in [0, 1]: a position along a list, scaled by its length. */
@@ -56,5 +56,29 @@ export function expectStableUnitsInPlace(earlier: LedgerRequest, later: LedgerRe
 	const n = earlier.stable.unitCount;
 	expect(later.units.length).toBeGreaterThanOrEqual(n);
 	for (let u = 0; u < n; u++) expect(later.units[u]!.text).toBe(earlier.units[u]!.text);
+	expectStablePrefix(earlier, later);
+}
+
+/** The text of each unit after the stable portion (the marker stripped): appendix?, LOG_CLOSE + question, instruction. */
+export function volatileParts(request: LedgerRequest): string[] {
+	const last = request.context.messages.at(-1)!;
+	const parts =
+		typeof last.content === "string" ? [last.content] : last.content.map((p) => (p.type === "text" ? p.text : ""));
+	return parts.slice(request.stable.partCount);
+}
+
+/**
+ * The v2 prefix statement: `later` starts with all of `earlier` except its appendix, question and
+ * instruction (token-prefix flattening), and what `earlier` had after its stable portion is exactly
+ * those: an optional appendix part opening with the header, then the log close with the question
+ * (or the review close), then the instruction.
+ */
+export function expectExtendsMinusAppendix(earlier: LedgerRequest, later: LedgerRequest): void {
+	const tail = volatileParts(earlier);
+	expect(earlier.stable.messageIndex).toBe(earlier.context.messages.length - 1);
+	expect(tail.length === 2 || tail.length === 3).toBe(true);
+	if (tail.length === 3) expect(tail[0]!.startsWith(`${APPENDIX_HEADER}\n`)).toBe(true);
+	expect(tail.at(-2)!.startsWith(LOG_CLOSE)).toBe(true);
+	expect(earlier.units.length - earlier.stable.unitCount).toBe(tail.length);
 	expectStablePrefix(earlier, later);
 }

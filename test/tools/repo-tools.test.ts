@@ -3,9 +3,14 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createReadToolDefinition } from "@mariozechner/pi-coding-agent";
+import {
+	createFindToolDefinition,
+	createGrepToolDefinition,
+	createLsToolDefinition,
+	createReadToolDefinition,
+} from "@mariozechner/pi-coding-agent";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
-import { advisorToolsMode, type DEFAULT_TOOLS_CONFIG } from "../../src/adapter/tools/index.ts";
+import { advisorToolsMode, type DEFAULT_TOOLS_CONFIG, withoutDescriptions } from "../../src/adapter/tools/index.ts";
 import { makeSandbox, PNG_1X1, run, type Sandbox, textOf, toolsFor } from "./fixture.ts";
 
 let box: Sandbox;
@@ -61,11 +66,39 @@ describe("declarations", () => {
 		expect(JSON.stringify(toolsFor(box.root).declarations)).toBe(JSON.stringify(a.declarations));
 	});
 
-	test("Pi's own descriptions and schemas are reused", () => {
-		const read = toolsFor(box.root).declarations.find((d) => d.name === "read")!;
-		const pi = createReadToolDefinition(box.root);
-		expect(read.description.startsWith(pi.description)).toBe(true);
-		expect(JSON.stringify(read.parameters)).toBe(JSON.stringify(pi.parameters));
+	test("Pi's own parameter names and types are reused, without parameter prose; one sentence each", () => {
+		const declared = toolsFor(box.root).declarations;
+		const pi = [
+			createReadToolDefinition(box.root),
+			createGrepToolDefinition(box.root),
+			createFindToolDefinition(box.root),
+			createLsToolDefinition(box.root),
+		];
+		const withoutProse = (schema: unknown) => JSON.stringify(schema, (k, v) => (k === "description" ? undefined : v));
+		for (const d of pi) {
+			const ours = declared.find((t) => t.name === d.name)!;
+			expect(JSON.stringify(ours.parameters)).toBe(withoutProse(d.parameters));
+			// Pi's schema does carry prose, so stripping it is what made them equal.
+			expect(JSON.stringify(d.parameters)).toContain('"description"');
+		}
+		for (const t of declared) {
+			expect(JSON.stringify(t.parameters)).not.toContain('"description"');
+			expect(t.description).toMatch(/^[^.]+\.$/);
+		}
+		// The whole set, as sent in the head of every request (it was 4,234 chars with Pi's prose).
+		expect(JSON.stringify(declared).length).toBeLessThan(1500);
+	});
+
+	test("stripping prose keeps a parameter that is itself called description", () => {
+		const schema = {
+			type: "object",
+			description: "gone",
+			properties: { description: { type: "string", description: "gone too" }, n: { type: "number" } },
+		};
+		expect(withoutDescriptions(schema)).toEqual({
+			type: "object",
+			properties: { description: { type: "string" }, n: { type: "number" } },
+		});
 	});
 });
 

@@ -124,7 +124,7 @@ export function createCompletionReview(deps: ReviewDeps): CompletionReview {
 
 	const branchState = (ctx: ExtensionContext) => {
 		const sm = ctx.sessionManager;
-		return deps.runtime.ledger.update(sm.getSessionId(), sm.getBranch(), sm.getEntries()).state;
+		return deps.runtime.ledger.update(sm.getSessionId(), sm.getBranch(), sm.getEntries(), sm.getCwd()).state;
 	};
 
 	const runActive = (ctx: ExtensionContext): boolean => {

@@ -13,6 +13,7 @@ import {
 } from "../../events/index.ts";
 import { foldAll } from "../../reducers/index.ts";
 import {
+	APPENDIX_HEADER,
 	createRenderMemo,
 	DEFAULT_LEDGER_CONFIG,
 	type LedgerRequest,
@@ -40,7 +41,8 @@ export interface RenderSummary {
 export interface RenderJson {
 	/** Exactly the pi-ai Context handed to completeSimple. */
 	request: Context;
-	stable: StablePortion & { volatileParts: number };
+	/** `appendixPart`: index in the stable message of the appendix part, null when the request has none. */
+	stable: StablePortion & { volatileParts: number; appendixPart: number | null };
 	summary: RenderSummary;
 }
 
@@ -77,7 +79,7 @@ export function renderAt(file: string, text: string, leaf: string | undefined, a
 		throw new RenderInputError(`${file}: --at ${at} is not on the branch to leaf ${branch.leafId}`, EXIT.usage);
 	}
 	const events = normalizeBranch(branch.path, entries).slice(0, index + 1);
-	const state = foldAll(events);
+	const state = foldAll(events, parsed.header?.cwd);
 	// At an advisor call itself: the in-flight form for that call (the newest pending one otherwise).
 	const last = events[index]!;
 	const ownCall = last.kind === "assistant" ? last.calls.find((c) => c.name === ADVISOR_TOOL_NAME) : undefined;
@@ -114,11 +116,18 @@ export function renderJson(rendered: Rendered): RenderJson {
 	const { request } = rendered;
 	const last = request.context.messages[request.stable.messageIndex];
 	const parts = last !== undefined && Array.isArray(last.content) ? last.content.length : 0;
+	const first = last !== undefined && Array.isArray(last.content) ? last.content[request.stable.partCount] : undefined;
+	const appendixPart = isAppendix(first) ? request.stable.partCount : null;
 	return {
 		request: request.context,
-		stable: { ...request.stable, volatileParts: Math.max(0, parts - request.stable.partCount) },
+		stable: { ...request.stable, volatileParts: Math.max(0, parts - request.stable.partCount), appendixPart },
 		summary: rendered.summary,
 	};
+}
+
+/** The appendix opens the volatile parts, right after the last log block. */
+function isAppendix(part: { type: string; text?: string } | undefined): boolean {
+	return part?.type === "text" && part.text?.startsWith(`${APPENDIX_HEADER}\n`) === true;
 }
 
 /** Control characters made visible, so a hostile log cannot drive the terminal. */
@@ -167,6 +176,8 @@ export function renderReadable(rendered: Rendered, style: Style): string {
 		);
 		parts.forEach((part, p) => {
 			const isStable = m < stable.messageIndex || (m === stable.messageIndex && p < stable.partCount);
+			if (m === stable.messageIndex && p === stable.partCount && isAppendix(part))
+				out.push(style.bold("▼ the appendix starts here: the cached prefix ends above"));
 			out.push(style.dim(`── part ${p + 1} · ${part.type} · ${isStable ? "stable" : "volatile"} ──`));
 			out.push(visible(part.type === "text" ? (part.text ?? "") : JSON.stringify(part)));
 		});

@@ -154,6 +154,8 @@ interface BranchInput {
 	file: string;
 	sessionId: string | null;
 	leafId: string | undefined;
+	/** The session header's cwd: cards show paths relative to it. */
+	cwd: string | undefined;
 	path: EntryRecord[];
 	events: LedgerEvent[];
 	tools: ReturnType<typeof sessionTools>;
@@ -199,7 +201,7 @@ export function replayBranch(input: BranchInput, options: ReplayOptions): Sessio
 
 	if (points.length > 0) warmUp(events.slice(0, points[0]!.upTo), renderOptions);
 	const memo = createRenderMemo();
-	let state = emptyLedger();
+	let state = emptyLedger(input.cwd);
 	let folded = 0;
 	let previous: LedgerRequest | undefined;
 	let previousBaseline: BaselineRequest | undefined;
@@ -218,7 +220,7 @@ export function replayBranch(input: BranchInput, options: ReplayOptions): Sessio
 		let scratchMs: number | undefined;
 		if (sampled.has(index)) {
 			const t1 = now();
-			const scratch = renderRequest(foldAll(events.slice(0, point.upTo)), options, createRenderMemo());
+			const scratch = renderRequest(foldAll(events.slice(0, point.upTo), input.cwd), options, createRenderMemo());
 			scratchMs = now() - t1;
 			// Incremental ≡ batch fold is an invariant; a difference is a bug worth seeing, not a crash.
 			if (scratch.hash !== request.hash) mismatches++;
@@ -306,6 +308,7 @@ export function replayText(file: string, text: string, options: ReplayOptions): 
 					file,
 					sessionId: parsed.header?.id ?? null,
 					leafId: branch.leafId,
+					cwd: parsed.header?.cwd,
 					path: branch.path,
 					events: normalizeBranch(branch.path, entries),
 					tools,

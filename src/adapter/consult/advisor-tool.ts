@@ -225,7 +225,7 @@ async function pipeline(
 
 	const sm = ctx.sessionManager;
 	const sessionId = sm.getSessionId();
-	const ledger = deps.runtime.ledger.update(sessionId, sm.getBranch(), sm.getEntries());
+	const ledger = deps.runtime.ledger.update(sessionId, sm.getBranch(), sm.getEntries(), sm.getCwd());
 	const setup: ConsultationSetup = {
 		ctx,
 		config,

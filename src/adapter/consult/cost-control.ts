@@ -261,7 +261,7 @@ export function setAdvisorStatus(ctx: Pick<ExtensionContext, "ui">, spend: Spend
 export function refreshBranchStatus(ledger: SessionLedger, ctx: Pick<ExtensionContext, "ui" | "sessionManager">): void {
 	try {
 		const sm = ctx.sessionManager;
-		const snapshot = ledger.update(sm.getSessionId(), sm.getBranch(), sm.getEntries());
+		const snapshot = ledger.update(sm.getSessionId(), sm.getBranch(), sm.getEntries(), sm.getCwd());
 		setAdvisorStatus(ctx, snapshot.spend);
 	} catch {
 		// A status line is not worth a failed prompt.

@@ -35,13 +35,17 @@ export interface LedgerSnapshot {
 }
 
 export interface SessionLedger {
-	/** Brings the ledger up to `branch` (root → leaf, as ctx.sessionManager.getBranch() returns it). */
-	update(sessionId: string, branch: readonly unknown[], allEntries: readonly unknown[]): LedgerSnapshot;
+	/**
+	 * Brings the ledger up to `branch` (root → leaf, as ctx.sessionManager.getBranch() returns it).
+	 * `cwd` is the session's working directory (ctx.sessionManager.getCwd()): cards show paths relative to it.
+	 */
+	update(sessionId: string, branch: readonly unknown[], allEntries: readonly unknown[], cwd?: string): LedgerSnapshot;
 	reset(): void;
 }
 
 interface Folded {
 	sessionId: string;
+	cwd: string | undefined;
 	/** Branch entries folded so far, and the id of the last of them. */
 	entryCount: number;
 	lastEntryId: string | undefined;
@@ -75,12 +79,18 @@ function snapshot(folded: Folded, from: "cache" | "scratch", newEvents: number):
 export function createSessionLedger(): SessionLedger {
 	let folded: Folded | undefined;
 
-	const fromScratch = (sessionId: string, branch: readonly unknown[], events: readonly LedgerEvent[]) => {
+	const fromScratch = (
+		sessionId: string,
+		cwd: string | undefined,
+		branch: readonly unknown[],
+		events: readonly LedgerEvent[],
+	) => {
 		folded = {
 			sessionId,
+			cwd,
 			entryCount: branch.length,
 			lastEntryId: entryId(branch[branch.length - 1]),
-			branch: branchOf(events),
+			branch: branchOf(events, cwd),
 			// Blocks are memoised by identity and part hashes by text, so the memo stays valid across a refold.
 			memo: folded?.memo ?? createRenderMemo(),
 		};
@@ -88,9 +98,9 @@ export function createSessionLedger(): SessionLedger {
 	};
 
 	return {
-		update(sessionId, branch, allEntries) {
-			if (folded === undefined || !extendsFolded(folded, sessionId, branch)) {
-				return fromScratch(sessionId, branch, eventsFromBranch(branch, allEntries).events);
+		update(sessionId, branch, allEntries, cwd) {
+			if (folded === undefined || folded.cwd !== cwd || !extendsFolded(folded, sessionId, branch)) {
+				return fromScratch(sessionId, cwd, branch, eventsFromBranch(branch, allEntries).events);
 			}
 			// Only the entries past the folded ones are normalised and folded.
 			const { events } = eventsFromBranch(branch, allEntries, { from: folded.entryCount });

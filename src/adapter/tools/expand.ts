@@ -5,13 +5,7 @@
  */
 
 import { type Tool, Type } from "@mariozechner/pi-ai";
-import {
-	EXPAND_IDS_DESCRIPTION,
-	EXPAND_MAX_IDS,
-	EXPAND_TOOL_DESCRIPTION,
-	EXPAND_TOOL_NAME,
-	TOOL_TEXT,
-} from "../../render/index.ts";
+import { EXPAND_MAX_IDS, EXPAND_TOOL_DESCRIPTION, EXPAND_TOOL_NAME, TOOL_TEXT } from "../../render/index.ts";
 import { clipHeadTail, fairShares } from "./clip.ts";
 import { fail, type ToolArgs, type ToolOutcome } from "./result.ts";
 
@@ -26,7 +20,7 @@ export interface ExpandSource {
 export const EXPAND_DECLARATION: Tool = Object.freeze({
 	name: EXPAND_TOOL_NAME,
 	description: EXPAND_TOOL_DESCRIPTION,
-	parameters: Type.Object({ ids: Type.Array(Type.String(), { description: EXPAND_IDS_DESCRIPTION }) }),
+	parameters: Type.Object({ ids: Type.Array(Type.String()) }),
 });
 
 /**

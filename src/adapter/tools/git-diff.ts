@@ -18,15 +18,7 @@
  */
 
 import { type Tool, Type } from "@mariozechner/pi-ai";
-import {
-	GIT_DIFF_PATCH_DESCRIPTION,
-	GIT_DIFF_PATH_DESCRIPTION,
-	GIT_DIFF_STAGED_DESCRIPTION,
-	GIT_DIFF_TOOL_DESCRIPTION,
-	GIT_DIFF_TOOL_NAME,
-	TOOL_REFUSAL,
-	TOOL_TEXT,
-} from "../../render/index.ts";
+import { GIT_DIFF_TOOL_DESCRIPTION, GIT_DIFF_TOOL_NAME, TOOL_REFUSAL, TOOL_TEXT } from "../../render/index.ts";
 import { gitExcludePathspecs } from "./deny.ts";
 import {
 	COPIED_CONFIG_ARGV,
@@ -47,9 +39,9 @@ export const GIT_DIFF_DECLARATION: Tool = Object.freeze({
 	name: GIT_DIFF_TOOL_NAME,
 	description: GIT_DIFF_TOOL_DESCRIPTION,
 	parameters: Type.Object({
-		path: Type.Optional(Type.String({ description: GIT_DIFF_PATH_DESCRIPTION })),
-		patch: Type.Optional(Type.Boolean({ description: GIT_DIFF_PATCH_DESCRIPTION })),
-		staged: Type.Optional(Type.Boolean({ description: GIT_DIFF_STAGED_DESCRIPTION })),
+		path: Type.Optional(Type.String()),
+		patch: Type.Optional(Type.Boolean()),
+		staged: Type.Optional(Type.Boolean()),
 	}),
 });
 

@@ -33,7 +33,7 @@ import {
 	EXPAND_TOOL_NAME,
 	GIT_DIFF_TOOL_NAME,
 	TOOL_TEXT,
-	WORKSPACE_TOOL_NOTE,
+	WORKSPACE_TOOL_DESCRIPTIONS,
 } from "../../render/index.ts";
 import { DEFAULT_ADVISOR_CONFIG, type ToolsConfig } from "../config.ts";
 import { clipHeadTail } from "./clip.ts";
@@ -183,9 +183,10 @@ function dispatch(
 }
 
 /**
- * Fixed order, fixed text: Pi's own read/grep/find/ls declarations (their familiar schemas
- * and descriptions, plus one sentence about the fence) between ours. Pi's descriptions embed
- * only its constant limits, never the cwd, so equal configs give equal bytes.
+ * Fixed order, fixed text: Pi's own read/grep/find/ls schemas (their familiar parameter names and
+ * types, so Pi's tools run the arguments as they are) between ours. Each carries one sentence and
+ * no parameter prose: the rules are said once, in the system prompt. Nothing depends on the cwd,
+ * so equal configs give equal bytes.
  */
 function declarationsFor(mode: AdvisorToolsMode, cwd: string): Tool[] {
 	switch (mode) {
@@ -205,8 +206,8 @@ function declarationsFor(mode: AdvisorToolsMode, cwd: string): Tool[] {
 					(d): Tool =>
 						Object.freeze({
 							name: d.name,
-							description: d.description + WORKSPACE_TOOL_NOTE,
-							parameters: d.parameters,
+							description: WORKSPACE_TOOL_DESCRIPTIONS[d.name as keyof typeof WORKSPACE_TOOL_DESCRIPTIONS],
+							parameters: withoutDescriptions(d.parameters),
 						}),
 				),
 				GIT_DIFF_DECLARATION,
@@ -214,6 +215,25 @@ function declarationsFor(mode: AdvisorToolsMode, cwd: string): Tool[] {
 		default:
 			return assertNever(mode);
 	}
+}
+
+/**
+ * A schema without its `description` keywords, at every depth. Everything else is kept, the
+ * TypeBox symbols included, so validation and coercion behave exactly as with Pi's schema.
+ */
+export function withoutDescriptions<T>(schema: T, names = false): T {
+	if (Array.isArray(schema)) return schema.map((item: unknown) => withoutDescriptions(item)) as T;
+	if (typeof schema !== "object" || schema === null) return schema;
+	const out: Record<string | symbol, unknown> = {};
+	for (const [key, value] of Object.entries(schema)) {
+		// Under `properties` the keys are parameter names: a parameter may be called "description".
+		if (names) out[key] = withoutDescriptions(value);
+		else if (key !== "description") out[key] = withoutDescriptions(value, key === "properties");
+	}
+	for (const symbol of Object.getOwnPropertySymbols(schema)) {
+		out[symbol] = (schema as Record<symbol, unknown>)[symbol];
+	}
+	return out as T;
 }
 
 /** Cap, image policy and the one-text-part shape every result leaves with. */

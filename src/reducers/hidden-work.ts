@@ -1,0 +1,116 @@
+/**
+ * What a compaction or a trim hides that the advisor must still see (docs/request-format.md):
+ * every path written or edited in the hidden span, and the failures that no later successful run
+ * of the same command (or the same tool on the same path) resolved.
+ */
+
+import type { ToolCallInfo } from "../events/index.ts";
+import type { Round } from "./state.ts";
+
+/** Tools whose successful call changes the named files. */
+const WRITING_TOOLS = new Set(["write", "edit", "multi_edit", "multiedit", "apply_patch", "patch", "create"]);
+
+/** How many unresolved failures a summary or trim stand-in carries: the newest ones. */
+export const MAX_CARRIED_FAILURES = 5;
+
+function pathArgument(args: Record<string, unknown>): string | undefined {
+	for (const key of ["path", "file_path", "filePath", "file"]) {
+		const value = args[key];
+		if (typeof value === "string" && value.trim().length > 0) return value.trim();
+	}
+	return undefined;
+}
+
+/** File names a patch body touches: `*** Update File: p` (apply_patch) and `+++ b/p` (unified diff). */
+function patchPaths(body: string): string[] {
+	const out: string[] = [];
+	for (const line of body.split("\n")) {
+		const patch = /^\*\*\* (?:Add|Update|Delete) File: (.+)$/.exec(line);
+		if (patch) {
+			out.push(patch[1]!.trim());
+			continue;
+		}
+		const moved = /^\*\*\* Move to: (.+)$/.exec(line);
+		if (moved) {
+			out.push(moved[1]!.trim());
+			continue;
+		}
+		const diff = /^\+\+\+ (?:b\/)?(.+?)(?:\t.*)?$/.exec(line);
+		if (diff && diff[1] !== "/dev/null") out.push(diff[1]!.trim());
+	}
+	return out;
+}
+
+/** Every path a writing call names (empty for any other tool). */
+export function changedPaths(call: ToolCallInfo): string[] {
+	if (!WRITING_TOOLS.has(call.name.toLowerCase())) return [];
+	const args = call.arguments;
+	const out: string[] = [];
+	const direct = pathArgument(args);
+	if (direct !== undefined) out.push(direct);
+	if (Array.isArray(args.edits)) {
+		for (const edit of args.edits) {
+			if (typeof edit === "object" && edit !== null) {
+				const path = pathArgument(edit as Record<string, unknown>);
+				if (path !== undefined) out.push(path);
+			}
+		}
+	}
+	for (const key of ["patch", "input", "diff", "content"]) {
+		const value = args[key];
+		if (typeof value === "string" && (key !== "content" || direct === undefined)) out.push(...patchPaths(value));
+	}
+	return [...new Set(out)];
+}
+
+/** Which runs count as "the same": the same bash command, else the same tool on the same path or arguments. */
+export function runKey(call: ToolCallInfo): string {
+	const args = call.arguments;
+	if (typeof args.command === "string") return `${call.name}\u0000${args.command.trim()}`;
+	const path = pathArgument(args);
+	if (path !== undefined) return `${call.name}\u0000${path}`;
+	let json: string;
+	try {
+		json = JSON.stringify(args) ?? "";
+	} catch {
+		json = "";
+	}
+	return `${call.name}\u0000${json}`;
+}
+
+/** Accumulates rounds in branch order. */
+export interface WorkTracker {
+	add(round: Round, id: string): void;
+	/** A path known changed already (carried by an earlier summary). */
+	addFile(path: string): void;
+	/** A later success of the same run: an earlier failure of it is no longer open. */
+	resolve(round: Round): void;
+	/** Paths written or edited, first mention first, each once. */
+	files(): string[];
+	/** Failures not followed by a success of the same run, oldest first, at most MAX_CARRIED_FAILURES. */
+	failures(): { id: string; round: Round }[];
+}
+
+export function trackWork(): WorkTracker {
+	const files = new Set<string>();
+	const failing = new Map<string, { id: string; round: Round }>();
+	return {
+		add(round, id) {
+			if (round.status === "ok") for (const path of changedPaths(round.call)) files.add(path);
+			const key = runKey(round.call);
+			if (round.status === "error") {
+				// Re-inserted so the map stays in the order of the newest failure.
+				failing.delete(key);
+				failing.set(key, { id, round });
+			} else if (round.status === "ok") failing.delete(key);
+		},
+		addFile(path) {
+			files.add(path);
+		},
+		resolve(round) {
+			if (round.status === "ok") failing.delete(runKey(round.call));
+		},
+		files: () => [...files],
+		failures: () => [...failing.values()].slice(-MAX_CARRIED_FAILURES),
+	};
+}
