@@ -53,6 +53,8 @@ describe("a cold request over the soft limit and the context budget", () => {
 			advisorConfig: {
 				modelKey: ADVISOR_KEY,
 				tools: { enabled: false },
+				// The steps' 3000-char prose is what makes the request big: keep it whole in the log.
+				ledger: { proseMaxChars: 4000 },
 				budget: { contextBudgetTokens: BUDGET_TOKENS, perCallSoftUsd: SOFT_USD, perCallHardUsd: 1, sessionUsd: 5 },
 			},
 			executor: [
@@ -132,11 +134,14 @@ describe("a cold request over the soft limit and the context budget", () => {
 				e.type === "message" && e.message.role === "assistant" && e.message.content.some((c: any) => c.id === "a1"),
 		)!;
 		const branch = host.runtime.session.sessionManager.getBranch(callEntry.id);
-		const state = foldEvents(emptyLedger(), eventsFromBranch(branch, entries).events);
+		const state = foldEvents(
+			emptyLedger(host.runtime.session.sessionManager.getCwd()),
+			eventsFromBranch(branch, entries).events,
+		);
 		const sentFirst = host.advisorCalls[0]!.context;
 		const catalogue = sentCatalogue(sentFirst.messages);
 		const rerendered = renderRequest(state, {
-			config: DEFAULT_LEDGER_CONFIG,
+			config: { ...DEFAULT_LEDGER_CONFIG, proseMaxChars: 4000 },
 			catalogue,
 			tools: [],
 			toolsMode: "none",
@@ -175,6 +180,7 @@ describe("contextBudgetTokens: 0", () => {
 			advisorConfig: {
 				modelKey: ADVISOR_KEY,
 				tools: { enabled: false },
+				ledger: { proseMaxChars: 4000 },
 				budget: { contextBudgetTokens: 0, perCallSoftUsd: SOFT_USD, perCallHardUsd: 1, sessionUsd: 5 },
 			},
 			confirmAnswers: [true],
