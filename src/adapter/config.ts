@@ -81,6 +81,11 @@ export interface ReviewConfig {
 	minToolCalls: number;
 }
 
+export interface AdviceConfig {
+	/** The advice the executor gets and the session stores is cut to this many characters, marker included. */
+	maxChars: number;
+}
+
 export interface AdvisorConfig {
 	/** As written in the file; activation parses it, so an unparseable key can be cleared as stale. */
 	modelKey?: string;
@@ -93,6 +98,7 @@ export interface AdvisorConfig {
 	budget: BudgetConfig;
 	warming: WarmingConfig;
 	review: ReviewConfig;
+	advice: AdviceConfig;
 }
 
 export const DEFAULT_DENY_PATTERNS: readonly string[] = Object.freeze([
@@ -143,6 +149,9 @@ const DEFAULT_WARMING: Readonly<WarmingConfig> = Object.freeze({
 
 const DEFAULT_REVIEW: Readonly<ReviewConfig> = Object.freeze({ enabled: false, minToolCalls: 1 });
 
+// About 4k tokens: far more than a plan or a correction needs, far less than a runaway answer.
+const DEFAULT_ADVICE: Readonly<AdviceConfig> = Object.freeze({ maxChars: 16000 });
+
 export const DEFAULT_ADVISOR_CONFIG: Readonly<AdvisorConfig> = Object.freeze({
 	disabledForModels: Object.freeze([]),
 	guidance: Object.freeze({}),
@@ -151,6 +160,7 @@ export const DEFAULT_ADVISOR_CONFIG: Readonly<AdvisorConfig> = Object.freeze({
 	budget: DEFAULT_BUDGET,
 	warming: DEFAULT_WARMING,
 	review: DEFAULT_REVIEW,
+	advice: DEFAULT_ADVICE,
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -221,6 +231,9 @@ const WarmingProps = {
 
 const ReviewProps = { enabled: Type.Boolean(), minToolCalls: Count };
 
+// The cut marker needs room of its own: a cap shorter than this would leave no advice at all.
+const AdviceProps = { maxChars: Type.Integer({ minimum: 200 }) };
+
 const partial = <P extends TProperties>(props: P) =>
 	Type.Object(Object.fromEntries(Object.entries(props).map(([k, s]) => [k, Type.Optional(s)])));
 
@@ -235,6 +248,7 @@ export const AdvisorFileSchema = Type.Object({
 	budget: Type.Optional(partial(BudgetProps)),
 	warming: Type.Optional(partial(WarmingProps)),
 	review: Type.Optional(partial(ReviewProps)),
+	advice: Type.Optional(partial(AdviceProps)),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -388,6 +402,7 @@ export function parseConfig(raw: JsonObject): { config: AdvisorConfig; invalidKe
 		budget: readSection("budget", BudgetProps, { ...DEFAULT_BUDGET }, raw.budget, bad),
 		warming: readSection("warming", WarmingProps, { ...DEFAULT_WARMING }, raw.warming, bad),
 		review: readSection("review", ReviewProps, { ...DEFAULT_REVIEW }, raw.review, bad),
+		advice: readSection("advice", AdviceProps, { ...DEFAULT_ADVICE }, raw.advice, bad),
 	};
 	const modelKey = readLeaf("modelKey", Type.String(), raw.modelKey, bad);
 	if (modelKey !== undefined) config.modelKey = modelKey;

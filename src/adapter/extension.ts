@@ -94,11 +94,14 @@ export function createAdvisorExtension(options: AdvisorExtensionOptions = {}): (
 				// Not awaited inside: the review runs in the background.
 				review.runEnded(ctx);
 			},
+			// Without a UI (print and JSON mode) the run waits for the review (background/review.ts).
+			beforeSettle: () => review.beforeSettle(),
 			modelChanged: () => warming.cancel("model_select"),
 			thinkingLevelChanged: () => warming.cancel("thinking_level_select"),
-			// Both stop (and record their usage) before the session changes under them.
-			interrupt: async (reason) => {
-				await Promise.all([warming.cancel(reason), review.cancel(reason)]);
+			// Both stop (and record their usage) before the session changes under them; a headless
+			// run that is quitting lets its held review finish first.
+			interrupt: async (reason, ctx, shutdownReason) => {
+				await Promise.all([warming.cancel(reason), review.interrupted(reason, ctx, shutdownReason)]);
 			},
 		};
 		registerLifecycle({ pi, runtime, tool, hooks: composeHooks(builtIn, options.lifecycle) });

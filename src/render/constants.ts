@@ -232,11 +232,9 @@ export const SKIP_REASONS = Object.freeze({
 		`the request needs about ${promptTokens} tokens even with older log entries left out, over the context budget of ${budgetTokens} tokens`,
 });
 
-/** Dollar amounts in skip reasons: cents, or a tenth of a cent below one cent; `$?` when unknown. */
+/** Dollar amounts in skip reasons: formatDollars (at the end of this file); `$?` when unknown. */
 function usd(amount: number): string {
-	if (!Number.isFinite(amount)) return "$?";
-	const value = Math.max(0, amount);
-	return value > 0 && value < 0.01 ? `$${value.toFixed(3)}` : `$${value.toFixed(2)}`;
+	return Number.isFinite(amount) ? formatDollars(amount) : "$?";
 }
 
 /** Thrown by the pi-ai loader (docs/decisions.md); reaches the executor through FAILURE.threw. */
@@ -303,3 +301,26 @@ export const TOOL_TEXT = Object.freeze({
 	expandNotFound: (id: string) => `#${id}: not found (only ids shown in the log can be expanded)`,
 	expandOverCap: (max: number, ids: string) => `Not expanded (at most ${max} ids per call): ${ids}`,
 });
+
+// ---------------------------------------------------------------------------------------------
+// Dollar amounts, wherever the user or the executor reads one (the footer, the budget dialog,
+// skip reasons). One rule, so figures side by side compare: under $1, tenths of a cent ($0.005,
+// $0.011, $0.250); from $1, cents ($1.25). A positive amount too small to show is `<$0.001`.
+// ---------------------------------------------------------------------------------------------
+
+/** `amount` in dollars by the rule above; the caller decides what a non-finite amount reads as. */
+export function formatDollars(amount: number): string {
+	const value = Math.max(0, amount);
+	if (value > 0 && value < 0.0005) return "<$0.001";
+	const tenths = value.toFixed(3);
+	// 0.9996 rounds to 1.000: from there it is whole cents.
+	return Number(tenths) < 1 ? `$${tenths}` : `$${value.toFixed(2)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The advice cap (advisor.json `advice.maxChars`, docs/configuration.md)
+// ---------------------------------------------------------------------------------------------
+
+/** Ends advice cut to fit `advice.maxChars`; the executor reads it, so it says what is missing. */
+export const ADVICE_CUT_MARKER = (cutChars: number) =>
+	`\n\n[… ${cutChars} chars of the advisor's answer cut here (advice.maxChars) …]`;

@@ -71,6 +71,12 @@ describe("stale selection: cleared", () => {
 		expect(decision).toMatchObject({ active: false, reason: "stale-model", clearStale: true });
 	});
 
+	it("a legacy colon key is named in the one spelling the user sees, provider/model", () => {
+		expect(decideActivation(input({ modelKey: "anthropic:claude-2" }))).toMatchObject({
+			message: "Advisor model anthropic/claude-2 is no longer available — advisor turned off",
+		});
+	});
+
 	it("a lookup result that is not the saved model", () => {
 		expect(decideActivation(input({ advisorModel: gpt5 }))).toMatchObject({ reason: "stale-model" });
 	});
@@ -101,7 +107,7 @@ describe("disabledForModels", () => {
 		expect(decision).toEqual({
 			active: false,
 			reason: "disabled-for-model",
-			message: advisorDisabledFor("openai/gpt-5"),
+			message: "Advisor disabled for GPT-5 (openai/gpt-5)",
 		});
 	});
 

@@ -110,6 +110,7 @@ const DEFAULTS: AdvisorConfig = {
 		maxDurationSec: 3600,
 	},
 	review: { enabled: false, minToolCalls: 1 },
+	advice: { maxChars: 16000 },
 };
 
 describe("location", () => {
@@ -239,6 +240,7 @@ describe("every key", () => {
 			maxDurationSec: 0,
 		},
 		review: { enabled: true, minToolCalls: 0 },
+		advice: { maxChars: 200 },
 	};
 
 	it("are all read when valid", () => {
@@ -355,6 +357,16 @@ describe("per-key fallback", () => {
 			expect(loaded.warnings[0]).toContain(key);
 		}
 		expect(loaded.warnings[0]).not.toContain("sessionUsd");
+	});
+
+	it("advice.maxChars: an integer of at least 200 (room for the cut marker), else the default", () => {
+		expect(parseConfig({ advice: { maxChars: 4000 } }).config.advice).toEqual({ maxChars: 4000 });
+		for (const maxChars of [199, 0, -5, 1.5, "16000", true]) {
+			expect(parseConfig({ advice: { maxChars } })).toMatchObject({
+				config: { advice: { maxChars: 16000 } },
+				invalidKeys: ["advice.maxChars"],
+			});
+		}
 	});
 
 	it("a bad disabledForModels entry drops that entry only", () => {

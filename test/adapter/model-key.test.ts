@@ -1,11 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-	advisorLabel,
 	canonicalModelKey,
 	formatColonKey,
 	formatModelKey,
+	modelDisplayName,
 	parseModelKey,
+	recordedModelDisplayName,
 } from "../../src/adapter/host/model-key.ts";
 import { consultingLine } from "../../src/adapter/host/notices.ts";
 
@@ -76,19 +77,53 @@ describe("formatting", () => {
 	});
 });
 
-describe("labels", () => {
-	it("the model's name when it has one, else its id", () => {
-		expect(advisorLabel({ provider: "anthropic", id: "claude-opus-4-1", name: "Claude Opus 4.1" })).toBe(
-			"Claude Opus 4.1",
+describe("one spelling of a model: name and provider/model", () => {
+	it("the name, then the slash key; the key alone when the name is missing, blank or the id again", () => {
+		expect(modelDisplayName({ provider: "anthropic", id: "claude-opus-4-1", name: "Claude Opus 4.1" })).toBe(
+			"Claude Opus 4.1 (anthropic/claude-opus-4-1)",
 		);
-		expect(advisorLabel({ provider: "custom", id: "my-model" })).toBe("my-model");
-		expect(advisorLabel({ provider: "custom", id: "my-model", name: "  " })).toBe("my-model");
+		expect(modelDisplayName({ provider: "mock", id: "adv-r", name: " Advisor Reasoner " })).toBe(
+			"Advisor Reasoner (mock/adv-r)",
+		);
+		expect(modelDisplayName({ provider: "custom", id: "my-model" })).toBe("custom/my-model");
+		expect(modelDisplayName({ provider: "custom", id: "my-model", name: "  " })).toBe("custom/my-model");
+		expect(modelDisplayName({ provider: "custom", id: "my-model", name: "my-model" })).toBe("custom/my-model");
 	});
 
-	it("Consulting advisor (<label>[, <effort>])…", () => {
-		expect(consultingLine("Claude Opus 4.1", "high")).toBe("Consulting advisor (Claude Opus 4.1, high)…");
-		expect(consultingLine("Claude Opus 4.1", "xhigh")).toBe("Consulting advisor (Claude Opus 4.1, xhigh)…");
-		expect(consultingLine("gpt-5", "off")).toBe("Consulting advisor (gpt-5)…");
-		expect(consultingLine("gpt-5")).toBe("Consulting advisor (gpt-5)…");
+	it("a recorded provider:modelId is spelled the same way, named by the registry when it knows the model", () => {
+		const registry = [{ provider: "mock", id: "adv-r", name: "Advisor Reasoner" }];
+		const find = (provider: string, id: string) => registry.find((m) => m.provider === provider && m.id === id);
+		expect(recordedModelDisplayName("mock:adv-r", find)).toBe("Advisor Reasoner (mock/adv-r)");
+		expect(recordedModelDisplayName("mock:gone", find)).toBe("mock/gone");
+		expect(recordedModelDisplayName("mock:adv-r", undefined)).toBe("mock/adv-r");
+		expect(
+			recordedModelDisplayName("mock:adv-r", () => {
+				throw new Error("registry down");
+			}),
+		).toBe("mock/adv-r");
+		expect(recordedModelDisplayName("nokey", find)).toBeUndefined();
+	});
+
+	it("every parseable key round-trips: the displayed key is the canonical one", () => {
+		fc.assert(
+			fc.property(fc.string({ minLength: 1 }), fc.option(fc.string()), (raw, name) => {
+				const key = parseModelKey(raw);
+				if (key === undefined) return;
+				const shown = recordedModelDisplayName(raw, () =>
+					name === null ? undefined : { provider: key.provider, id: key.modelId, name },
+				);
+				const slash = formatModelKey(key);
+				const named = name?.trim();
+				expect(shown).toBe(named && named !== key.modelId ? `${named} (${slash})` : slash);
+			}),
+		);
+	});
+
+	it("Consulting advisor: <name (key)>[, <effort>]…", () => {
+		expect(consultingLine("Claude Opus 4.1 (anthropic/claude-opus-4-1)", "high")).toBe(
+			"Consulting advisor: Claude Opus 4.1 (anthropic/claude-opus-4-1), high…",
+		);
+		expect(consultingLine("GPT-5 (openai/gpt-5)", "off")).toBe("Consulting advisor: GPT-5 (openai/gpt-5)…");
+		expect(consultingLine("openai/gpt-5")).toBe("Consulting advisor: openai/gpt-5…");
 	});
 });

@@ -125,7 +125,7 @@ describe("skip", () => {
 			"this consultation would cost about $1.20, over the per-call soft limit of $1.00",
 		);
 		expect(SKIP_REASONS.overSessionBudget(0.004, 0, 20)).toBe(
-			"this request would cost about $0.004, more than the $0.00 left of this branch's advisor budget ($20.00)",
+			"this request would cost about $0.004, more than the $0.000 left of this branch's advisor budget ($20.00)",
 		);
 		expect(SKIP_REASONS.contextBudget(260_000, 250_000)).toBe(
 			"the request needs about 260000 tokens even with older log entries left out, over the context budget of 250000 tokens",

@@ -1,4 +1,5 @@
 /** The footer status line. */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatAdvisorStatus, formatUsd } from "../../src/policy/budget/status.ts";
 import { spendOf } from "../../src/reducers/spend.ts";
@@ -28,12 +29,36 @@ describe("Advisor $<branch spend> · cache <pct>%", () => {
 	});
 
 	it("without prompt tokens on record, only the money", () => {
-		expect(formatAdvisorStatus({ totalUsd: 0.5, promptTokens: 0, cacheReadTokens: 0 })).toBe("Advisor $0.50");
+		expect(formatAdvisorStatus({ totalUsd: 0.5, promptTokens: 0, cacheReadTokens: 0 })).toBe("Advisor $0.500");
 	});
 
-	it("amounts under a cent keep a third decimal", () => {
+	it("one rule for every figure: tenths of a cent under $1, cents from $1", () => {
+		// The footer after one consultation of $0.0055 and after two: no switch from $0.005 to $0.01.
+		expect(formatUsd(0.0055 - 1e-12)).toBe("$0.005");
+		expect(formatUsd(0.011)).toBe("$0.011");
 		expect(formatUsd(0.0042)).toBe("$0.004");
+		expect(formatUsd(0.25)).toBe("$0.250");
+		expect(formatUsd(0.9996)).toBe("$1.00");
 		expect(formatUsd(12.345)).toBe("$12.35");
-		expect(formatUsd(Number.NaN)).toBe("$0.00");
+		expect(formatUsd(0.0004)).toBe("<$0.001");
+		expect(formatUsd(0)).toBe("$0.000");
+		expect(formatUsd(-1)).toBe("$0.000");
+		expect(formatUsd(Number.NaN)).toBe("$0.000");
+	});
+
+	it("under $1 every amount has three decimals; a larger amount never reads smaller", () => {
+		const value = (text: string) => (text.startsWith("<") ? 0 : Number(text.slice(1)));
+		fc.assert(
+			fc.property(
+				fc.double({ min: 0, max: 1000, noNaN: true }),
+				fc.double({ min: 0, max: 1000, noNaN: true }),
+				(a, b) => {
+					const [lo, hi] = a <= b ? [a, b] : [b, a];
+					expect(value(formatUsd(lo))).toBeLessThanOrEqual(value(formatUsd(hi)));
+					const text = formatUsd(lo);
+					if (text.startsWith("$") && Number(text.slice(1)) < 1) expect(text).toMatch(/^\$0\.\d{3}$/);
+				},
+			),
+		);
 	});
 });

@@ -27,6 +27,7 @@ function fixture(config: Record<string, unknown>, registryError?: string) {
 		getThinkingLevel: () => "off" as const,
 	};
 	const ctx = {
+		hasUI: true,
 		model: { provider: "exec", id: "small" },
 		modelRegistry: { find: () => undefined, getError: () => registryError },
 		ui: { notify: (m: string, t?: string) => notes.push([m, t]) },

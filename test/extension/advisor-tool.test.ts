@@ -132,7 +132,9 @@ describe("advisor() execute", () => {
 	it("the disabled-for skip comes before any credential lookup too", async () => {
 		const { run, authLookups } = setup({ modelKey: "adv/big", disabledForModels: ["small"] });
 		const out = await run();
-		expect(textOf(out)).toMatch(/^Advisor skipped: the advisor is disabled for executor model exec\/small/);
+		expect(textOf(out)).toMatch(
+			/^Advisor skipped: the advisor is disabled for executor model small name \(exec\/small\)\. /,
+		);
 		expect(authLookups).toEqual([]);
 	});
 

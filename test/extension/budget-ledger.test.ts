@@ -98,7 +98,7 @@ describe("spend and trim anchor next to the ledger", () => {
 		const two = ledger.update(sm.getSessionId(), sm.getBranch(), sm.getEntries());
 		expect(two.spend).toEqual(batch(sm).spend);
 		expect(two.anchor).toEqual(batch(sm).anchor);
-		expect(formatAdvisorStatus(two.spend)).toBe("Advisor $0.75 · cache 45%");
+		expect(formatAdvisorStatus(two.spend)).toBe("Advisor $0.750 · cache 45%");
 	});
 
 	it("refold with the ledger: another branch has its own spend and no anchor", () => {
@@ -143,7 +143,7 @@ describe("spendAfter", () => {
 		sm.appendMessage(advisorResult("c1", usage(1000, 0, 0.5), 1000));
 		const spend = batch(sm).spend;
 		const after = spendAfter(spend, { usage: usage(100, 900, 0.25), details: {} });
-		expect(formatAdvisorStatus(after)).toBe("Advisor $0.75 · cache 45%");
+		expect(formatAdvisorStatus(after)).toBe("Advisor $0.750 · cache 45%");
 		expect(spendAfter(spend, { details: { usage: usage(100, 900, 0.25) } })).toEqual(after);
 		expect(spendAfter(spend, { details: {} })).toBe(spend);
 	});

@@ -125,7 +125,7 @@ describe("one request when the advisor has no tools", () => {
 		const hook = calls[0]!.options?.onPayload;
 		expect(typeof hook).toBe("function");
 		expect(await hook!({ model: "gpt-5", input: [] }, model)).toBeUndefined();
-		expect(progress).toEqual(["Consulting advisor (GPT-5, high)…"]);
+		expect(progress).toEqual(["Consulting advisor: GPT-5 (openai/gpt-5), high…"]);
 		expect(out).toEqual({
 			content: [{ type: "text", text: "Severity: concern\nRun the tests first." }],
 			usage: usage(100, 10, 0.01),
@@ -149,7 +149,7 @@ describe("one request when the advisor has no tools", () => {
 		const out = await runConsultation(input(complete, { effort: undefined, onProgress: (l) => progress.push(l) }));
 		expect(calls[0]!.options).not.toHaveProperty("reasoning");
 		expect(out.details.effort).toBeUndefined();
-		expect(progress).toEqual(["Consulting advisor (GPT-5)…"]);
+		expect(progress).toEqual(["Consulting advisor: GPT-5 (openai/gpt-5)…"]);
 	});
 
 	it("an Anthropic-style model gets the stable-part breakpoint hook", async () => {
@@ -344,7 +344,7 @@ describe("investigation rounds (hook shape for the advisor's tools)", () => {
 			}),
 		);
 		expect(executed).toEqual(["t1"]);
-		expect(progress).toEqual(["Consulting advisor (GPT-5, high)…", "advisor: read a.ts"]);
+		expect(progress).toEqual(["Consulting advisor: GPT-5 (openai/gpt-5), high…", "advisor: read a.ts"]);
 		const second = calls[1]!.context.messages;
 		expect(second.slice(-2).map((m) => m.role)).toEqual(["assistant", "toolResult"]);
 		expect(second.slice(0, -2)).toEqual(calls[0]!.context.messages);

@@ -80,7 +80,9 @@ describe("off costs nothing", () => {
 describe("session_start", () => {
 	it("announces the restored selection once per process", async () => {
 		const h = await start({ advisorConfig: { modelKey: ADVISOR_KEY } });
-		expect(h.notifications).toEqual([{ message: "Advisor restored: Advisor One", type: "info" }]);
+		expect(h.notifications).toEqual([
+			{ message: "Advisor restored: Advisor One (advisor-faux/advisor-1)", type: "info" },
+		]);
 		await h.runtime.newSession();
 		expect(isActive(h)).toBe(true);
 		expect(h.notifications.filter((n) => n.message.startsWith("Advisor restored"))).toHaveLength(1);

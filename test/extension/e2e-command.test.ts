@@ -6,7 +6,7 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetRestoredAnnouncement } from "../../src/adapter/host/activation-state.ts";
-import { PICKER_HINT, REQUIRES_INTERACTIVE, SAVE_FAILED } from "../../src/adapter/host/notices.ts";
+import { PICKER_HINT, SAVE_FAILED } from "../../src/adapter/host/notices.ts";
 import {
 	ADVISOR_MODEL,
 	ADVISOR_NAME,
@@ -54,10 +54,10 @@ describe("picking a model and an effort", () => {
 		expect(opened[0]).toBe("Advisor model");
 		expect(rows(opened)[0]).toMatch(/^→ No advisor\s+turn the advisor off$/);
 		expect(opened.at(-1)).toBe(PICKER_HINT);
-		expect(rows(opened).some((row) => row.includes(`${ADVISOR_PROVIDER}/${ADVISOR_MODEL}`))).toBe(true);
+		expect(rows(opened)).toContain(`  ${ADVISOR_NAME} (${ADVISOR_PROVIDER}/${ADVISOR_MODEL})`);
 		expect(models!.result).toBe(`${ADVISOR_PROVIDER}/${ADVISOR_MODEL}`);
 
-		expect(efforts!.frames[0]![0]).toBe(`Advisor effort for ${ADVISOR_NAME}`);
+		expect(efforts!.frames[0]![0]).toBe(`Advisor effort for ${ADVISOR_NAME} (${ADVISOR_PROVIDER}/${ADVISOR_MODEL})`);
 		expect(rows(efforts!.frames[0]!)).toEqual([
 			"  off (no reasoning sent)",
 			"  minimal",
@@ -71,18 +71,20 @@ describe("picking a model and an effort", () => {
 		expect(readFileSync(h.configFile, "utf8").endsWith("}\n")).toBe(true);
 		expect(statSync(h.configFile).mode & 0o777).toBe(0o600);
 		expect(isActive(h)).toBe(true);
-		expect(h.notifications).toEqual([{ message: `Advisor set to ${ADVISOR_NAME}, high`, type: "info" }]);
+		expect(h.notifications).toEqual([
+			{ message: `Advisor set to ${ADVISOR_NAME} (${ADVISOR_PROVIDER}/${ADVISOR_MODEL}), high`, type: "info" },
+		]);
 	});
 
 	it("filters fuzzily over provider/modelId; a model without reasoning gets no effort picker", async () => {
 		const h = await start({ pickerKeys: [[...typed("faux/lite"), KEYS.enter]] });
 		await h.runtime.session.prompt("/advisor");
 		expect(h.pickers).toHaveLength(1);
-		expect(rows(h.pickers[0]!.frames.at(-2)!)).toEqual([
-			expect.stringMatching(/^→ Advisor Lite\s+advisor-faux\/advisor-lite$/),
-		]);
+		expect(rows(h.pickers[0]!.frames.at(-2)!)).toEqual(["→ Advisor Lite (advisor-faux/advisor-lite)"]);
 		expect(readJson(h.configFile)).toEqual({ modelKey: `${ADVISOR_PROVIDER}/advisor-lite` });
-		expect(h.notifications).toEqual([{ message: "Advisor set to Advisor Lite", type: "info" }]);
+		expect(h.notifications).toEqual([
+			{ message: "Advisor set to Advisor Lite (advisor-faux/advisor-lite)", type: "info" },
+		]);
 	});
 
 	it("↑ on the first row wraps to the last", async () => {
@@ -118,14 +120,13 @@ describe("changing nothing", () => {
 		expect(h.notifications).toEqual([]);
 	});
 
-	it("without a UI it only says that it needs one", async () => {
+	it("without a UI it only says that it needs one (on stderr: see print-notices.test.ts)", async () => {
 		const h = await start({ ui: false, advisorConfig: { modelKey: `${ADVISOR_PROVIDER}/${ADVISOR_MODEL}` } });
 		const before = readFileSync(h.configFile, "utf8");
 		await h.runtime.session.prompt("/advisor");
 		expect(readFileSync(h.configFile, "utf8")).toBe(before);
 		expect(h.pickers).toHaveLength(0);
-		// Print mode's notify is a no-op; the message itself is checked in advisor-command.test.ts.
-		expect(REQUIRES_INTERACTIVE).toBe("/advisor requires interactive mode");
+		expect(h.notifications).toEqual([]);
 	});
 });
 

@@ -204,11 +204,13 @@ describe("a consultation on the real host", () => {
 		});
 	});
 
-	it("streams `Consulting advisor (<label>, <effort>)…` while the call is in flight", () => {
+	it("streams `Consulting advisor: <name> (<provider/model>), <effort>…` while the call is in flight", () => {
 		const updates = host.events.filter((e: any) => e.type === "tool_execution_update" && e.toolName === "advisor");
 		expect(updates.length).toBeGreaterThanOrEqual(2);
 		for (const update of updates as any[]) {
-			expect(update.partialResult.content[0].text).toBe("Consulting advisor (Advisor One, high)…");
+			expect(update.partialResult.content[0].text).toBe(
+				"Consulting advisor: Advisor One (advisor-faux/advisor-1), high…",
+			);
 		}
 	});
 });

@@ -90,7 +90,7 @@ describe("same model as the executor", () => {
 			},
 		});
 		const { text, details } = onlyResult(h);
-		const reason = SKIP_REASONS.sameModel("executor-2");
+		const reason = SKIP_REASONS.sameModel("Twin (advisor-faux/executor-2)");
 		expect(text).toBe(FAILURE.skipped(reason));
 		expect(text.startsWith(`Advisor skipped: ${reason}`)).toBe(true);
 		expect(details).toEqual({
@@ -138,7 +138,7 @@ describe("credentials", () => {
 			advisorConfig: { modelKey: `advisor-nokey/${ADVISOR_MODEL}` },
 		});
 		const { text, details } = onlyResult(h);
-		expect(text).toBe(`Advisor (${ADVISOR_NAME}) has no API key available.`);
+		expect(text).toBe(`Advisor (${ADVISOR_NAME} (advisor-nokey/${ADVISOR_MODEL})) has no API key available.`);
 		expect(details).toEqual({
 			advisorModel: `advisor-nokey:${ADVISOR_MODEL}`,
 			errorMessage: "no API key for advisor-nokey",
@@ -157,7 +157,7 @@ describe("credentials", () => {
 		});
 		const { text, details } = onlyResult(h);
 		expect(details.errorMessage).toMatch(/Failed to resolve API key/);
-		expect(text).toBe(`Advisor (${ADVISOR_NAME}) is misconfigured: ${details.errorMessage}`);
+		expect(text).toBe(`Advisor (${ADVISOR_NAME} (${ADVISOR_KEY})) is misconfigured: ${details.errorMessage}`);
 		expect(h.advisorCalls).toHaveLength(0);
 	});
 });

@@ -156,12 +156,12 @@ describe("the advisor investigates, then advises", () => {
 			.map((e: any) => e.partialResult.content[0].text as string);
 		expect(updates.at(-1)).toBe(
 			[
-				"Consulting advisor (Advisor One, high)…",
+				"Consulting advisor: Advisor One (advisor-faux/advisor-1), high…",
 				`advisor: advisor_expand #${cardId}`,
 				`advisor: read ${PLAN_FILE}`,
 			].join("\n"),
 		);
-		expect(updates[0]).toBe("Consulting advisor (Advisor One, high)…");
+		expect(updates[0]).toBe("Consulting advisor: Advisor One (advisor-faux/advisor-1), high…");
 		expect(updates).toHaveLength(3);
 	});
 

@@ -204,7 +204,7 @@ describe("a tool round, then the answer", () => {
 		expect(second.some((m) => m.role === "user" && textOf(m) === TOOL_BUDGET_SPENT)).toBe(false);
 
 		expect(progress).toEqual([
-			"Consulting advisor (Loop Advisor, high)…",
+			"Consulting advisor: Loop Advisor (loop-faux/loop-advisor), high…",
 			"advisor: advisor_expand #r1",
 			"advisor: read src/app.ts",
 		]);
@@ -293,7 +293,7 @@ describe("the call allowance (tools.maxRounds bounds executed calls)", () => {
 			timestamp: 0,
 		});
 		expect(progress).toEqual([
-			"Consulting advisor (Loop Advisor, high)…",
+			"Consulting advisor: Loop Advisor (loop-faux/loop-advisor), high…",
 			"advisor: read src/app.ts",
 			"advisor: read notes.md",
 		]);

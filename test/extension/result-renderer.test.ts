@@ -32,7 +32,7 @@ describe("the collapsed card", () => {
 		const text =
 			"Severity: concern\nThe migration drops a column.\nAdd a backfill.\nThen rerun.\nLine 4\nLine 5\nLine 6";
 		const out = advisorCardText(advice(text, { severity: "concern" }), collapsed, plain).split("\n");
-		expect(out[0]).toBe("Severity: concern · anthropic:claude-opus-4-1, high");
+		expect(out[0]).toBe("Severity: concern · anthropic/claude-opus-4-1, high");
 		expect(out.slice(1, 1 + COLLAPSED_LINES)).toEqual([
 			"The migration drops a column.",
 			"Add a backfill.",
@@ -53,7 +53,23 @@ describe("the collapsed card", () => {
 
 	it("advice without a verdict line is still shown", () => {
 		const out = advisorCardText(advice("Looks fine."), collapsed, plain);
-		expect(out).toBe("advice · anthropic:claude-opus-4-1, high\nLooks fine.");
+		expect(out).toBe("advice · anthropic/claude-opus-4-1, high\nLooks fine.");
+	});
+
+	it("names the model as everywhere else: the registry's name and provider/model", () => {
+		const find = (provider: string, id: string) =>
+			provider === "anthropic" && id === "claude-opus-4-1" ? { provider, id, name: "Claude Opus 4.1" } : undefined;
+		const out = advisorCardText(advice("Severity: nit\nok"), collapsed, plain, find).split("\n");
+		expect(out[0]).toBe("Severity: nit · Claude Opus 4.1 (anthropic/claude-opus-4-1), high");
+		// A record the registry no longer knows keeps its key, in the same slash form.
+		const gone = advice("Severity: nit\nok", { advisorModel: "old:model-9", effort: undefined });
+		expect(advisorCardText(gone, collapsed, plain, find).split("\n")[0]).toBe("Severity: nit · old/model-9");
+	});
+
+	it("renderAdvisorResult passes the lookup through", () => {
+		const find = () => ({ provider: "anthropic", id: "claude-opus-4-1", name: "Opus" });
+		const component = renderAdvisorResult(advice("Severity: nit\nok"), collapsed, plain, { findModel: find });
+		expect((component as Text).render(200)[0]!.trim()).toBe("Severity: nit · Opus (anthropic/claude-opus-4-1), high");
 	});
 
 	it("expanded, it shows all of it", () => {
@@ -88,9 +104,12 @@ describe("failures and progress", () => {
 	});
 
 	it("while in flight it shows the streamed lines", () => {
-		const partial = { content: [{ type: "text", text: "Consulting advisor (Claude Opus 4.1, high)…" }], details: {} };
+		const partial = {
+			content: [{ type: "text", text: "Consulting advisor: Claude Opus 4.1 (anthropic/claude-opus-4-1), high…" }],
+			details: {},
+		};
 		expect(advisorCardText(partial, { expanded: false, isPartial: true }, plain)).toBe(
-			"Consulting advisor (Claude Opus 4.1, high)…",
+			"Consulting advisor: Claude Opus 4.1 (anthropic/claude-opus-4-1), high…",
 		);
 	});
 

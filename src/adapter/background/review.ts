@@ -18,6 +18,21 @@
  *   session_before_compact|tree|switch|fork, session_shutdown → abort the review in flight, await
  *     it, record its usage (step 1) and show nothing.
  *
+ * Without a UI (`pi -p`, JSON mode, an SDK session without a UI context) nobody is left to see a
+ * review that settles after the run: the run IS the whole session. So there the review is held:
+ * - Pi 1.x settles a run only after its `agent_before_settle` handlers, which may continue it: that
+ *   handler awaits the review (bounded by `budget.timeoutSec`, the consultation's own deadline)
+ *   and it is delivered as part of the run: a blocker as a follow-up that continues the run (one
+ *   more executor turn, whose answer print mode then prints and JSON mode streams), anything else
+ *   queued for the next prompt (appended now, it would become the run's last message, which print
+ *   mode prints only when it is the executor's).
+ * - Pi 0.73 has no such event and does not await agent_end handlers: print mode prints, then
+ *   disposes the session. There session_shutdown ("quit", with the agent idle) waits for the
+ *   review, its delivery (appended: the answer is printed already) and the executor turn a
+ *   blocker starts, instead of cancelling them. That turn is recorded in the session; it comes
+ *   after the printed answer and after JSON mode's subscription ended.
+ * - The answer of a turn a review started is not reviewed again: one turn, then the run ends.
+ *
  * Decisions where the issue is silent:
  * - Every review that STARTED leaves exactly one usage record, whatever happened, including a
  *   budget skip before any request and a failure before any (no key): zero usage then. The record's
@@ -56,7 +71,7 @@ export type ReviewOutcome = "advice" | "skipped" | "failed" | "timeout" | "cance
 export type ReviewTrace =
 	| {
 			type: "not-started";
-			reason: ReviewSkipReason | "in-flight" | "advisor-inactive";
+			reason: ReviewSkipReason | "in-flight" | "advisor-inactive" | "after-wake";
 			answerEntryId?: string;
 	  }
 	| { type: "started"; answerEntryId: string; toolCalls: number }
@@ -84,8 +99,18 @@ export interface CompletionReview {
 	runStarted(): void;
 	/** agent_end: decides and, maybe, starts a review in the background (returns at once). */
 	runEnded(ctx: ExtensionContext): void;
+	/**
+	 * agent_before_settle (Pi 1.x): a review started without a UI is awaited here, so it is
+	 * delivered before the run settles (see the header).
+	 */
+	beforeSettle(): Promise<void>;
 	/** Aborts the review in flight; resolves once its usage is recorded. */
 	cancel(reason: InterruptReason): Promise<void>;
+	/**
+	 * The session is about to change or end. A headless session that is quitting with the agent
+	 * idle lets the held review finish (and the turn a blocker starts); anything else cancels.
+	 */
+	interrupted(reason: InterruptReason, ctx: ExtensionContext, shutdownReason?: string): Promise<void>;
 	/** Resolves when no review is in flight (tests). */
 	idle(): Promise<void>;
 }
@@ -95,6 +120,40 @@ interface InFlight {
 	controller: AbortController;
 	promise: Promise<void>;
 	cancelledBy: InterruptReason | undefined;
+	/** Started without a UI: delivered as part of the run (see the header). */
+	headless: boolean;
+}
+
+/** A promise and its resolver. */
+interface Signal {
+	promise: Promise<void>;
+	resolve: () => void;
+}
+
+function signal(): Signal {
+	let resolve = () => {};
+	const promise = new Promise<void>((r) => {
+		resolve = r;
+	});
+	return { promise, resolve };
+}
+
+/** No UI to show anything in; false when the context cannot say (a stale one: nothing to finish). */
+function headless(ctx: ExtensionContext): boolean {
+	try {
+		return !ctx.hasUI;
+	} catch {
+		return false;
+	}
+}
+
+/** `ctx.isIdle()`, false when the context cannot say (a stale one). */
+function idle(ctx: ExtensionContext): boolean {
+	try {
+		return ctx.isIdle();
+	} catch {
+		return false;
+	}
 }
 
 function outcomeOf(envelope: AdvisorEnvelope, cancelled: boolean): { outcome: ReviewOutcome; advice?: string } {
@@ -121,6 +180,10 @@ export function createCompletionReview(deps: ReviewDeps): CompletionReview {
 	let inflight: InFlight | undefined;
 	/** An agent_end arrived while a review was in flight. */
 	let missed: ExtensionContext | undefined;
+	/** Resolved by the next agent_end (a shutdown that overtook it waits on this). */
+	let nextEnd: Signal | undefined;
+	/** A headless review started an executor turn that has not ended yet. */
+	let woken: Signal | undefined;
 
 	const branchState = (ctx: ExtensionContext) => {
 		const sm = ctx.sessionManager;
@@ -146,11 +209,14 @@ export function createCompletionReview(deps: ReviewDeps): CompletionReview {
 		}
 	};
 
-	const deliver = (ctx: ExtensionContext, answerEntryId: string, advice: string, envelope: AdvisorEnvelope) => {
+	const deliver = (flight: InFlight, ctx: ExtensionContext, advice: string, envelope: AdvisorEnvelope) => {
+		const { answerEntryId } = flight;
 		const state = branchState(ctx);
 		const delivery = reviewDelivery(advice, {
 			wokeThisPrompt: wokeSinceLastUserMessage(state),
-			runActive: runActive(ctx),
+			// Headless, the host is not idle while it holds the reviewed run open (Pi 1.x): only a run
+			// started after it (a second `pi -p` message) counts as another run.
+			runActive: flight.headless ? running : runActive(ctx),
 		});
 		if (delivery.show) {
 			const message = reviewMessage({
@@ -161,7 +227,31 @@ export function createCompletionReview(deps: ReviewDeps): CompletionReview {
 				...(envelope.details.advisorModel !== undefined ? { advisorModel: envelope.details.advisorModel } : {}),
 				...(envelope.details.effort !== undefined ? { effort: envelope.details.effort } : {}),
 			});
-			deps.pi.sendMessage(message, reviewSendOptions(delivery));
+			if (!flight.headless || delivery.deliverAs === "nextTurn") {
+				deps.pi.sendMessage(message, reviewSendOptions(delivery));
+				return delivery;
+			}
+			// Pi 1.x is still inside the reviewed run (agent_before_settle): a follow-up continues it.
+			// Pi 0.73 is idle (print mode has already printed): a turn starts one more run.
+			const wake = delivery.triggerTurn;
+			if (wake) woken ??= signal();
+			const inRun = !idle(ctx);
+			deps.pi.sendMessage(
+				message,
+				wake
+					? { triggerTurn: true, deliverAs: "followUp" }
+					: // Appended inside the run it would become the run's last message, and print mode
+						// prints the last message only when it is the executor's: queue it for the next
+						// prompt instead. Once the run is over it is simply stored.
+						inRun
+						? { deliverAs: "nextTurn" }
+						: { triggerTurn: false },
+			);
+			// Nothing started (the host refused): nothing to wait for.
+			if (wake && idle(ctx)) {
+				woken?.resolve();
+				woken = undefined;
+			}
 		}
 		return delivery;
 	};
@@ -199,7 +289,7 @@ export function createCompletionReview(deps: ReviewDeps): CompletionReview {
 		// 2. The verdict.
 		if (advice !== undefined) {
 			try {
-				settled.delivery = deliver(ctx, flight.answerEntryId, advice, envelope);
+				settled.delivery = deliver(flight, ctx, advice, envelope);
 			} catch {
 				// A stale context (the session was replaced without telling us): nothing to show it in.
 			}
@@ -245,12 +335,26 @@ export function createCompletionReview(deps: ReviewDeps): CompletionReview {
 			trace({ type: "not-started", reason: "advisor-inactive", answerEntryId: decision.answerEntryId });
 			return;
 		}
+		const unattended = headless(ctx);
+		if (unattended) {
+			let woke = false;
+			try {
+				woke = wokeSinceLastUserMessage(branchState(ctx));
+			} catch {
+				// Unreadable branch: judge the answer like any other.
+			}
+			if (woke) {
+				trace({ type: "not-started", reason: "after-wake", answerEntryId: decision.answerEntryId });
+				return;
+			}
+		}
 		const controller = new AbortController();
 		const flight: InFlight = {
 			answerEntryId: decision.answerEntryId,
 			controller,
 			promise: Promise.resolve(),
 			cancelledBy: undefined,
+			headless: unattended,
 		};
 		inflight = flight;
 		trace({ type: "started", answerEntryId: decision.answerEntryId, toolCalls: decision.toolCalls });
@@ -267,22 +371,67 @@ export function createCompletionReview(deps: ReviewDeps): CompletionReview {
 		});
 	};
 
+	const cancel = async (reason: InterruptReason): Promise<void> => {
+		missed = undefined;
+		const flight = inflight;
+		if (flight === undefined) return;
+		flight.cancelledBy = reason;
+		flight.controller.abort(new Error(`aborted: ${reason}`));
+		await flight.promise;
+	};
+
 	return {
 		runStarted() {
 			running = true;
 		},
 		runEnded(ctx) {
 			running = false;
-			start(ctx);
+			const ended = nextEnd;
+			nextEnd = undefined;
+			const wake = woken;
+			woken = undefined;
+			try {
+				start(ctx);
+			} finally {
+				ended?.resolve();
+				wake?.resolve();
+			}
 		},
-		async cancel(reason) {
-			missed = undefined;
+		async beforeSettle() {
 			const flight = inflight;
-			if (flight === undefined) return;
-			flight.cancelledBy = reason;
-			flight.controller.abort(new Error(`aborted: ${reason}`));
-			await flight.promise;
+			if (flight?.headless) await flight.promise;
+		},
+		cancel,
+		async interrupted(reason, ctx, shutdownReason) {
+			const finishing = reason === "session_shutdown" && shutdownReason === "quit" && headless(ctx) && idle(ctx);
+			if (!finishing) {
+				await cancel(reason);
+				return;
+			}
+			// Pi 0.73 may dispose before the run's agent_end reached the extension: let it arrive
+			// (it is already queued), within the review's own bound.
+			if (running) {
+				nextEnd ??= signal();
+				await boundedBy(nextEnd.promise, currentConfig(deps.runtime).budget.timeoutSec * 1000);
+			}
+			await inflight?.promise;
+			// The executor turn a blocker started, then the run ends.
+			await woken?.promise;
+			await cancel(reason);
 		},
 		idle: () => inflight?.promise ?? Promise.resolve(),
 	};
+}
+
+/** `promise`, or nothing after `ms`: a guard against an event that never arrives. */
+async function boundedBy(promise: Promise<void>, ms: number): Promise<void> {
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	const expired = new Promise<void>((resolve) => {
+		timer = setTimeout(resolve, ms);
+	});
+	try {
+		await Promise.race([promise, expired]);
+	} finally {
+		clearTimeout(timer);
+	}
 }

@@ -32,7 +32,7 @@ import { type AdvisorConfig, resolveGuidance } from "../config.ts";
 import { isDisabledFor, lookupAdvisorModel } from "../host/activation.ts";
 import { type AdvisorRuntime, currentConfig } from "../host/activation-state.ts";
 import type { CompleteSimple } from "../host/compat.ts";
-import { advisorLabel, formatModelKey, modelKeyOf } from "../host/model-key.ts";
+import { modelDisplayName } from "../host/model-key.ts";
 import { renderAdvisorResult } from "../host/result-renderer.ts";
 import {
 	type ConsultationAuth,
@@ -164,7 +164,7 @@ function envApiKey(provider: string): string | undefined {
 type AuthOutcome = { ok: true; auth: ConsultationAuth } | { ok: false; envelope: AdvisorEnvelope };
 
 async function resolveAuth(ctx: ExtensionContext, model: Model<Api>, base: EnvelopeBase): Promise<AuthOutcome> {
-	const label = advisorLabel(model);
+	const label = modelDisplayName(model);
 	const result = await ctx.modelRegistry.getApiKeyAndHeaders(model);
 	if (!result.ok) {
 		if (result.error.startsWith("No API key found")) {
@@ -213,10 +213,11 @@ async function pipeline(
 
 	const executor = ctx.model;
 	if (executor !== undefined && executor.id === model.id) {
-		return { envelope: failureEnvelope({ kind: "skipped", reason: SKIP_REASONS.sameModel(model.id) }, base) };
+		const reason = SKIP_REASONS.sameModel(modelDisplayName(model));
+		return { envelope: failureEnvelope({ kind: "skipped", reason }, base) };
 	}
 	if (executor !== undefined && isDisabledFor(executor, deps.pi.getThinkingLevel(), config.disabledForModels)) {
-		const reason = SKIP_REASONS.disabledForModel(formatModelKey(modelKeyOf(executor)));
+		const reason = SKIP_REASONS.disabledForModel(modelDisplayName(executor));
 		return { envelope: failureEnvelope({ kind: "skipped", reason }, base) };
 	}
 
@@ -284,6 +285,7 @@ async function pipeline(
 		sessionId: routingKey,
 		request,
 		signal,
+		adviceMaxChars: config.advice.maxChars,
 	};
 	const onProgress = req.onProgress;
 	if (onProgress !== undefined) input.onProgress = (line) => onProgress(line, base);
@@ -345,7 +347,8 @@ export function createAdvisorTool(deps: AdvisorToolDeps): AdvisorTool {
 		parameters: ADVISOR_PARAMETERS,
 		// Never throws: runAdvisor turns every throw into the "threw" envelope, the observers are guarded.
 		execute: (toolCallId, _params, signal, onUpdate, ctx) => consult(deps, toolCallId, signal, onUpdate, ctx),
-		renderResult: (result, options, theme, context) => renderAdvisorResult(result, options, theme, context),
+		renderResult: (result, options, theme, context) =>
+			renderAdvisorResult(result, options, theme, { ...context, findModel: deps.runtime.findModel }),
 	};
 }
 

@@ -52,8 +52,9 @@ import { payloadHash, requestRecord } from "../../policy/index.ts";
 import type { LedgerRequest } from "../../render/index.ts";
 import { TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED, TOOL_TEXT, TOOLS_AFTER_SPENT, zeroUsage } from "../../render/index.ts";
 import type { CompleteSimple } from "../host/compat.ts";
-import { advisorLabel } from "../host/model-key.ts";
+import { modelDisplayName } from "../host/model-key.ts";
 import { advisorToolLine, consultingLine } from "../host/notices.ts";
+import { capAdvice } from "./advice-cap.ts";
 import { cacheBreakpointHook } from "./cache-breakpoint.ts";
 import { createDeadline } from "./deadline.ts";
 import {
@@ -163,6 +164,8 @@ export interface ConsultationInput {
 	now?: () => number;
 	/** Base details already known (estimate, trim) that the envelope carries as they are. */
 	base?: Pick<EnvelopeBase, "estimate" | "context">;
+	/** `advice.maxChars`: the advice is cut to this many characters, marker included; absent = no cap. */
+	adviceMaxChars?: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -460,11 +463,11 @@ async function afterAnswer(
 ): Promise<{ done: AdvisorEnvelope } | { next: Context }> {
 	const calls = toolCalls(message);
 	const tools = c.input.tools;
-	if (calls.length === 0 || tools === undefined) return { done: answer(message, envelopeBase(c)) };
+	if (calls.length === 0 || tools === undefined) return { done: answer(c, message, envelopeBase(c)) };
 	if (c.investigation.spent) {
 		// Told in a user message to answer now, it called tools again: its text is the answer when it
 		// wrote one; else the consultation ends without advice rather than loop on.
-		if (replyText(message).trim().length > 0) return { done: answer(message, envelopeBase(c)) };
+		if (replyText(message).trim().length > 0) return { done: answer(c, message, envelopeBase(c)) };
 		return { done: failureEnvelope({ kind: "failed", message: TOOLS_AFTER_SPENT }, envelopeBase(c)) };
 	}
 	const results = await investigate(calls, tools, c.investigation, c.clock.signal, c.input.onProgress);
@@ -477,7 +480,7 @@ async function afterAnswer(
 export async function runConsultation(input: ConsultationInput): Promise<AdvisorEnvelope> {
 	const c = startConsultation(input);
 	try {
-		input.onProgress?.(consultingLine(advisorLabel(input.model), input.effort));
+		input.onProgress?.(consultingLine(modelDisplayName(input.model), input.effort));
 		let context = input.request.context;
 		for (let round = 0; ; round++) {
 			const outcome = await sendRound(c, context, round);
@@ -493,10 +496,11 @@ export async function runConsultation(input: ConsultationInput): Promise<Advisor
 	}
 }
 
-function answer(message: AssistantMessage, base: EnvelopeBase): AdvisorEnvelope {
+function answer(c: Consultation, message: AssistantMessage, base: EnvelopeBase): AdvisorEnvelope {
 	const text = replyText(message);
 	if (text.trim().length === 0) return failureEnvelope({ kind: "empty" }, base);
-	return adviceEnvelope(text, base);
+	const max = c.input.adviceMaxChars;
+	return adviceEnvelope(max === undefined ? text : capAdvice(text, max).text, base);
 }
 
 /** The tool calls of one consultation so far. */

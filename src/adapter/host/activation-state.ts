@@ -11,8 +11,9 @@ import { ADVISOR_TOOL_NAME } from "../../events/index.ts";
 import { type AdvisorConfig, type ConfigLocation, type LoadedConfig, loadConfig, saveSelection } from "../config.ts";
 import { createSessionLedger, type SessionLedger } from "../consult/session-ledger.ts";
 import { type Activation, decideActivation, lookupAdvisorModel } from "./activation.ts";
-import { advisorLabel, formatModelKey, modelKeyOf } from "./model-key.ts";
+import { formatModelKey, type ModelRef, modelDisplayName, modelKeyOf } from "./model-key.ts";
 import { advisorRestored } from "./notices.ts";
+import { say } from "./say.ts";
 
 export interface AdvisorRuntime {
 	readonly location: ConfigLocation;
@@ -22,6 +23,11 @@ export interface AdvisorRuntime {
 	readonly ledger: SessionLedger;
 	/** The executor the "disabled for" notice was last shown for, so it is said once per change. */
 	disabledNoticeFor: string | undefined;
+	/**
+	 * The model registry of the last reconcile, so the result card can spell a recorded
+	 * `provider:modelId` the way the rest of the extension does (name and key).
+	 */
+	findModel: ((provider: string, modelId: string) => ModelRef | undefined) | undefined;
 }
 
 export function createAdvisorRuntime(location: ConfigLocation = {}): AdvisorRuntime {
@@ -31,6 +37,7 @@ export function createAdvisorRuntime(location: ConfigLocation = {}): AdvisorRunt
 		activation: undefined,
 		ledger: createSessionLedger(),
 		disabledNoticeFor: undefined,
+		findModel: undefined,
 	};
 }
 
@@ -62,7 +69,7 @@ export function resetRestoredAnnouncement(): void {
 }
 
 type ReconcilePi = Pick<ExtensionAPI, "getActiveTools" | "setActiveTools" | "getThinkingLevel">;
-type ReconcileCtx = Pick<ExtensionContext, "model" | "modelRegistry" | "ui">;
+type ReconcileCtx = Pick<ExtensionContext, "model" | "modelRegistry" | "ui" | "hasUI">;
 
 export function setToolActive(pi: Pick<ExtensionAPI, "getActiveTools" | "setActiveTools">, active: boolean): void {
 	const names = pi.getActiveTools();
@@ -83,7 +90,9 @@ export function reconcile(
 	options: ReconcileOptions = {},
 ): Activation<Model<Api>> {
 	const config = runtime.loaded.config;
-	const advisorModel = lookupAdvisorModel(config.modelKey, (provider, id) => ctx.modelRegistry.find(provider, id));
+	const registry = ctx.modelRegistry;
+	runtime.findModel = (provider, id) => registry.find(provider, id);
+	const advisorModel = lookupAdvisorModel(config.modelKey, (provider, id) => registry.find(provider, id));
 	const activation = decideActivation({
 		modelKey: config.modelKey,
 		advisorModel,
@@ -105,18 +114,18 @@ export function reconcile(
 
 	if (!activation.active && activation.reason === "disabled-for-model" && ctx.model) {
 		const executor = formatModelKey(modelKeyOf(ctx.model));
-		if (runtime.disabledNoticeFor !== executor && activation.message) ctx.ui.notify(activation.message, "info");
+		if (runtime.disabledNoticeFor !== executor && activation.message) say(ctx, activation.message, "info");
 		runtime.disabledNoticeFor = executor;
 	} else {
 		runtime.disabledNoticeFor = undefined;
 	}
-	if (!activation.active && activation.clearStale && activation.message) ctx.ui.notify(activation.message, "warning");
+	if (!activation.active && activation.clearStale && activation.message) say(ctx, activation.message, "warning");
 
 	const resolved = activation.active || activation.reason !== "stale-model";
 	if (options.announceRestore && advisorModel !== undefined && resolved) {
 		if (!restoredAnnounced()) {
 			globalFlags()[RESTORED_ANNOUNCED] = true;
-			ctx.ui.notify(advisorRestored(advisorLabel(advisorModel)), "info");
+			say(ctx, advisorRestored(modelDisplayName(advisorModel)), "info");
 		}
 	}
 	runtime.activation = activation;

@@ -5,7 +5,7 @@
 
 import type { ModelThinkingLevel, ThinkingLevel } from "@mariozechner/pi-ai";
 import { type DisabledForModel, EFFORT_LEVELS } from "../config.ts";
-import { formatModelKey, type ModelKey, type ModelRef, modelKeyOf, parseModelKey } from "./model-key.ts";
+import { canonicalModelKey, type ModelKey, type ModelRef, modelDisplayName, parseModelKey } from "./model-key.ts";
 import { advisorDisabledFor, advisorModelGone } from "./notices.ts";
 
 export type InactiveReason = "no-model" | "stale-model" | "same-model" | "disabled-for-model";
@@ -48,7 +48,12 @@ export function decideActivation<M extends ModelRef>(input: ActivationInput<M>):
 	const key = parseModelKey(modelKey);
 	// The registry is the authority: a model it returns under another key would not be the one saved.
 	if (!key || !advisorModel || advisorModel.provider !== key.provider || advisorModel.id !== key.modelId) {
-		return { active: false, reason: "stale-model", clearStale: true, message: advisorModelGone(modelKey) };
+		return {
+			active: false,
+			reason: "stale-model",
+			clearStale: true,
+			message: advisorModelGone(canonicalModelKey(modelKey) ?? modelKey),
+		};
 	}
 	// Asking a model to review itself adds cost without a second opinion, whoever serves it.
 	if (executorModel && executorModel.id === advisorModel.id) return { active: false, reason: "same-model" };
@@ -56,7 +61,7 @@ export function decideActivation<M extends ModelRef>(input: ActivationInput<M>):
 		return {
 			active: false,
 			reason: "disabled-for-model",
-			message: advisorDisabledFor(formatModelKey(modelKeyOf(executorModel))),
+			message: advisorDisabledFor(modelDisplayName(executorModel)),
 		};
 	}
 	return { active: true, model: advisorModel, key };

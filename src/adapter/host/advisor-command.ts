@@ -9,7 +9,7 @@ import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-cod
 import { saveSelection } from "../config.ts";
 import { lookupAdvisorModel } from "./activation.ts";
 import { type AdvisorRuntime, currentConfig, reconcile, reloadConfig } from "./activation-state.ts";
-import { advisorLabel, formatModelKey, modelKeyOf } from "./model-key.ts";
+import { formatModelKey, modelDisplayName, modelKeyOf } from "./model-key.ts";
 import {
 	ADVISOR_OFF,
 	advisorSameModel,
@@ -25,6 +25,7 @@ import {
 	SAVE_FAILED,
 } from "./notices.ts";
 import { type PickerItem, type PickerSpec, pick } from "./picker.ts";
+import { type LineWriter, say } from "./say.ts";
 
 export const ADVISOR_COMMAND = "advisor";
 export const ADVISOR_COMMAND_DESCRIPTION = "Choose the advisor model and effort (or turn the advisor off)";
@@ -48,8 +49,9 @@ export function modelPickerSpec(models: readonly Model<Api>[], current: Model<Ap
 	const items: PickerItem[] = [{ value: NO_ADVISOR_VALUE, label: NO_ADVISOR, description: NO_ADVISOR_DESCRIPTION }];
 	for (const model of models) {
 		const key = formatModelKey(modelKeyOf(model));
-		const label = advisorLabel(model);
-		items.push({ value: key, label, description: key, search: `${label} ${key}` });
+		// One spelling (name and key) on the row; the filter also sees the parts on their own.
+		const search = [key, model.id, ...(model.name?.trim() ? [model.name.trim()] : [])];
+		items.push({ value: key, label: modelDisplayName(model), search });
 	}
 	return {
 		title: MODEL_PICKER_TITLE,
@@ -68,7 +70,7 @@ export function effortPickerSpec(model: Model<Api>, current: ModelThinkingLevel 
 	);
 	const fallback = levels.includes(RECOMMENDED_EFFORT) ? RECOMMENDED_EFFORT : undefined;
 	const initialValue = current !== undefined && levels.includes(current) ? current : fallback;
-	const spec: PickerSpec = { title: effortPickerTitle(advisorLabel(model)), items };
+	const spec: PickerSpec = { title: effortPickerTitle(modelDisplayName(model)), items };
 	if (initialValue !== undefined) spec.initialValue = initialValue;
 	return spec;
 }
@@ -82,6 +84,8 @@ export interface AdvisorCommandDeps {
 	runtime: AdvisorRuntime;
 	/** Called (awaited) first on every invocation: /advisor ends cache warming. */
 	onInvoke?: () => void | Promise<void>;
+	/** Where a headless /advisor says it needs a UI; default the process's stderr. */
+	stderr?: LineWriter;
 }
 
 export function createAdvisorCommand(deps: AdvisorCommandDeps) {
@@ -95,7 +99,8 @@ export function createAdvisorCommand(deps: AdvisorCommandDeps) {
 				// Stopping background work never stands in the way of the picker.
 			}
 			if (!ctx.hasUI) {
-				ctx.ui.notify(REQUIRES_INTERACTIVE, "warning");
+				// Print and JSON mode have no UI to pick in, and Pi's notify is silent there: stderr.
+				say(ctx, REQUIRES_INTERACTIVE, "warning", deps.stderr);
 				return;
 			}
 			const config = currentConfig(runtime);
@@ -126,15 +131,16 @@ export function createAdvisorCommand(deps: AdvisorCommandDeps) {
 				ctx.ui.notify(SAVE_FAILED, "error");
 				return;
 			}
-			reloadConfig(runtime);
+			// A re-read like any other: its warnings (other keys of the same file) are shown once.
+			for (const warning of reloadConfig(runtime)) ctx.ui.notify(warning, "warning");
 			const activation = reconcile(pi, ctx, runtime);
 			if (model === undefined) {
 				ctx.ui.notify(ADVISOR_OFF, "info");
 				return;
 			}
-			ctx.ui.notify(advisorSelected(advisorLabel(model), effort), "info");
+			ctx.ui.notify(advisorSelected(modelDisplayName(model), effort), "info");
 			if (!activation.active && activation.reason === "same-model") {
-				ctx.ui.notify(advisorSameModel(advisorLabel(model)), "warning");
+				ctx.ui.notify(advisorSameModel(modelDisplayName(model)), "warning");
 			}
 		},
 	};

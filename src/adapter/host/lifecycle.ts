@@ -8,6 +8,7 @@ import type { AgentEndEvent, ExtensionAPI, ExtensionContext } from "@mariozechne
 import { type AdvisorTool, guidanceKey } from "../consult/advisor-tool.ts";
 import { refreshBranchStatus } from "../consult/cost-control.ts";
 import { type AdvisorRuntime, currentConfig, reconcile, reloadConfig } from "./activation-state.ts";
+import { say } from "./say.ts";
 
 /** Why background advisor work (warming, review) must stop now. */
 export type InterruptReason =
@@ -28,12 +29,20 @@ export interface LifecycleHooks {
 	agentStart?(ctx: ExtensionContext): void | Promise<void>;
 	/** agent_end: cancel warming, run the completion review. */
 	agentEnd?(event: AgentEndEvent, ctx: ExtensionContext): void | Promise<void>;
+	/**
+	 * agent_before_settle, on hosts that have it (Pi 1.x): the run is over but not yet settled, and
+	 * what is sent now may continue it (a headless completion review is delivered here).
+	 */
+	beforeSettle?(ctx: ExtensionContext): void | Promise<void>;
 	/** thinking_level_select: cancel warming. */
 	thinkingLevelChanged?(ctx: ExtensionContext): void | Promise<void>;
 	/** model_select (not "restore"): cancel warming. */
 	modelChanged?(ctx: ExtensionContext): void | Promise<void>;
-	/** Abort warming/review and record their usage before the session changes under them. */
-	interrupt?(reason: InterruptReason, ctx: ExtensionContext): void | Promise<void>;
+	/**
+	 * Abort warming/review and record their usage before the session changes under them.
+	 * `shutdownReason` is session_shutdown's own reason ("quit", "new", …).
+	 */
+	interrupt?(reason: InterruptReason, ctx: ExtensionContext, shutdownReason?: string): void | Promise<void>;
 }
 
 export interface LifecycleDeps {
@@ -42,6 +51,47 @@ export interface LifecycleDeps {
 	/** Builds the advisor tool for the current config (its guidance comes from advisor.json). */
 	tool: () => AdvisorTool;
 	hooks?: LifecycleHooks;
+	/** Runs `work` once the host is done with the current event (default: a zero-delay timer). */
+	defer?: (work: () => void) => void;
+}
+
+/**
+ * session_start reasons after which Pi's interactive mode (0.73) clears and re-renders its chat,
+ * wiping a notification shown during the event itself: /new, a session switch, a fork.
+ */
+const CHAT_REBUILT_AFTER: ReadonlySet<string> = new Set(["new", "resume", "fork"]);
+
+const afterCurrentEvent = (work: () => void): void => {
+	setTimeout(work, 0);
+};
+
+/**
+ * The warnings of one read of advisor.json, each shown once. At startup and on /reload they are
+ * shown at once; after /new, a switch or a fork, once the host has rebuilt its chat (the rebuild
+ * runs without yielding to timers after session_start), so the user sees them whenever the file is
+ * re-read. Headless, they go to stderr at once.
+ */
+export function showConfigWarnings(
+	ctx: Pick<ExtensionContext, "hasUI" | "ui">,
+	warnings: readonly string[],
+	reason: string,
+	defer: (work: () => void) => void = afterCurrentEvent,
+): void {
+	if (warnings.length === 0) return;
+	const show = () => {
+		for (const warning of warnings) say(ctx, warning, "warning");
+	};
+	if (!ctx.hasUI || !CHAT_REBUILT_AFTER.has(reason)) {
+		show();
+		return;
+	}
+	defer(() => {
+		try {
+			show();
+		} catch {
+			// The session was replaced again before the timer fired: its successor read the file itself.
+		}
+	});
 }
 
 export function registerLifecycle(deps: LifecycleDeps): void {
@@ -49,8 +99,8 @@ export function registerLifecycle(deps: LifecycleDeps): void {
 	const hooks = deps.hooks ?? {};
 	let registeredGuidance = guidanceKey(currentConfig(runtime));
 
-	pi.on("session_start", async (_event, ctx) => {
-		for (const warning of reloadConfig(runtime)) ctx.ui.notify(warning, "warning");
+	pi.on("session_start", async (event, ctx) => {
+		showConfigWarnings(ctx, reloadConfig(runtime), event.reason, deps.defer);
 		runtime.ledger.reset();
 		const guidance = guidanceKey(currentConfig(runtime));
 		if (guidance !== registeredGuidance) {
@@ -91,6 +141,15 @@ export function registerLifecycle(deps: LifecycleDeps): void {
 		await hooks.agentEnd?.(event, ctx);
 	});
 
+	// Pi 1.x only (0.73 never emits it, and its typings do not name it).
+	const on = pi.on.bind(pi) as unknown as (
+		event: string,
+		handler: (event: unknown, ctx: ExtensionContext) => Promise<void>,
+	) => void;
+	on("agent_before_settle", async (_event, ctx) => {
+		await hooks.beforeSettle?.(ctx);
+	});
+
 	const interrupt = (reason: InterruptReason) => async (_event: unknown, ctx: ExtensionContext) => {
 		await hooks.interrupt?.(reason, ctx);
 	};
@@ -98,7 +157,9 @@ export function registerLifecycle(deps: LifecycleDeps): void {
 	pi.on("session_before_tree", interrupt("session_before_tree"));
 	pi.on("session_before_switch", interrupt("session_before_switch"));
 	pi.on("session_before_fork", interrupt("session_before_fork"));
-	pi.on("session_shutdown", interrupt("session_shutdown"));
+	pi.on("session_shutdown", async (event, ctx) => {
+		await hooks.interrupt?.("session_shutdown", ctx, event.reason);
+	});
 }
 
 /** Runs each set of hooks in turn (awaiting each), for every slot any of them fills. */
@@ -114,14 +175,17 @@ export function composeHooks(...sets: (LifecycleHooks | undefined)[]): Lifecycle
 		async agentEnd(event, ctx) {
 			for (const h of all) await h.agentEnd?.(event, ctx);
 		},
+		async beforeSettle(ctx) {
+			for (const h of all) await h.beforeSettle?.(ctx);
+		},
 		async thinkingLevelChanged(ctx) {
 			for (const h of all) await h.thinkingLevelChanged?.(ctx);
 		},
 		async modelChanged(ctx) {
 			for (const h of all) await h.modelChanged?.(ctx);
 		},
-		async interrupt(reason, ctx) {
-			for (const h of all) await h.interrupt?.(reason, ctx);
+		async interrupt(reason, ctx, shutdownReason) {
+			for (const h of all) await h.interrupt?.(reason, ctx, shutdownReason);
 		},
 	};
 }

@@ -54,8 +54,33 @@ export function modelKeyOf(model: ModelRef): ModelKey {
 	return { provider: model.provider, modelId: model.id };
 }
 
-/** What the user sees for a model: its display name, else its id. */
-export function advisorLabel(model: ModelRef): string {
+/**
+ * How a model is spelled wherever the user reads it (the progress line, the card, notices, the
+ * picker): its display name followed by its `provider/modelId` key, or the key alone when the
+ * registry gives it no name of its own (none, blank, or the bare id again).
+ */
+export function modelDisplayName(model: ModelRef): string {
+	const key = formatModelKey(modelKeyOf(model));
 	const name = model.name?.trim();
-	return name ? name : model.id;
+	return name && name !== model.id ? `${name} (${key})` : key;
+}
+
+/**
+ * The same spelling from a recorded `provider:modelId` (details.advisorModel) and a registry
+ * lookup: a model the registry no longer knows is spelled by its key alone. Undefined when the
+ * record does not parse.
+ */
+export function recordedModelDisplayName(
+	recorded: string,
+	find: ((provider: string, modelId: string) => ModelRef | undefined) | undefined,
+): string | undefined {
+	const key = parseModelKey(recorded);
+	if (key === undefined) return undefined;
+	let model: ModelRef | undefined;
+	try {
+		model = find?.(key.provider, key.modelId);
+	} catch {
+		// A registry that throws is a registry without this model.
+	}
+	return modelDisplayName(model ?? { provider: key.provider, id: key.modelId });
 }

@@ -18,10 +18,13 @@ export const advisorDisabledFor = (model: string) => `Advisor disabled for ${mod
 export const advisorModelGone = (modelKey: string) =>
 	`Advisor model ${modelKey} is no longer available — advisor turned off`;
 
-/** The first streamed line of a consultation. Effort is left out when no reasoning is sent. */
+/**
+ * The first streamed line of a consultation, `label` spelled by modelDisplayName. Effort is left
+ * out when no reasoning is sent.
+ */
 export function consultingLine(label: string, effort?: ModelThinkingLevel): string {
 	const suffix = effort && effort !== "off" ? `, ${effort}` : "";
-	return `Consulting advisor (${label}${suffix})…`;
+	return `Consulting advisor: ${label}${suffix}…`;
 }
 
 /** One streamed line per investigation tool the advisor opens, after the consulting line. */

@@ -1,14 +1,14 @@
 /**
  * A filterable list for /advisor: pi-tui's SelectList (wrapping ↑/↓, enter, esc) under a search
  * line whose text fuzzy-filters the rows. SelectList's own filter only matches value prefixes, so
- * the rows are re-filtered here with fuzzyFilter and the list rebuilt.
+ * the rows are ranked here with pi-tui's fuzzyMatch and the list rebuilt (see rankPickerItems).
  */
 
 import type { ExtensionUIContext, Theme } from "@mariozechner/pi-coding-agent";
 import {
 	type Component,
 	type Focusable,
-	fuzzyFilter,
+	fuzzyMatch,
 	getKeybindings,
 	Input,
 	type SelectItem,
@@ -22,8 +22,11 @@ export interface PickerItem {
 	value: string;
 	label: string;
 	description?: string;
-	/** What the filter matches against; default label + description. */
-	search?: string;
+	/**
+	 * The texts the filter matches against, each on its own (e.g. the name, `provider/modelId`, the
+	 * model id); default the label and the description.
+	 */
+	search?: readonly string[];
 }
 
 export interface PickerSpec {
@@ -37,6 +40,56 @@ export interface PickerSpec {
 export type PickerStyle = Pick<Theme, "fg" | "bold">;
 
 export const PICKER_MAX_ROWS = 10;
+
+/**
+ * How far behind the best row a row may score and still be listed: one word-boundary bonus of
+ * fuzzyMatch (-10), so a query that starts a word of one row keeps that row, while rows it
+ * matches only by scattered letters (`no` in "reasoNer mOck") drop out.
+ */
+export const PICKER_SCORE_MARGIN = 10;
+
+/** The best fuzzyMatch score of `token` over the texts (lower is better); undefined: none matches. */
+function bestScore(token: string, texts: readonly string[]): number | undefined {
+	let best: number | undefined;
+	for (const text of texts) {
+		const match = fuzzyMatch(token, text);
+		if (match.matches && (best === undefined || match.score < best)) best = match.score;
+	}
+	return best;
+}
+
+/**
+ * The rows a query lists, best first. pi-tui's fuzzyMatch as fuzzyFilter uses it (every
+ * whitespace-separated token must match; lower total score ranks higher), with two changes:
+ * each token is scored against each search text on its own, so a greedy match across the
+ * name/key boundary cannot hide a good match inside the key (`advr` finds `adv-r`); and only the
+ * rows within PICKER_SCORE_MARGIN of the best are kept, since a subsequence of two or three
+ * letters matches nearly every row. Ties keep the spec's order. An empty query lists every row.
+ */
+export function rankPickerItems<T extends PickerItem>(items: readonly T[], query: string): T[] {
+	const tokens = query
+		.trim()
+		.split(/\s+/)
+		.filter((t) => t.length > 0);
+	if (tokens.length === 0) return [...items];
+	const scored: { item: T; score: number; index: number }[] = [];
+	items.forEach((item, index) => {
+		const texts = item.search ?? [item.label, ...(item.description !== undefined ? [item.description] : [])];
+		let score = 0;
+		for (const token of tokens) {
+			const s = bestScore(token, texts);
+			if (s === undefined) return;
+			score += s;
+		}
+		scored.push({ item, score, index });
+	});
+	if (scored.length === 0) return [];
+	const best = Math.min(...scored.map((row) => row.score));
+	return scored
+		.filter((row) => row.score <= best + PICKER_SCORE_MARGIN)
+		.sort((a, b) => a.score - b.score || a.index - b.index)
+		.map((row) => row.item);
+}
 
 const LIST_KEYS = ["tui.select.up", "tui.select.down", "tui.select.confirm", "tui.select.cancel"] as const;
 
@@ -95,11 +148,7 @@ export class FilterPicker implements Component, Focusable {
 	}
 
 	private rebuild(query: string): void {
-		const items = [...this.spec.items];
-		this.filtered =
-			query.trim().length === 0
-				? items
-				: fuzzyFilter(items, query, (item) => item.search ?? `${item.label} ${item.description ?? ""}`);
+		this.filtered = rankPickerItems(this.spec.items, query);
 		if (this.filtered.length === 0) {
 			this.list = undefined;
 			return;

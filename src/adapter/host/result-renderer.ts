@@ -9,6 +9,7 @@ import type { Theme, ToolRenderResultOptions } from "@mariozechner/pi-coding-age
 import { type Component, getKeybindings, Text } from "@mariozechner/pi-tui";
 import type { AdvisorDetails, Severity } from "../../events/index.ts";
 import { parseSeverity } from "../../policy/index.ts";
+import { type ModelRef, recordedModelDisplayName } from "./model-key.ts";
 import { CARD_NO_SEVERITY, cardMoreLines } from "./notices.ts";
 
 /** Lines of advice shown under the verdict in the collapsed card. */
@@ -66,11 +67,18 @@ function expandKey(): string | undefined {
 	}
 }
 
-/** The card as styled text (pure given the style; the TUI wraps it). */
+/** Looks a recorded model up in Pi's registry, for its name. */
+export type FindModel = (provider: string, modelId: string) => ModelRef | undefined;
+
+/**
+ * The card as styled text (pure given the style and the lookup; the TUI wraps it). The model that
+ * answered is spelled as everywhere else (name and `provider/modelId`), from details.advisorModel.
+ */
 export function advisorCardText(
 	result: CardResult,
 	options: ToolRenderResultOptions & { isError?: boolean },
 	style: CardStyle,
+	findModel?: FindModel,
 ): string {
 	const text = textOf(result);
 	const details = result.details ?? {};
@@ -84,9 +92,11 @@ export function advisorCardText(
 		severity === undefined
 			? style.fg("muted", CARD_NO_SEVERITY)
 			: style.bold(style.fg(SEVERITY_COLOR[severity], `Severity: ${severity}`));
-	const who = details.advisorModel
-		? style.fg("dim", ` · ${details.advisorModel}${details.effort ? `, ${details.effort}` : ""}`)
-		: "";
+	const model =
+		details.advisorModel === undefined
+			? undefined
+			: (recordedModelDisplayName(details.advisorModel, findModel) ?? details.advisorModel);
+	const who = model ? style.fg("dim", ` · ${model}${details.effort ? `, ${details.effort}` : ""}`) : "";
 	const body = adviceBody(text);
 	const shown = options.expanded ? body : body.slice(0, COLLAPSED_LINES);
 	const out = [verdict + who, ...shown.map((line) => style.fg("toolOutput", line))];
@@ -99,9 +109,9 @@ export function renderAdvisorResult(
 	result: CardResult,
 	options: ToolRenderResultOptions,
 	theme: CardStyle,
-	context?: { isError?: boolean; lastComponent?: Component | undefined },
+	context?: { isError?: boolean; lastComponent?: Component | undefined; findModel?: FindModel | undefined },
 ): Component {
-	const text = advisorCardText(result, { ...options, isError: context?.isError === true }, theme);
+	const text = advisorCardText(result, { ...options, isError: context?.isError === true }, theme, context?.findModel);
 	const previous = context?.lastComponent;
 	if (previous instanceof Text) {
 		previous.setText(text);

@@ -8,10 +8,11 @@
  */
 
 import type { SpendState } from "../../reducers/index.ts";
+import { formatDollars } from "../../render/index.ts";
 
+/** The user-facing dollar rule (render's formatDollars); a non-finite amount reads as zero. */
 export function formatUsd(amount: number): string {
-	const value = Number.isFinite(amount) ? Math.max(0, amount) : 0;
-	return value > 0 && value < 0.01 ? `$${value.toFixed(3)}` : `$${value.toFixed(2)}`;
+	return formatDollars(Number.isFinite(amount) ? amount : 0);
 }
 
 /** The status text, or undefined when the branch has no advisor spend. */
