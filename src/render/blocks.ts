@@ -143,16 +143,50 @@ function argumentsJson(args: Record<string, unknown>): string {
 	}
 }
 
-/** A tail round: the call's arguments and the result text, each capped around an expandable gap. */
+/**
+ * Does the card already show every argument of the call as written? Then the appendix does not
+ * repeat them: a read of a path (and line range), an ls, a short one-line command.
+ */
+function cardShowsCall(round: Round): boolean {
+	const args = round.call.arguments;
+	const keys = Object.keys(args);
+	const asWritten = (key: string) =>
+		typeof args[key] === "string" && relativePath(args[key] as string, round.cwd) === args[key];
+	const onlyNumbers = (...names: string[]) => names.every((k) => args[k] === undefined || typeof args[k] === "number");
+	switch (round.call.name) {
+		case "read":
+			return (
+				keys.every((k) => k === "path" || k === "offset" || k === "limit") &&
+				asWritten("path") &&
+				onlyNumbers("offset", "limit")
+			);
+		case "ls":
+			return keys.every((k) => k === "path") && (keys.length === 0 || asWritten("path"));
+		case "bash": {
+			if (keys.length !== 1 || typeof args.command !== "string") return false;
+			return cardArgument(round.call, round.cwd).text === args.command;
+		}
+		default:
+			return false;
+	}
+}
+
+/**
+ * A tail round: the call's arguments and the result text, each capped around an expandable gap.
+ * The call line is left out when the round's card, in the log above, shows the whole call.
+ */
 export function verbatimRound(id: string, round: Round, config: LedgerConfig, running: boolean): string {
 	const shownId = displayId(id);
 	const status = running ? "running" : statusText(round);
-	const call = capWithGap(neutralise(argumentsJson(round.call.arguments)), config.tailMaxChars, undefined);
+	const head = `[tool #${shownId}] ${toolName(round.call.name)} · ${status}\n`;
 	let result: string;
 	if (running) result = RESULT_RUNNING;
 	else if (round.status === "no-result") result = RESULT_MISSING;
 	else result = capWithGap(resultBody(round), config.tailMaxChars, undefined);
-	return `[tool #${shownId}] ${toolName(round.call.name)} · ${status}\ncall: ${call}\nresult:\n${result}\n`;
+	// A call still running has no card yet: it keeps its call line.
+	if (!running && cardShowsCall(round)) return `${head}result:\n${result}\n`;
+	const call = capWithGap(neutralise(argumentsJson(round.call.arguments)), config.tailMaxChars, undefined);
+	return `${head}call: ${call}\nresult:\n${result}\n`;
 }
 
 function preview(parts: readonly ContentPart[], max: number): string {
@@ -175,7 +209,9 @@ export function proseBlock(id: string, text: string, max: number): string {
 	const body = neutralise(text);
 	const cap = Math.max(1, max);
 	if (body.length <= cap) return `[executor]\n${body}\n`;
-	return `[executor #${displayId(id)}]\n${capWithGap(body, cap, undefined)}\n`;
+	// The gap line counts against the cap: a capped block shows about `max` chars in all.
+	const gapLine = BLOCK_GAP(body.length).length + 2;
+	return `[executor #${displayId(id)}]\n${capWithGap(body, Math.max(1, cap - gapLine), undefined)}\n`;
 }
 
 /** What a compaction or trim hides but must stay visible: changed paths, then open failures as cards. */
