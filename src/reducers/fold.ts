@@ -197,6 +197,13 @@ function plain<T>(value: T): T {
  * frozen values when it finalises, so a block costs nothing in later folds.
  */
 function pushBlock(draft: LedgerDraft, block: Block): void {
+	if (block.kind === "round") {
+		// The card above: only the executor's prose may sit between (user words start a new thought).
+		let i = draft.open.length - 1;
+		while (i >= 0 && draft.open[i]!.kind === "prose") i--;
+		const above = draft.open[i];
+		if (above?.kind === "round") block = { ...block, previous: plain(above).round };
+	}
 	draft.open.push(Object.freeze(block) as Block);
 }
 

@@ -45,6 +45,11 @@ export interface RoundBlock {
 	/** The result entry id, or the call's entry id for a call that never got a result. */
 	id: string;
 	round: Round;
+	/**
+	 * The round of the card right above this one, when the block before it in the segment is a card:
+	 * a card on the same path as that one says so briefly. Set when the block is made, so it never changes.
+	 */
+	previous?: Round;
 }
 
 export interface SummaryBlock {

@@ -7,15 +7,15 @@
 import type { ContentPart } from "../events/index.ts";
 import type { Block, CarriedFailure, Round, RoundStatus } from "../reducers/index.ts";
 import { partsText } from "../reducers/index.ts";
-import { cardArgument, imagePath, relativePath } from "./card-argument.ts";
+import { cardArgument, cardPath, imagePath, relativePath } from "./card-argument.ts";
 import type { LedgerConfig } from "./config.ts";
 import {
+	BLOCK_GAP,
 	BRANCH_SUMMARY_INTRO,
 	BRANCH_WORDS_INTRO,
 	COMPACTION_SUMMARY_INTRO,
 	COMPACTION_WORDS_INTRO,
 	FILES_CHANGED,
-	GAP,
 	MESSAGE_IMAGE,
 	NO_HIDDEN_WORDS,
 	OPEN_FAILURES,
@@ -23,6 +23,7 @@ import {
 	REASONING_INTRO,
 	RESULT_MISSING,
 	RESULT_RUNNING,
+	SAME_PATH,
 	TOOL_IMAGE_NO_PATH,
 	TOOL_IMAGE_WITH_PATH,
 } from "./constants.ts";
@@ -45,13 +46,13 @@ function toolName(name: string): string {
 	return clip(oneLine(neutralise(name)), TOOL_NAME_MAX) || "?";
 }
 
-export function userBody(id: string, parts: readonly ContentPart[], config: LedgerConfig): string {
+export function userBody(parts: readonly ContentPart[], config: LedgerConfig): string {
 	const body = parts.map((p) => (p.type === "text" ? neutralise(p.text) : PASTED_IMAGE(p.mimeType))).join("\n");
-	return capWithGap(body, config.userMessageMaxChars, displayId(id));
+	return capWithGap(body, config.userMessageMaxChars, undefined);
 }
 
 function userWords(id: string, parts: readonly ContentPart[], config: LedgerConfig): string {
-	return `[user #${displayId(id)}]\n${userBody(id, parts, config)}\n`;
+	return `[user #${displayId(id)}]\n${userBody(parts, config)}\n`;
 }
 
 function statusText(round: Round): string {
@@ -75,13 +76,27 @@ export type CardStatus = RoundStatus | "running";
 /**
  * `#id tool argument[ · size][ · ✗ error line | · no result | · running]` — one line, always.
  * An ok call says nothing about its status; a failed one shows the line that says what went wrong.
+ * `previous` is the round of the card right above: when both lead with the same path, this card
+ * shows SAME_PATH in its place (runs of edits to one file are common and paths are long).
  */
-export function cardLine(id: string, round: Round, status: CardStatus = round.status): string {
+export function cardLine(id: string, round: Round, status: CardStatus = round.status, previous?: Round): string {
 	const text = partsText(round.resultParts);
 	const images = round.resultParts.filter((p) => p.type === "image").length;
 	const argument = cardArgument(round.call, round.cwd);
+	let shown = argument.text;
+	if (previous !== undefined) {
+		const path = cardPath(round.call, round.cwd);
+		// A path as short as the mark (`.`, `a.c`) is clearer said again.
+		if (
+			path !== undefined &&
+			path.length > 3 &&
+			shown.startsWith(path) &&
+			cardPath(previous.call, previous.cwd) === path
+		)
+			shown = SAME_PATH + shown.slice(path.length);
+	}
 	let line = `#${displayId(id)} ${toolName(round.call.name)}`;
-	if (argument.text.length > 0) line += ` ${argument.text}`;
+	if (shown.length > 0) line += ` ${shown}`;
 	const finished = status === "ok" || status === "error";
 	if (finished && (argument.resultSize || images > 0)) {
 		let size = argument.resultSize ? compactSize(text.length) : "";
@@ -128,34 +143,75 @@ function argumentsJson(args: Record<string, unknown>): string {
 	}
 }
 
-/** A tail round: the call's arguments and the result text, each capped around an expandable gap. */
+/**
+ * Does the card already show every argument of the call as written? Then the appendix does not
+ * repeat them: a read of a path (and line range), an ls, a short one-line command.
+ */
+function cardShowsCall(round: Round): boolean {
+	const args = round.call.arguments;
+	const keys = Object.keys(args);
+	const asWritten = (key: string) =>
+		typeof args[key] === "string" && relativePath(args[key] as string, round.cwd) === args[key];
+	const onlyNumbers = (...names: string[]) => names.every((k) => args[k] === undefined || typeof args[k] === "number");
+	switch (round.call.name) {
+		case "read":
+			return (
+				keys.every((k) => k === "path" || k === "offset" || k === "limit") &&
+				asWritten("path") &&
+				onlyNumbers("offset", "limit")
+			);
+		case "ls":
+			return keys.every((k) => k === "path") && (keys.length === 0 || asWritten("path"));
+		case "bash": {
+			if (keys.length !== 1 || typeof args.command !== "string") return false;
+			return cardArgument(round.call, round.cwd).text === args.command;
+		}
+		default:
+			return false;
+	}
+}
+
+/**
+ * A tail round: the call's arguments and the result text, each capped around an expandable gap.
+ * The call line is left out when the round's card, in the log above, shows the whole call.
+ */
 export function verbatimRound(id: string, round: Round, config: LedgerConfig, running: boolean): string {
 	const shownId = displayId(id);
 	const status = running ? "running" : statusText(round);
-	const call = capWithGap(neutralise(argumentsJson(round.call.arguments)), config.tailMaxChars, shownId);
+	const head = `[tool #${shownId}] ${toolName(round.call.name)} · ${status}\n`;
 	let result: string;
 	if (running) result = RESULT_RUNNING;
 	else if (round.status === "no-result") result = RESULT_MISSING;
-	else result = capWithGap(resultBody(round), config.tailMaxChars, shownId);
-	return `[tool #${shownId}] ${toolName(round.call.name)} · ${status}\ncall: ${call}\nresult:\n${result}\n`;
+	else result = capWithGap(resultBody(round), config.tailMaxChars, undefined);
+	// A call still running has no card yet: it keeps its call line.
+	if (!running && cardShowsCall(round)) return `${head}result:\n${result}\n`;
+	const call = capWithGap(neutralise(argumentsJson(round.call.arguments)), config.tailMaxChars, undefined);
+	return `${head}call: ${call}\nresult:\n${result}\n`;
 }
 
-function preview(id: string, parts: readonly ContentPart[], max: number): string {
+function preview(parts: readonly ContentPart[], max: number): string {
 	const text = parts.map((p) => (p.type === "text" ? neutralise(p.text) : MESSAGE_IMAGE(p.mimeType))).join("\n");
 	if (text.length <= max) return text;
 	const head = safeHead(text, max);
-	return `${head}\n${GAP(text.length - head.length, displayId(id))}`;
+	return `${head}\n${BLOCK_GAP(text.length - head.length)}`;
 }
 
 export function reasoningBlock(id: string, thinking: string, config: LedgerConfig): string {
 	const shownId = displayId(id);
-	return `[reasoning #${shownId}] ${REASONING_INTRO}\n${capWithGap(neutralise(thinking), config.tailMaxChars, shownId)}\n`;
+	return `[reasoning #${shownId}] ${REASONING_INTRO}\n${capWithGap(neutralise(thinking), config.tailMaxChars, undefined)}\n`;
 }
 
-/** Executor prose, capped at `max` around an expandable gap (the log caps older prose tighter than the appendix). */
+/**
+ * Executor prose, capped at `max` around an expandable gap (the log caps older prose tighter than the
+ * appendix). Only capped prose names its entry: whole prose has nothing left to expand.
+ */
 export function proseBlock(id: string, text: string, max: number): string {
-	const shownId = displayId(id);
-	return `[executor #${shownId}]\n${capWithGap(neutralise(text), Math.max(1, max), shownId)}\n`;
+	const body = neutralise(text);
+	const cap = Math.max(1, max);
+	if (body.length <= cap) return `[executor]\n${body}\n`;
+	// The gap line counts against the cap: a capped block shows about `max` chars in all.
+	const gapLine = BLOCK_GAP(body.length).length + 2;
+	return `[executor #${displayId(id)}]\n${capWithGap(body, Math.max(1, cap - gapLine), undefined)}\n`;
 }
 
 /** What a compaction or trim hides but must stay visible: changed paths, then open failures as cards. */
@@ -180,7 +236,7 @@ export function renderBlock(block: Block, config: LedgerConfig): string {
 		case "prose":
 			return proseBlock(block.id, block.text, config.proseMaxChars);
 		case "round":
-			return cardLine(block.id, block.round);
+			return cardLine(block.id, block.round, block.round.status, block.previous);
 		case "summary": {
 			const compaction = block.summaryKind === "compaction";
 			const header = compaction
@@ -190,16 +246,16 @@ export function renderBlock(block: Block, config: LedgerConfig): string {
 				block.words.length === 0
 					? `${NO_HIDDEN_WORDS}\n`
 					: block.words.map((w) => userWords(w.id, w.parts, config)).join("");
-			const summary = capWithGap(neutralise(block.summary), config.tailMaxChars, displayId(block.id));
+			const summary = capWithGap(neutralise(block.summary), config.tailMaxChars, undefined);
 			return `${header} ${compaction ? COMPACTION_WORDS_INTRO : BRANCH_WORDS_INTRO}\n${words}${compaction ? COMPACTION_SUMMARY_INTRO : BRANCH_SUMMARY_INTRO}\n${summary}\n${carriedWork(block.files, block.failures, "summary", block.cwd)}`;
 		}
 		case "note":
-			return `[note #${displayId(block.id)} · ${clip(oneLine(neutralise(block.customType)), TOOL_NAME_MAX)}]\n${preview(block.id, block.parts, config.customPreviewChars)}\n`;
+			return `[note #${displayId(block.id)} · ${clip(oneLine(neutralise(block.customType)), TOOL_NAME_MAX)}]\n${preview(block.parts, config.customPreviewChars)}\n`;
 		case "shell": {
 			let header = `[shell #${displayId(block.id)}] the user ran: ${clip(oneLine(neutralise(block.command)), SHELL_COMMAND_MAX)} · exit ${block.exitCode ?? "?"}`;
 			if (block.cancelled) header += " · cancelled";
 			if (block.truncated) header += " · truncated";
-			return `${header}\n${capWithGap(neutralise(block.output), config.tailMaxChars, displayId(block.id))}\n`;
+			return `${header}\n${capWithGap(neutralise(block.output), config.tailMaxChars, undefined)}\n`;
 		}
 		default: {
 			const never: never = block;

@@ -355,6 +355,36 @@ export function cardArgument(call: ToolCallInfo, cwd?: string): CardArgument {
 	}
 }
 
+/**
+ * The one path a card leads with (a read, write, ls, or an edit or patch of one file), as the card
+ * shows it; undefined when the card leads with something else or names several files.
+ */
+export function cardPath(call: ToolCallInfo, cwd?: string): string | undefined {
+	const args = call.arguments;
+	const patch = patchArgument(args);
+	if (patch !== undefined) {
+		const changes = patchChanges(patch);
+		return changes.length === 1 && !changes[0]!.path.includes(" → ") ? shownPath(changes[0]!.path, cwd) : undefined;
+	}
+	switch (call.name) {
+		case "read":
+		case "write": {
+			const path = str(args, ...PATH_KEYS);
+			return path === undefined ? undefined : shownPath(path, cwd);
+		}
+		case "ls":
+			return shownPath(str(args, ...PATH_KEYS) ?? ".", cwd);
+		case "edit":
+		case "multi_edit":
+		case "multiedit": {
+			const changes = replacementChanges(args);
+			return changes.length === 1 && changes[0]!.path !== "?" ? shownPath(changes[0]!.path, cwd) : undefined;
+		}
+		default:
+			return undefined;
+	}
+}
+
 /** The path an image result came from, so the advisor can read it itself. */
 export function imagePath(call: ToolCallInfo): string | undefined {
 	return str(call.arguments, "path", "file_path");

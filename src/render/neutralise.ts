@@ -15,11 +15,15 @@ const TAG_RE = new RegExp(`<(\\s*/?\\s*(?:${TAG_NAMES})\\s*)>`, "gi");
 
 const HEADER_WORD_RE = HEADER_WORDS.map((w) => w.replace(/ /g, "\\s+")).join("|");
 /**
- * A line that reads as a block header (`[user #…`, `[tool …`) or as a card (`#id tool …`: cards are
- * terse, so any `#word word` line could pass for one). Such lines get a leading backslash: visibly
- * quoted, no longer at the start of a line.
+ * A line that reads as a block header (`[user #…`, `[tool …`) or as a card (`#id tool …`: an id-like
+ * token, so `#a1b2 edit` or `#fix it` could pass for one, a markdown heading `## Notes` could not).
+ * Such lines get a leading backslash: visibly quoted, no longer at the start of a line. Leading
+ * blanks stay on their line (`[ \t]`, not `\s`), so an empty line before a heading is left alone.
  */
-const HEADER_LINE_RE = new RegExp(`^(?=\\s*\\[(?:${HEADER_WORD_RE})[\\s\\]#]|\\s*#\\S+ \\S)`, "gim");
+const HEADER_LINE_RE = new RegExp(
+	`^(?=[ \\t]*\\[(?:${HEADER_WORD_RE})[\\s\\]#]|[ \\t]*#[A-Za-z0-9_.:-]+[ \\t]+\\S)`,
+	"gim",
+);
 
 export function neutralise(text: string): string {
 	if (text.indexOf("<") === -1 && text.indexOf("[") === -1 && text.indexOf("#") === -1) return text;

@@ -309,6 +309,24 @@ function appendixPart(
 	return body.length === 0 ? undefined : `${APPENDIX_HEADER}\n${body}`;
 }
 
+/**
+ * The blocks of a segment from `from` on. When a trim left out the blocks before `from`, the first
+ * card kept (after nothing but prose) cannot point at the card above it, which is gone: it shows its
+ * own path, rendered each time like the rest of a trimmed segment's first message.
+ */
+function keptBlocks(blocks: readonly Block[], from: number, config: LedgerConfig, memo: RenderMemo): string[] {
+	const out: string[] = [];
+	let afterCut = from > 0;
+	for (let b = from; b < blocks.length; b++) {
+		const block = blocks[b]!;
+		if (afterCut && block.kind === "round" && block.previous !== undefined)
+			out.push(renderBlock({ kind: "round", id: block.id, round: block.round }, config));
+		else out.push(memo.block(block, config));
+		if (block.kind !== "prose") afterCut = false;
+	}
+	return out;
+}
+
 function questionSection(question: string, id: string, config: LedgerConfig): string {
 	const text =
 		question.trim().length > 0 ? capWithGap(neutralise(question.trim()), config.tailMaxChars, id) : DEFAULT_QUESTION;
@@ -356,7 +374,7 @@ export function renderRequest(
 		const build = (lead: string | undefined): RenderedSegment => {
 			const parts = [LOG_OPEN];
 			if (lead !== undefined) parts.push(lead);
-			for (let b = from; b < segment.blocks.length; b++) parts.push(memo.block(segment.blocks[b]!, config));
+			parts.push(...keptBlocks(segment.blocks, from, config, memo));
 			parts.push(
 				LOG_CLOSE +
 					(segment.closedBy === "review"
@@ -378,7 +396,7 @@ export function renderRequest(
 	const openFrom = cut !== undefined && cut.firstSegment === state.closed.length ? cut.firstBlock : 0;
 	const open = [LOG_OPEN];
 	if (trimPart !== undefined) open.push(trimPart);
-	for (let i = openFrom; i < state.open.length; i++) open.push(memo.block(state.open[i]!, config));
+	open.push(...keptBlocks(state.open, openFrom, config, memo));
 	const stablePartCount = open.length;
 
 	const tail = selectTail(state, config, openFrom);

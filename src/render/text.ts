@@ -1,6 +1,6 @@
 /** Text shaping shared by the renderers. Every function is total and never splits a surrogate pair. */
 
-import { GAP } from "./constants.ts";
+import { BLOCK_GAP, GAP } from "./constants.ts";
 
 function isHighSurrogate(code: number): boolean {
 	return code >= 0xd800 && code <= 0xdbff;
@@ -38,15 +38,17 @@ export function oneLine(text: string): string {
 }
 
 /**
- * Keep head and tail around a marked gap naming the entry that advisor_expand can fill it from.
+ * Keep head and tail around a marked gap. The gap names the entry advisor_expand fills it from,
+ * unless `id` is undefined: inside a block whose header already names it, the id would be said twice.
  * The gap sits on a line of its own so nothing on either side can pair up across it.
  */
-export function capWithGap(text: string, max: number, id: string): string {
+export function capWithGap(text: string, max: number, id: string | undefined): string {
 	if (text.length <= max) return text;
 	const headLen = Math.ceil(max * 0.6);
 	const head = safeHead(text, headLen);
 	const tail = safeTail(text, max - headLen);
-	return `${head}\n${GAP(text.length - head.length - tail.length, id)}\n${tail}`;
+	const omitted = text.length - head.length - tail.length;
+	return `${head}\n${id === undefined ? BLOCK_GAP(omitted) : GAP(omitted, id)}\n${tail}`;
 }
 
 /**

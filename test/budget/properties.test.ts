@@ -72,11 +72,11 @@ function expectEveryUserMessageOnce(
 		if (e.kind === "user") {
 			const header = `[user #${displayId(e.id)}]\n`;
 			expect(count(text, header)).toBe(1);
-			expect(text).toContain(`${header}${userBody(e.id, e.parts, config)}\n`);
+			expect(text).toContain(`${header}${userBody(e.parts, config)}\n`);
 		}
 		if (e.kind === "branchSummary") {
 			for (const w of e.hiddenUserWords) {
-				const said = `[user #${displayId(w.id)}]\n${userBody(w.id, w.parts, config)}\n`;
+				const said = `[user #${displayId(w.id)}]\n${userBody(w.parts, config)}\n`;
 				expect(count(text, said)).toBe(count(full, said));
 			}
 		}

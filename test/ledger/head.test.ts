@@ -30,7 +30,7 @@ const RULES: Record<string, (mode: AdvisorToolsMode) => string[]> = {
 		"log blocks, then [appendix]: newest calls verbatim, newest prose whole, reasoning",
 	],
 	"card notation": () => [
-		"A card is one call: `#id tool argument · result chars` (3.2k), +a −b lines, paths relative to cwd, `✗ line` failed.",
+		"A card is one call: `#id tool argument · result chars` (3.2k), +a −b lines, paths relative to cwd (〃: the card above's), `✗ line` failed.",
 		"Omissions save cost; they can matter.",
 	],
 	"assistant turns are past advice": () => ["Assistant turns: your past advice."],

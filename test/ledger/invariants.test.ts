@@ -11,6 +11,7 @@ import { foldAll, foldEvents } from "../../src/reducers/index.ts";
 import { type LedgerState, type Round, unansweredRound } from "../../src/reducers/state.ts";
 import type { RenderTrim } from "../../src/reducers/trim-anchor.ts";
 import { cardLine, displayId, userBody } from "../../src/render/blocks.ts";
+import { cardPath } from "../../src/render/card-argument.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/config.ts";
 import {
 	APPENDIX_HEADER,
@@ -18,6 +19,7 @@ import {
 	LOG_CLOSE,
 	LOG_OPEN,
 	REVIEW_INSTRUCTION,
+	SAME_PATH,
 } from "../../src/render/constants.ts";
 import { neutralise } from "../../src/render/neutralise.ts";
 import { createRenderMemo, type LedgerRequest, type RenderOptions, renderRequest } from "../../src/render/request.ts";
@@ -182,11 +184,21 @@ describe("invariant 2: card/tail split", () => {
 				const req = renderRequest(state, options(config));
 				const parts = framing(req);
 				const rounds = [...state.closed.flatMap((s) => s.blocks), ...state.open].flatMap((b) =>
-					b.kind === "round" ? [{ id: b.id, round: b.round }] : [],
+					b.kind === "round" ? [{ id: b.id, round: b.round, previous: b.previous }] : [],
 				);
 				// Each round block is its own part: one line, its card, in log order — tail rounds included.
 				const cardParts = parts.filter((p) => /^#\S+ \S/.test(p));
-				expect(cardParts).toEqual(rounds.map((r) => cardLine(r.id, r.round)));
+				expect(cardParts).toEqual(rounds.map((r) => cardLine(r.id, r.round, r.round.status, r.previous)));
+				// A card says SAME_PATH only in place of the path of the card right above it in the log.
+				rounds.forEach((r, i) => {
+					const card = cardParts[i]!;
+					if (!card.includes(` ${SAME_PATH}`)) return;
+					expect(r.previous).toBe(rounds[i - 1]?.round);
+					const path = cardPath(r.round.call, r.round.cwd);
+					expect(path).toBeDefined();
+					expect(cardPath(r.previous!.call, r.previous!.cwd)).toBe(path);
+					expect(card.replace(` ${SAME_PATH}`, ` ${path}`)).toBe(cardLine(r.id, r.round));
+				});
 				for (const card of cardParts) {
 					expect(card.indexOf("\n")).toBe(card.length - 1);
 					expect(card.slice(0, -1)).toMatch(CARD_RE);
@@ -231,7 +243,7 @@ describe("invariant 3: user words", () => {
 					if (e.kind !== "user") continue;
 					const header = `[user #${displayId(e.id)}]\n`;
 					expect(text.split(header).length - 1).toBe(1);
-					expect(text).toContain(`${header}${userBody(e.id, e.parts, config)}\n`);
+					expect(text).toContain(`${header}${userBody(e.parts, config)}\n`);
 				}
 			}),
 			{ numRuns: RUNS },

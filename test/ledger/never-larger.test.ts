@@ -151,7 +151,7 @@ describe.skipIf(sharedFiles.length === 0)("conformance with Pi on ../shared/sess
 			expect(inPi).toBeGreaterThanOrEqual(piUsers.length);
 			for (const e of piUsers) {
 				if (e.kind !== "user") continue;
-				const block = `[user #${displayId(e.id)}]\n${userBody(e.id, e.parts, DEFAULT_LEDGER_CONFIG)}\n`;
+				const block = `[user #${displayId(e.id)}]\n${userBody(e.parts, DEFAULT_LEDGER_CONFIG)}\n`;
 				expect(text.includes(JSON.stringify(block).slice(1, -1)), `user message ${e.id}`).toBe(true);
 			}
 		},

@@ -101,15 +101,13 @@ describe("blocks", () => {
 			),
 		).toBe("[user #u1]\nfix it\n[pasted image (image/png): not viewable here — ask the executor what it showed]\n");
 	});
-	it("a long user message keeps head and tail around a gap that names the entry", () => {
+	it("a long user message keeps head and tail around a gap (the header names the entry to expand)", () => {
 		const text = "h".repeat(70) + "m".repeat(60) + "t".repeat(70);
 		const out = renderBlock(
 			{ kind: "user", id: "u1", parts: [{ type: "text", text }] },
 			{ ...config, userMessageMaxChars: 100 },
 		);
-		expect(out).toBe(
-			`[user #u1]\n${"h".repeat(60)}\n[… 100 chars omitted — advisor_expand #u1 returns them …]\n${"t".repeat(40)}\n`,
-		);
+		expect(out).toBe(`[user #u1]\n${"h".repeat(60)}\n[… 100 chars omitted …]\n${"t".repeat(40)}\n`);
 	});
 	it("user text cannot forge a block header or close the log", () => {
 		const out = renderBlock(
@@ -123,7 +121,7 @@ describe("blocks", () => {
 			{ kind: "note", id: "n1", customType: "todo", parts: [{ type: "text", text: "abcdefghij" }] },
 			{ ...config, customPreviewChars: 4 },
 		);
-		expect(out).toBe("[note #n1 · todo]\nabcd\n[… 6 chars omitted — advisor_expand #n1 returns them …]\n");
+		expect(out).toBe("[note #n1 · todo]\nabcd\n[… 6 chars omitted …]\n");
 	});
 	it("`!` runs show the command, exit code and output", () => {
 		const out = renderBlock(
@@ -188,9 +186,9 @@ describe("request layout", () => {
 		expect(texts(req, 1)).toEqual([
 			"<executor_log>\n",
 			"[user #u1]\nAdd a --json flag.\n",
-			"[executor #a1]\nLooking.\n",
+			"[executor]\nLooking.\n",
 			"#r1 read cli.ts · 25\n",
-			"#r2 edit cli.ts +1 −1\n",
+			"#r2 edit 〃 +1 −1\n",
 			"#r3 bash npm test · 9 · ✗ 1 failing\n",
 			[
 				APPENDIX_HEADER,
@@ -198,8 +196,8 @@ describe("request layout", () => {
 				'call: {"path":"cli.ts","edits":[{"oldText":"a","newText":"b"}]}',
 				"result:",
 				"Successfully replaced 1 block.",
+				// The card above shows this call whole, so the call line is left out.
 				"[tool #r3] bash · error",
-				'call: {"command":"npm test"}',
 				"result:",
 				"1 failing",
 				"[reasoning #a2] the executor's private reasoning for the step that led to this consultation",
@@ -249,7 +247,7 @@ describe("request layout", () => {
 			expect(all).not.toContain("Advisor skipped");
 			expect(all).not.toContain("unsure about mocking");
 			// The prose stays, as an executor block placed where the consultation ended; no question framing.
-			expect(all).toContain("[executor #a4]\nTests fail; should I mock the fs?\n");
+			expect(all).toContain("[executor]\nTests fail; should I mock the fs?\n");
 			expect(all.split("should I mock the fs").length - 1).toBe(1);
 		}
 	});
@@ -327,5 +325,73 @@ describe("advisor_expand source", () => {
 		expect(expandEntry(state, "#r1")).toEqual({ kind: "ok", text: 'read: {"path":"a.ts"}\nFULL TEXT' });
 		expect(expandEntry(state, "u1")).toEqual({ kind: "ok", text: "hi" });
 		for (const id of ["h1", "b1", "nope", "#", ""]) expect(expandEntry(state, id)).toEqual({ kind: "not-found" });
+	});
+});
+
+describe("v2 terseness", () => {
+	const edit = (id: string, path: string) => call(id, "edit", { path, edits: [{ oldText: "a", newText: "b" }] });
+	const session = () => [
+		user("u1", "fix a.ts"),
+		assistant("a1", { calls: [call("c1", "read", { path: "a.ts", offset: 1, limit: 10 })] }),
+		result("r1", "c1", "read", "abc"),
+		assistant("a2", { calls: [edit("c2", "a.ts")] }),
+		result("r2", "c2", "edit", "ok"),
+		assistant("a3", { text: "Now the second spot.", calls: [edit("c3", "a.ts")] }),
+		result("r3", "c3", "edit", "ok"),
+		user("u2", "and b.ts"),
+		assistant("a4", { calls: [edit("c4", "a.ts")] }),
+		result("r4", "c4", "edit", "ok"),
+		assistant("a5", { calls: [edit("c5", "b.ts")] }),
+		result("r5", "c5", "edit", "ok"),
+		assistant("a6", { calls: [call("c6", "bash", { command: "npm test" })] }),
+		result("r6", "c6", "bash", "pass"),
+		assistant("a7", { calls: [edit("c7", "b.ts")] }),
+		result("r7", "c7", "edit", "ok"),
+		assistant("a8", { text: "Done?", calls: [call("c8", "advisor")] }),
+	];
+
+	it("a card on the path of the card above (only prose between) shows 〃; user words and other cards break the run", () => {
+		const log = texts(render(session()), 1).slice(1, -3);
+		expect(log).toEqual([
+			"[user #u1]\nfix a.ts\n",
+			"#r1 read a.ts:1-10 · 3\n",
+			"#r2 edit 〃 +1 −1\n",
+			"[executor]\nNow the second spot.\n",
+			"#r3 edit 〃 +1 −1\n",
+			"[user #u2]\nand b.ts\n",
+			"#r4 edit a.ts +1 −1\n",
+			"#r5 edit b.ts +1 −1\n",
+			"#r6 bash npm test · 4\n",
+			"#r7 edit b.ts +1 −1\n",
+		]);
+	});
+
+	it("after a trim the first kept card names its path again (the card above was left out)", () => {
+		const parts = texts(render(session(), { trim: { anchorEntryId: "r2" } }), 1);
+		expect(parts[2]).toBe("[executor]\nNow the second spot.\n");
+		expect(parts[3]).toBe("#r3 edit a.ts +1 −1\n");
+	});
+
+	it("prose names its entry only when capped; the gap inside a block leaves the id to the header", () => {
+		const short = renderBlock({ kind: "prose", id: "p1", text: "Looking." }, config);
+		expect(short).toBe("[executor]\nLooking.\n");
+		const long = renderBlock(
+			{ kind: "prose", id: "p2", text: "h".repeat(30) + "m".repeat(50) + "t".repeat(30) },
+			{ ...config, proseMaxChars: 60 },
+		);
+		// The gap line counts against the cap: 35 chars of text + the gap line (25 chars at most).
+		expect(long).toBe(`[executor #p2]\n${"h".repeat(21)}\n[… 75 chars omitted …]\n${"t".repeat(14)}\n`);
+		expect(expandEntry(foldAll([assistant("p2", { text: "full text" })]), "#p2")).toEqual({
+			kind: "ok",
+			text: "prose:\nfull text",
+		});
+	});
+
+	it("only a line that could pass for a card or a header is escaped, not a markdown heading", () => {
+		const out = renderBlock(
+			{ kind: "user", id: "u1", parts: [{ type: "text", text: "Plan:\n\n## Steps\n#a1b2 edit x\n  [tool #x] y" }] },
+			config,
+		);
+		expect(out).toBe("[user #u1]\nPlan:\n\n## Steps\n\\#a1b2 edit x\n\\  [tool #x] y\n");
 	});
 });

@@ -48,7 +48,7 @@ function expectations(events: readonly LedgerEvent[], state: LedgerState, config
 	if (lastUser?.kind === "user") {
 		out.push({
 			what: `last user message #${lastUser.id}`,
-			text: `[user #${displayId(lastUser.id)}]\n${userBody(lastUser.id, lastUser.parts, config)}\n`,
+			text: `[user #${displayId(lastUser.id)}]\n${userBody(lastUser.parts, config)}\n`,
 		});
 	}
 	// The newest executor prose the ledger holds (a block, or the prose beside an advisor call).

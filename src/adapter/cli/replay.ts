@@ -147,7 +147,7 @@ interface UserCheck {
 }
 
 function userBlockText(event: LedgerEvent & { kind: "user" }, config: LedgerConfig): string {
-	return `[user #${displayId(event.id)}]\n${userBody(event.id, event.parts, config)}\n`;
+	return `[user #${displayId(event.id)}]\n${userBody(event.parts, config)}\n`;
 }
 
 interface BranchInput {
