@@ -5,7 +5,7 @@
 
 import { ADVISOR_TOOL_NAME, CUSTOM_TYPES, type LedgerEvent, type ToolCallInfo } from "../events/index.ts";
 import { completedAdvice, reviewAdvice } from "./advisor-result.ts";
-import { trackWork, type WorkTracker } from "./hidden-work.ts";
+import { changedPaths, trackWork, type WorkTracker } from "./hidden-work.ts";
 import { current, type Draft, isDraft, original, produce } from "./immer.ts";
 import {
 	type Block,
@@ -304,16 +304,17 @@ function compact(
 /**
  * The work a compaction hides: rounds whose result lies before `kept`. A success anywhere before
  * the compaction (`end`) resolves an earlier failure of the same run; paths come from the hidden
- * rounds only, the kept ones show their cards.
+ * rounds only, the kept ones show their cards (save a kept result whose call was hidden).
  */
 function hiddenWork(events: readonly LedgerEvent[], kept: number, end: number, cwd: string | undefined): WorkTracker {
 	const tracker = trackWork();
-	const calls = new Map<string, { callEntryId: string; call: ToolCallInfo; reasoning: string }>();
+	const calls = new Map<string, { callEntryId: string; call: ToolCallInfo; reasoning: string; at: number }>();
 	const late: CarriedFailure[] = [];
 	for (let i = 0; i < end; i++) {
 		const event = events[i]!;
 		if (event.kind === "assistant") {
-			for (const call of event.calls) calls.set(call.id, { callEntryId: event.id, call, reasoning: event.thinking });
+			for (const call of event.calls)
+				calls.set(call.id, { callEntryId: event.id, call, reasoning: event.thinking, at: i });
 			continue;
 		}
 		if (event.kind !== "toolResult" || event.toolName === ADVISOR_TOOL_NAME) continue;
@@ -328,7 +329,12 @@ function hiddenWork(events: readonly LedgerEvent[], kept: number, end: number, c
 			...(cwd === undefined ? {} : { cwd }),
 		};
 		if (i < kept) tracker.add(round, event.id);
-		else if (round.status === "ok") late.push({ id: event.id, round });
+		else if (round.status === "ok") {
+			late.push({ id: event.id, round });
+			// A kept result whose call the compaction hid: its card cannot name the path, so the list does.
+			if (pending !== undefined && pending.at < kept)
+				for (const path of changedPaths(round.call)) tracker.addFile(path);
+		}
 	}
 	// Successes in the kept span resolve hidden failures; they add no paths (their cards are in the log).
 	for (const success of late) tracker.resolve(success.round);
