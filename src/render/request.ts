@@ -148,6 +148,8 @@ export function createRenderMemo(): RenderMemo {
 	const segments = new Map<string, WeakMap<ClosedSegment, RenderedSegment>>();
 	const hashes = new Map<string, string>();
 	let lastCatalogue: { entries: readonly CatalogueEntry[]; key: string; text: string } | undefined;
+	let lastBlockConfig: LedgerConfig | undefined;
+	let lastBlockMemo: WeakMap<Block, string> | undefined;
 	return {
 		lastUnits: undefined,
 		segment(segment, config, build) {
@@ -165,11 +167,17 @@ export function createRenderMemo(): RenderMemo {
 			return rendered;
 		},
 		block(block, config) {
-			const key = configKey(config);
-			let memo = byConfig.get(key);
+			// Called for every block of every request: the key string is built once per config object.
+			let memo = config === lastBlockConfig ? lastBlockMemo : undefined;
 			if (memo === undefined) {
-				memo = new WeakMap();
-				byConfig.set(key, memo);
+				const key = configKey(config);
+				memo = byConfig.get(key);
+				if (memo === undefined) {
+					memo = new WeakMap();
+					byConfig.set(key, memo);
+				}
+				lastBlockConfig = config;
+				lastBlockMemo = memo;
 			}
 			let text = memo.get(block);
 			if (text === undefined) {
