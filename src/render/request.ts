@@ -7,7 +7,7 @@
  * the verbatim tail, the question and the instruction (the volatile parts) sit after it.
  */
 
-import type { AssistantMessage, Context, Message, Tool, UserMessage } from "@mariozechner/pi-ai";
+import type { AssistantMessage, Context, Message, TextContent, Tool, UserMessage } from "@mariozechner/pi-ai";
 import {
 	type Block,
 	type ClosedSegment,
@@ -128,7 +128,32 @@ export interface RenderMemo {
 	 * The units of the last request measured with this memo, with the marker and part text each
 	 * was made from: a later request that starts with the same parts reuses their chained hashes.
 	 */
-	lastUnits: { markers: string[]; parts: string[]; units: RequestUnit[] } | undefined;
+	lastUnits: MeasuredUnits | undefined;
+	/** The last request's open segment as rendered: a later one whose stable blocks start the same reuses it. */
+	lastOpen: RenderedOpen | undefined;
+}
+
+/** What `measure` keeps of the last request. */
+export interface MeasuredUnits {
+	markers: string[];
+	parts: string[];
+	units: RequestUnit[];
+	/** Per message: its parts array, the index of its first unit and its role. */
+	partsOf: readonly (readonly string[])[];
+	starts: number[];
+	roles: string[];
+}
+
+/** The open segment's message as the last request rendered it, up to its last stable part. */
+export interface RenderedOpen {
+	config: LedgerConfig;
+	/** The state's open blocks it was rendered from, and the range made into parts. */
+	blocks: readonly Block[];
+	from: number;
+	to: number;
+	/** LOG_OPEN and one part per block of [from, to), and their content objects. */
+	parts: string[];
+	content: TextContent[];
 }
 
 /** A closed segment as two messages, with the part texts each was made from. */
@@ -152,6 +177,7 @@ export function createRenderMemo(): RenderMemo {
 	let lastBlockMemo: WeakMap<Block, string> | undefined;
 	return {
 		lastUnits: undefined,
+		lastOpen: undefined,
 		segment(segment, config, build) {
 			const key = configKey(config);
 			let memo = segments.get(key);
@@ -323,7 +349,18 @@ export function renderRequest(
 	const tail = selectTail(state, config, openFrom);
 	const open = [LOG_OPEN];
 	if (trimPart !== undefined) open.push(trimPart);
-	for (let i = openFrom; i < tail.firstVolatile; i++) open.push(memo.block(state.open[i]!, config));
+	// The open segment only grows between consultations: its stable blocks are the previous request's
+	// (the very same block objects) plus a few new ones. Those are reused as they were rendered,
+	// which keeps a request's cost in its new blocks, not in the length of the segment.
+	const last = memo.lastOpen;
+	let i = openFrom;
+	if (last !== undefined && trimPart === undefined && last.config === config && last.from === openFrom) {
+		const n = Math.min(tail.firstVolatile, last.to);
+		while (i < n && state.open[i] === last.blocks[i]) i++;
+		for (let k = 1; k <= i - openFrom; k++) open.push(last.parts[k]!);
+	}
+	const reusedParts = last !== undefined && i > openFrom ? open.length : 0;
+	for (; i < tail.firstVolatile; i++) open.push(memo.block(state.open[i]!, config));
 	const stablePartCount = open.length;
 
 	let volatile = "";
@@ -363,20 +400,44 @@ export function renderRequest(
 		open.push(LOG_CLOSE);
 		open.push(REVIEW_INSTRUCTION);
 	}
-	push(userMessage(open), open);
+	// The reused parts keep their content objects too.
+	const content: TextContent[] = reusedParts > 0 ? last!.content.slice(0, reusedParts) : [];
+	for (let k = content.length; k < open.length; k++) content.push({ type: "text", text: open[k]! });
+	push({ role: "user", content, timestamp: 0 }, open);
+	memo.lastOpen =
+		trimPart === undefined
+			? {
+					config,
+					blocks: state.open,
+					from: openFrom,
+					to: tail.firstVolatile,
+					parts: open.slice(0, stablePartCount),
+					content: content.slice(0, stablePartCount),
+				}
+			: undefined;
 
 	const systemPrompt = advisorSystemPrompt(options.toolsMode);
 	const tools = [...options.tools];
 	const context: Context = { systemPrompt, messages, tools };
-	return measure(context, partsOf, stablePartCount, memo);
+	return measure(context, partsOf, stablePartCount, memo, reusedParts);
 }
 
-/** Units, hashes and token counts of an assembled request. */
+/** Characters of the markers of a message's first `count` units: `\u0001` + role on the first, the role after. */
+function markerChars(count: number): number {
+	return count === 0 ? 0 : 3 + 2 * (count - 1);
+}
+
+/**
+ * Units, hashes and token counts of an assembled request.
+ * @param openReused leading parts of the last message known to be the previous request's (renderRequest saw
+ *   the same blocks): while everything before them is reused, they are copied without comparing.
+ */
 function measure(
 	context: Context,
-	partsOf: readonly string[][],
+	partsOf: readonly (readonly string[])[],
 	stablePartCount: number,
 	memo: RenderMemo,
+	openReused = 0,
 ): LedgerRequest {
 	const units: RequestUnit[] = [];
 	const markers: string[] = [];
@@ -386,7 +447,8 @@ function measure(
 	// While this request repeats the previous one part for part (the usual case: the ledger only
 	// grows), its units are reused as they are; hashing starts at the first part that differs.
 	// A new part's text is hashed on its own (memoised by content) with the role marker chained
-	// beside it.
+	// beside it. Whole messages known to be the same (the same memoised parts array at the same
+	// place) are copied without comparing their parts.
 	const previous = memo.lastUnits;
 	let reusing = previous !== undefined;
 	const addUnit = (marker: string, text: string) => {
@@ -411,6 +473,16 @@ function measure(
 		prefixChars += marker.length + text.length;
 		units.push({ prefixHash, prefixChars, text: marker + text });
 	};
+	const copy = (from: MeasuredUnits, start: number, count: number) => {
+		for (let i = start; i < start + count; i++) {
+			units.push(from.units[i]!);
+			markers.push(from.markers[i]!);
+			parts.push(from.parts[i]!);
+		}
+		const lastUnit = units[units.length - 1]!;
+		prefixHash = lastUnit.prefixHash;
+		prefixChars = lastUnit.prefixChars;
+	};
 	const systemPrompt = context.systemPrompt ?? "";
 	const toolsJson = JSON.stringify(context.tools ?? []);
 	addUnit("", systemPrompt);
@@ -422,24 +494,39 @@ function measure(
 	let stableUnits = 0;
 	let stableHash = "";
 	let stableChars = 0;
+	const starts: number[] = [];
+	const roles: string[] = [];
 	for (let m = 0; m < partsOf.length; m++) {
 		const role = context.messages[m]!.role === "assistant" ? "a\u0000" : "u\u0000";
-		const parts = partsOf[m]!;
-		let messageChars = 0;
-		for (let p = 0; p < parts.length; p++) {
-			const text = parts[p]!;
-			addUnit(p === 0 ? `\u0001${role}` : role, text);
-			messageChars += text.length;
-			if (m === lastMessage && p === stablePartCount - 1) {
-				stableUnits = units.length;
-				stableHash = prefixHash;
-				stableChars = prefixChars;
-				stableTokens = tokens + tokensForChars(messageChars);
+		const list = partsOf[m]!;
+		const start = units.length;
+		starts.push(start);
+		roles.push(role);
+		let p = 0;
+		if (reusing && previous !== undefined && previous.starts[m] === start && previous.roles[m] === role) {
+			const whole = previous.partsOf[m] === list;
+			const open = m === lastMessage && previous.partsOf.length - 1 === m ? Math.min(openReused, list.length) : 0;
+			const known = whole ? list.length : open;
+			if (known > 0) {
+				copy(previous, start, known);
+				p = known;
 			}
 		}
-		tokens += tokensForChars(messageChars);
+		for (; p < list.length; p++) addUnit(p === 0 ? `\u0001${role}` : role, list[p]!);
+		// A message's characters, from the running totals: its units' span minus their markers.
+		const before = start === 0 ? 0 : units[start - 1]!.prefixChars;
+		const charsOf = (count: number) =>
+			count === 0 ? 0 : units[start + count - 1]!.prefixChars - before - markerChars(count);
+		if (m === lastMessage && stablePartCount > 0 && stablePartCount <= list.length) {
+			stableUnits = start + stablePartCount;
+			const stable = units[stableUnits - 1]!;
+			stableHash = stable.prefixHash;
+			stableChars = stable.prefixChars;
+			stableTokens = tokens + tokensForChars(charsOf(stablePartCount));
+		}
+		tokens += tokensForChars(charsOf(list.length));
 	}
-	memo.lastUnits = { markers, parts, units };
+	memo.lastUnits = { markers, parts, units, partsOf, starts, roles };
 	return {
 		context,
 		stable: {

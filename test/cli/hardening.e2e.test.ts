@@ -335,6 +335,25 @@ describe("what the reader could not use is reported, escaped", () => {
 			const replay = await spawnCli(["replay", name]);
 			expect(replay.code).toBe(3);
 			expect(hasControl(replay.stderr.replace(/\n/g, ""))).toBe(false);
+
+			// A real session under such a name, with an entry type and an id carrying escapes too: the
+			// text report and the chart show them escaped (the JSON report escapes them as JSON does).
+			const lines = readFileSync(path.join(repoRoot, "samples/tools.jsonl"), "utf8").trimEnd().split("\n");
+			const leaf = (JSON.parse(lines.at(-1)!) as { id: string }).id;
+			const odd = {
+				type: `kind${ESC}[2J`,
+				id: `id${ESC}[31m`,
+				parentId: leaf,
+				timestamp: "2026-01-01T00:00:00.000Z",
+			};
+			writeFileSync(name, `${[...lines, JSON.stringify(odd)].join("\n")}\n`);
+			const svg = path.join(work, "evil.svg");
+			const report = await spawnCli(["replay", name, "--all-leaves", "--svg", svg]);
+			expect(report.code).toBe(0);
+			expect(report.stdout).toContain("evil-\\u001b[31m-\\u000a-name.jsonl");
+			expect(report.stdout).toContain("kind\\u001b[2J ×1");
+			expect(hasControl(report.stdout)).toBe(false);
+			expect(hasControl(readFileSync(svg, "utf8").replace(/\n/g, ""))).toBe(false);
 		},
 		TEST_MS,
 	);

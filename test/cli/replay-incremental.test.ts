@@ -126,6 +126,65 @@ function userBlock(event: LedgerEvent & { kind: "user" }): string {
 	return `[user #${displayId(event.id)}]\n${userBody(event.id, event.parts, DEFAULT_LEDGER_CONFIG)}\n`;
 }
 
+describe("the render memo never changes a request", () => {
+	it(
+		"one memo over requests in any order (forwards, backwards, trimmed, other configs, review mode) ≡ a fresh memo each",
+		() => {
+			const configArb = fc.constantFrom(DEFAULT_LEDGER_CONFIG, {
+				...DEFAULT_LEDGER_CONFIG,
+				tailToolCalls: 1,
+				tailMaxChars: 300,
+			});
+			const stepArb = fc.record({
+				at: fc.nat(),
+				config: configArb,
+				trim: fc.option(fc.record({ anchor: fc.nat(), tailCaps: fc.option(fc.integer({ min: 1, max: 500 })) })),
+				review: fc.boolean(),
+			});
+			fc.assert(
+				fc.property(textArb, fc.array(stepArb, { minLength: 1, maxLength: 16 }), (text, steps) => {
+					const events = readSession(text).events;
+					if (events.length === 0) return;
+					// States of every prefix folded one from the other, so they share their blocks as the replay's do.
+					const states = [foldAll([])];
+					for (const event of events) states.push(foldEvents(states.at(-1)!, [event]));
+					const memo = createRenderMemo();
+					for (const step of steps) {
+						const upTo = 1 + (step.at % events.length);
+						const state = states[upTo]!;
+						const trim =
+							step.trim === null
+								? undefined
+								: {
+										anchorEntryId: events[step.trim.anchor % upTo]!.id,
+										...(step.trim.tailCaps === null ? {} : { tailCaps: step.trim.tailCaps }),
+									};
+						const options = {
+							config: step.config,
+							catalogue: [{ name: "read", description: "Read a file" }],
+							tools: [],
+							toolsMode: "repo" as const,
+							mode: step.review ? ("review" as const) : ("consult" as const),
+							...(trim === undefined ? {} : { trim }),
+						};
+						const got = renderRequest(state, options, memo);
+						const fresh = renderRequest(state, options, createRenderMemo());
+						expect(got.hash).toBe(fresh.hash);
+						expect(got.tokens).toBe(fresh.tokens);
+						expect(got.stable).toEqual(fresh.stable);
+						expect(got.units.map((u) => [u.text, u.prefixChars, u.prefixHash])).toEqual(
+							fresh.units.map((u) => [u.text, u.prefixChars, u.prefixHash]),
+						);
+						expect(got.context).toEqual(fresh.context);
+					}
+				}),
+				{ numRuns: RUNS },
+			);
+		},
+		TIMEOUT,
+	);
+});
+
 describe("the user-message check", () => {
 	/** The requests at every point of a session, rendered incrementally (consecutive ones share parts), and its users. */
 	function requestsOf(text: string, every: number) {

@@ -21,3 +21,19 @@ export function visible(text: string): string {
 export function visibleLine(text: string): string {
 	return text.replace(CONTROL_AND_BREAKS, codePoint);
 }
+
+/**
+ * A copy of a report with every string (keys too) escaped as one line: what the text report and
+ * the chart print of it comes from files (names, entry ids, unknown entry types). The report is
+ * our own object, a few levels deep, so plain recursion is fine here.
+ */
+export function visibleStrings<T>(value: T): T {
+	if (typeof value === "string") return visibleLine(value) as T;
+	if (Array.isArray(value)) return value.map((item) => visibleStrings(item)) as T;
+	if (typeof value === "object" && value !== null) {
+		return Object.fromEntries(
+			Object.entries(value).map(([key, item]) => [visibleLine(key), visibleStrings(item)]),
+		) as T;
+	}
+	return value;
+}

@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { errnoReason } from "../regular-file.ts";
 import { EXIT, type ReplayArgs } from "./args.ts";
 import { SHOWN_DIAGNOSTICS } from "./diagnostics.ts";
-import { visibleLine } from "./escape.ts";
+import { visibleLine, visibleStrings } from "./escape.ts";
 import { collectInputs, defaultInputs, displayPath, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
 import { replayText } from "./replay.ts";
@@ -97,9 +97,11 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 		for (const message of report.diagnostics.messages.slice(0, SHOWN_DIAGNOSTICS)) io.stderr(`  ${message}\n`);
 		return exitCode === EXIT.ok ? EXIT.nothingToReplay : exitCode;
 	}
+	// What the chart and the text report print of the report comes from files: escaped (the JSON is escaped by JSON).
+	const display = visibleStrings(report);
 	if (args.svg !== undefined) {
 		try {
-			writeFileSync(args.svg, renderSvg(report));
+			writeFileSync(args.svg, renderSvg(display));
 		} catch (error) {
 			io.stderr(
 				`advisor-ledger replay: cannot write ${visibleLine(args.svg)}: ${visibleLine(errnoReason(error))}\n`,
@@ -108,6 +110,6 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 		}
 	}
 	if (args.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-	else io.stdout(renderTextReport(report, io.style));
+	else io.stdout(renderTextReport(display, io.style));
 	return exitCode;
 }
