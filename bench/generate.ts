@@ -81,3 +81,25 @@ export function generateSession(targetEntries: number, seed = 20260101): Generat
 	const jsonl = [built.header, ...kept].map((e) => JSON.stringify(e)).join("\n") + "\n";
 	return { jsonl, entries: kept.length };
 }
+
+/**
+ * `leaves` one-message branches off a generated `trunkEntries` trunk, spread evenly along it: what
+ * `replay --all-leaves` meets after many `/tree` navigations. The trunk's own leaf stays last in
+ * file order, so it is still the default branch.
+ */
+export function generateTree(trunkEntries: number, leaves: number, seed = 20260101): GeneratedSession {
+	const { jsonl } = generateSession(trunkEntries, seed);
+	const lines = jsonl.trimEnd().split("\n");
+	const ids = lines.slice(1).map((line) => (JSON.parse(line) as { id: string }).id);
+	const branches = Array.from({ length: leaves }, (_, k) =>
+		JSON.stringify({
+			type: "message",
+			id: `leaf${k}`,
+			parentId: ids[Math.floor(((k + 1) * ids.length) / (leaves + 1))],
+			timestamp: "2026-01-01T00:00:00.000Z",
+			message: { role: "user", content: `branch ${k}: try another way`, timestamp: 1 },
+		}),
+	);
+	const body = [lines[0]!, ...lines.slice(1, -1), ...branches, lines.at(-1)!];
+	return { jsonl: `${body.join("\n")}\n`, entries: ids.length + leaves };
+}

@@ -22,7 +22,7 @@ import { normalizeBranch } from "../src/events/normalize.ts";
 import { foldAll, foldEvents } from "../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../src/render/config.ts";
 import { createRenderMemo, type RenderOptions, renderRequest } from "../src/render/request.ts";
-import { generateSession } from "./generate.ts";
+import { generateSession, generateTree } from "./generate.ts";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const sharedDir = path.resolve(repoRoot, "../shared/sessions");
@@ -39,9 +39,41 @@ const TARGETS = {
 	effectiveShared: 0.18,
 	tokensGenerated: 0.045,
 	share: 0.9,
+	/** Seconds of a whole `replay` per 10,000 entries of branch. */
+	replayPer10k: 3,
 };
 const isGenerated = (name: string) => name.startsWith("generated");
 const tokenTarget = (name: string) => (isGenerated(name) ? TARGETS.tokensGenerated : TARGETS.tokensShared);
+
+/** Whole-replay timings are seconds long: fewer repetitions. */
+const REPLAY_REPS = 3;
+
+interface ReplayRow {
+	name: string;
+	entries: number;
+	branches: number;
+	points: number;
+	/** s */
+	seconds: number;
+}
+
+/** `advisor-ledger replay` on one file, as the CLI runs it (median wall time of REPLAY_REPS runs after one warm-up). */
+function measureReplay(name: string, text: string, entries: number, allLeaves: boolean): ReplayRow {
+	const samples: number[] = [];
+	let last: ReturnType<typeof replayText> | undefined;
+	for (let i = 0; i < REPLAY_REPS + 1; i++) {
+		const t0 = performance.now();
+		last = replayText(name, text, { every: EVERY, allLeaves });
+		if (i > 0) samples.push((performance.now() - t0) / 1000);
+	}
+	return {
+		name,
+		entries,
+		branches: last!.sessions.length,
+		points: last!.sessions.reduce((n, s) => n + s.points.length, 0),
+		seconds: median(samples),
+	};
+}
 
 interface Case {
 	name: string;
@@ -173,7 +205,29 @@ function main(): void {
 		console.error(`bench: ${c.name} …`);
 		rows.push(measure(c));
 	}
+	console.error("bench: whole replays …");
+	const replayRows: ReplayRow[] = [
+		measureReplay(`generated ${generated.entries}-entry session`, generated.jsonl, generated.entries, false),
+	];
+	const tree = generateTree(6000, 2000);
+	replayRows.push(measureReplay("6,000-entry trunk + 2,000 leaves, --all-leaves", tree.jsonl, tree.entries, true));
+	const pimono = cases.find((c) => c.name.endsWith("pi-mono-large-session.jsonl"));
+	if (pimono !== undefined) {
+		// Ten copies of a real session end to end (v1, so one linear branch): a simulated point every 10 tool rounds.
+		const [head, ...body] = pimono.text.trimEnd().split("\n");
+		const text = `${[head, ...Array.from({ length: 10 }, () => body).flat()].join("\n")}\n`;
+		replayRows.push(measureReplay("pi-mono session ×10", text, body.length * 10, false));
+	}
 	const maxRssMb = process.resourceUsage().maxRSS / 1024;
+	const replayTable: string[] = [
+		"| input | entries | branches | points | replay | per 10k entries |",
+		"| --- | ---: | ---: | ---: | ---: | ---: |",
+		...replayRows.map(
+			(r) =>
+				`| ${r.name} | ${r.entries} | ${r.branches} | ${r.points} | ${fmt(r.seconds, 2)} s | ${fmt((r.seconds * 10_000) / r.entries, 2)} s |`,
+		),
+		`| **target** | | | | | ≤ ${TARGETS.replayPer10k} s |`,
+	];
 
 	const table: string[] = [
 		"| session | entries | points | incremental / scratch | fold+render / Pi build | ledger / baseline tokens | effective cost / baseline | requests > baseline | user messages lost | token-prefix share p50 | breakpoint share p50 |",
@@ -231,6 +285,13 @@ function main(): void {
 		);
 	}
 
+	for (const r of replayRows) {
+		const per10k = (r.seconds * 10_000) / r.entries;
+		verdicts.push(
+			`- whole replay, ${r.name}: ${fmt(per10k, 2)} s per 10k entries — ${verdict(per10k <= TARGETS.replayPer10k)} (target ≤ ${TARGETS.replayPer10k} s)`,
+		);
+	}
+
 	const cpu = os.cpus()[0]?.model ?? "unknown CPU";
 	const machine = `${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os.type()} ${os.release()} ${os.arch()}, Node ${process.version}`;
 	const date = new Date().toISOString().slice(0, 10);
@@ -253,6 +314,10 @@ function main(): void {
 		"",
 		...verdicts,
 		"",
+		"## Whole replays",
+		"",
+		...replayTable,
+		"",
 		"## Absolute medians",
 		"",
 		...absolute,
@@ -264,11 +329,14 @@ function main(): void {
 		"- *fold+render / Pi build*: the whole leaf path. Ledger = `foldAll` + `renderRequest` (fresh memo) over the path's events; Pi = `buildSessionContext` + `convertToLlm` over the same entries (what the executor's own turn costs Pi). The absolute table also shows the ledger including `normalizeBranch` (entries → events).",
 		`- *tokens* and *cached shares*: the replay engine (\`advisor-ledger replay --every ${EVERY}\`): real advisor calls are the points where the log has them (the generated session), else a simulated point every ${EVERY} tool rounds and at the last entry. Baseline = Pi's resolved context with the in-flight advisor call stripped + a tool inventory with JSON schemas (no system prompt); ledger = the full request (system prompt, investigation tool declarations, catalogue, log). Same chars/4 estimator on both sides. *Effective cost* prices every request as its fresh tokens + 0.1 × the tokens of its prefix cached by the previous point's request, on both sides: the ledger's cached prefix is the token-prefix share, the baseline's is the previous baseline request's leading messages when the new one repeats them (Pi's context only grows between compactions).`,
 		`- The generated session comes from bench/generate.ts (the tests' session builder, fixed seed): ${generated.entries} entries, users, parallel tool calls with results up to 20k chars, reasoning, extension messages, \`!\`/\`!!\` runs, and a completed consultation every ~40 steps.`,
+		`- *whole replays*: \`replayText\` as \`advisor-ledger replay --every ${EVERY}\` runs it on one file (reading excluded), median of ${REPLAY_REPS} runs after one warm-up; entries = distinct entries of the file. The tree is bench/generate.ts \`generateTree\`: one-message branches spread along a generated trunk.`,
 		...(notes.length > 0 ? ["", ...notes.map((n) => `Note: ${n}.`)] : []),
 		"",
 	].join("\n");
 	writeFileSync(path.join(repoRoot, "BENCHMARKS.md"), md);
 	console.log(table.join("\n"));
+	console.log("");
+	console.log(replayTable.join("\n"));
 	console.log("");
 	console.log(verdicts.join("\n"));
 	console.log(`\nPeak RSS ${maxRssMb.toFixed(0)} MB. Written to BENCHMARKS.md.`);

@@ -5,7 +5,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import type { ModelThinkingLevel, ThinkingLevel } from "@mariozechner/pi-ai";
@@ -22,6 +22,7 @@ import {
 } from "../render/index.ts";
 import { canonicalModelKey } from "./host/model-key.ts";
 import { configInvalidKeys, configUnreadable } from "./host/notices.ts";
+import { readRegularFile } from "./regular-file.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -294,14 +295,18 @@ function errorText(err: unknown): string {
 	return err instanceof Error ? err.message : String(err);
 }
 
+/** advisor.json is a few hundred bytes; anything past this is not a config worth waiting for. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * Read when Pi starts: a FIFO, a device (a link to /dev/zero) or a huge file must neither block
+ * the start nor fill the memory, so only a regular file of bounded size is read.
+ */
 function readJsonObject(path: string): FileRead {
-	let text: string;
-	try {
-		text = readFileSync(path, "utf8");
-	} catch (err) {
-		if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
-		return { kind: "unusable", reason: errorText(err) };
-	}
+	const read = readRegularFile(path, MAX_CONFIG_BYTES);
+	if (read.kind === "missing") return { kind: "missing" };
+	if (read.kind === "refused") return { kind: "unusable", reason: read.reason };
+	const text = read.text;
 	let value: unknown;
 	try {
 		value = JSON.parse(text);
@@ -551,9 +556,10 @@ export function saveSelection(opts: ConfigLocation, selection: Selection): SaveR
 	}
 
 	const raw = withSelection(base, modelKey, effort);
-	const text = `${JSON.stringify(raw, null, 2)}\n`;
 	let temp: string | undefined;
 	try {
+		// Inside the try: a hand-written key nested deeper than JSON.stringify can recurse must fail the save, not throw.
+		const text = `${JSON.stringify(raw, null, 2)}\n`;
 		mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
 		// Write through a symlinked advisor.json (dotfile managers) instead of replacing the link.
 		const target = current.kind === "ok" ? realpathSync(path) : path;

@@ -79,3 +79,92 @@ export function listLeaves<T extends Linked>(entries: readonly T[]): T[] {
 	for (const entry of entries) if (entry.parentId !== null && entry.parentId !== entry.id) parents.add(entry.parentId);
 	return entries.filter((entry) => !parents.has(entry.id));
 }
+
+/**
+ * A run of entries one walk added to the paths known so far: `entries[0]` sits at path index
+ * `start`, right after `parent`'s entries up to that index. Each entry is stored once, however
+ * many paths go through it.
+ */
+interface Segment<T> {
+	entries: T[];
+	start: number;
+	parent: Segment<T> | undefined;
+	/** The walk's diagnostics (a missing parent at its root, if any): every path through it has them. */
+	diagnostics: Diagnostic[];
+}
+
+/** Root → entry, from the segments: one copy per segment crossed. */
+function pathTo<T>(segment: Segment<T>, index: number): T[] {
+	const pieces: T[][] = [];
+	let end = index + 1;
+	// A parent segment may run past the fork: only its entries before the child's start are on this path.
+	for (let s: Segment<T> | undefined = segment; s !== undefined; s = s.parent) {
+		pieces.push(s.entries.slice(0, end - s.start));
+		end = s.start;
+	}
+	const path: T[] = [];
+	for (let i = pieces.length - 1; i >= 0; i--) for (const entry of pieces[i]!) path.push(entry);
+	return path;
+}
+
+/**
+ * selectBranch for many leaves of one file: the same paths and diagnostics, but a walk stops at
+ * the first entry an earlier walk already placed on a path that ended at a root, and takes that
+ * path's head from there. Replaying every leaf of a long trunk then costs each branch its new
+ * entries in map lookups, not its whole length. A walk cut by a cycle is never reused: where it
+ * starts decides where it stops.
+ */
+export function selectBranches<T extends Linked>(
+	entries: readonly T[],
+	leafIds: readonly (string | undefined)[],
+): BranchSelection<T>[] {
+	const byId = new Map<string, T>();
+	for (const entry of entries) if (!byId.has(entry.id)) byId.set(entry.id, entry);
+	const known = new Map<T, { segment: Segment<T>; index: number }>();
+	return leafIds.map((leafId) => {
+		const leaf = leafId === undefined ? entries.at(-1) : byId.get(leafId);
+		if (leaf === undefined) return selectBranch(entries, leafId);
+		const diagnostics: Diagnostic[] = [];
+		const reversed: T[] = [];
+		const visited = new Set<string>();
+		let base: { segment: Segment<T>; index: number } | undefined;
+		let rooted = true;
+		let current: T | undefined = leaf;
+		while (current !== undefined) {
+			base = known.get(current);
+			if (base !== undefined) break;
+			reversed.push(current);
+			visited.add(current.id);
+			const parentId: string | null = current.parentId;
+			if (parentId === null) break;
+			if (visited.has(parentId)) {
+				rooted = false;
+				diagnostics.push({
+					reason: "cycle",
+					...at(current),
+					entryId: current.id,
+					message: `parent ${parentId} of ${current.id} is already on the path; the walk stops here`,
+				});
+				break;
+			}
+			const child: T = current;
+			current = byId.get(parentId);
+			if (current === undefined) {
+				diagnostics.push({
+					reason: "missing-parent",
+					...at(child),
+					entryId: child.id,
+					message: `parent ${parentId} is not in the session; the path starts here`,
+				});
+			}
+		}
+		const added = reversed.reverse();
+		const head = base === undefined ? [] : pathTo(base.segment, base.index);
+		const all = base === undefined ? diagnostics : base.segment.diagnostics;
+		if (rooted && added.length > 0) {
+			const segment: Segment<T> = { entries: added, start: head.length, parent: base?.segment, diagnostics: all };
+			for (let i = 0; i < added.length; i++) known.set(added[i]!, { segment, index: head.length + i });
+		}
+		return { path: head.concat(added), leafId: leaf.id, diagnostics: [...all] };
+	});
+}

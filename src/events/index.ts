@@ -11,10 +11,10 @@ import { parseSessionText, type ReadStats, type SessionHeaderInfo } from "./json
 import { migrateEntries } from "./migrate.ts";
 import { normalizeBranch } from "./normalize.ts";
 import type { Diagnostic, LedgerEvent } from "./types.ts";
-import { classifyEntry, isRecord } from "./validate.ts";
+import { classifyEntry, DEEP_NESTING_MESSAGE, isRecord } from "./validate.ts";
 
 export type { BranchSelection, Linked } from "./branch.ts";
-export { listLeaves, selectBranch } from "./branch.ts";
+export { listLeaves, selectBranch, selectBranches } from "./branch.ts";
 export type { EntryLinks, EntryRecord, KnownEntry, KnownRecord, OpaqueEntry, OpaqueRecord } from "./entries.ts";
 export type { ParsedSession, ReadStats, SessionHeaderInfo } from "./jsonl.ts";
 export { parseSessionText } from "./jsonl.ts";
@@ -136,6 +136,7 @@ function toRecords(
 			return;
 		}
 		seen.add(id);
+		if (classified.clipped) report("deep-nesting", DEEP_NESTING_MESSAGE);
 		if (classified.kind === "known") {
 			records.push({ kind: "known", id, parentId, line: undefined, entry: { ...classified.entry, id, parentId } });
 		} else {

@@ -7,7 +7,7 @@
 import type { RawEntry } from "./entries.ts";
 import { isJsonObjectPrefix } from "./json-prefix.ts";
 import type { Diagnostic, DiagnosticReason } from "./types.ts";
-import { checkHeader, classifyEntry, isRecord } from "./validate.ts";
+import { checkHeader, classifyEntry, DEEP_NESTING_MESSAGE, isRecord } from "./validate.ts";
 
 export interface SessionHeaderInfo {
 	id: string;
@@ -170,6 +170,8 @@ export function parseSessionText(text: string): ParsedSession {
 			}
 			seenIds.add(id);
 		}
+		if (classified.clipped)
+			report("deep-nesting", line, DEEP_NESTING_MESSAGE, typeof id === "string" ? id : undefined);
 		switch (classified.kind) {
 			case "known":
 				for (const field of classified.unknownFields) bump(unknownFields, field);

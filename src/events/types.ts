@@ -152,7 +152,9 @@ export type DiagnosticReason =
 	| "unknown-entry-type"
 	| "missing-parent"
 	| "cycle"
-	| "unknown-leaf";
+	| "unknown-leaf"
+	/** Not skipped: the entry is kept with its too-deep part replaced by a marker. */
+	| "deep-nesting";
 
 export interface Diagnostic {
 	reason: DiagnosticReason;

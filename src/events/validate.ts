@@ -6,6 +6,7 @@
 
 import type { TObject, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { clipDepth, MAX_ENTRY_DEPTH } from "./depth.ts";
 import type { OpaqueJson, OpaqueReason } from "./entries.ts";
 import {
 	ENTRY_SCHEMAS,
@@ -22,8 +23,8 @@ import {
 } from "./schemas.ts";
 
 export type Classified =
-	| { kind: "known"; entry: FileEntryJson; unknownFields: string[] }
-	| { kind: "opaque"; reason: OpaqueReason; entry: OpaqueJson; message: string }
+	| { kind: "known"; entry: FileEntryJson; unknownFields: string[]; clipped: boolean }
+	| { kind: "opaque"; reason: OpaqueReason; entry: OpaqueJson; message: string; clipped: boolean }
 	| { kind: "rejected"; reason: "not-object" | "schema-mismatch"; message: string };
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -42,7 +43,9 @@ function isKnownRole(role: unknown): role is MessageRole {
 /**
  * @param needsIds v2+ entries must carry their own tree links; v1 entries get them from migration.
  */
-export function classifyEntry(value: unknown, needsIds: boolean): Classified {
+export function classifyEntry(input: unknown, needsIds: boolean): Classified {
+	// Clipped before anything walks it: the schema check and everything downstream stay shallow.
+	const { value, clipped } = clipDepth(input);
 	if (!isRecord(value)) {
 		return { kind: "rejected", reason: "not-object", message: `expected a JSON object, got ${jsonKind(value)}` };
 	}
@@ -63,14 +66,26 @@ export function classifyEntry(value: unknown, needsIds: boolean): Classified {
 	}
 	const opaque: OpaqueJson = { ...value, type };
 	if (!isKnownEntryType(type)) {
-		return { kind: "opaque", reason: "unknown-entry-type", entry: opaque, message: `unknown entry type "${type}"` };
+		return {
+			kind: "opaque",
+			reason: "unknown-entry-type",
+			entry: opaque,
+			message: `unknown entry type "${type}"`,
+			clipped,
+		};
 	}
 	const schema = ENTRY_SCHEMAS[type];
 	if (Value.Check(schema, value)) {
 		const entry = value as FileEntryJson;
-		return { kind: "known", entry, unknownFields: unknownFieldsOf(entry) };
+		return { kind: "known", entry, unknownFields: unknownFieldsOf(entry), clipped };
 	}
-	return { kind: "opaque", reason: "schema-mismatch", entry: opaque, message: describeMismatch(type, value) };
+	return {
+		kind: "opaque",
+		reason: "schema-mismatch",
+		entry: opaque,
+		message: describeMismatch(type, value),
+		clipped,
+	};
 }
 
 export type CheckedHeader =
@@ -86,6 +101,9 @@ export function checkHeader(value: Record<string, unknown>): CheckedHeader {
 	collectExtra(header, HEADER_KEYS, "session", unknownFields);
 	return { ok: true, header, unknownFields };
 }
+
+/** The diagnostic for a clipped entry: kept, its too-deep part replaced by the marker. */
+export const DEEP_NESTING_MESSAGE = `nested deeper than ${MAX_ENTRY_DEPTH} levels; the deeper part is replaced by a marker`;
 
 function jsonKind(value: unknown): string {
 	if (value === null) return "null";

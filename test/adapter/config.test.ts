@@ -635,7 +635,7 @@ describe("saveSelection", () => {
 		writeJson(join(home, ".config", "pi-advisor-ledger"), "a file, not a folder");
 		const result = saveSelection(opts, { modelKey: "a/b" });
 		expect(result.ok).toBe(false);
-		if (!result.ok) expect(result.message).toMatch(/EEXIST|ENOTDIR/);
+		if (!result.ok) expect(result.message).toMatch(/EEXIST|ENOTDIR|not a directory/);
 	});
 
 	it.skipIf(process.getuid?.() === 0)(

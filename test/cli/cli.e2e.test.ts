@@ -250,7 +250,10 @@ describe("damaged copies: reported, skipped where needed, the run goes on", () =
 		write("no-sessions/notes.txt", "not a session");
 		const r2 = await runBuilt(built.main, ["replay", folder]);
 		expect(r2.code).toBe(2);
-		expect(r2.stdout).toContain("0 consultation points");
+		// Nothing replayed: no all-zero table, one line saying why.
+		expect(r2.stdout).toBe("");
+		expect(r2.stderr).toContain("nothing to replay in");
+		expect(r2.stderr).toContain("no *.jsonl session file found");
 	});
 
 	it("an unreadable input is reported and skipped, the rest is replayed, exit 3", async () => {
@@ -260,7 +263,7 @@ describe("damaged copies: reported, skipped where needed, the run goes on", () =
 		expect(stderr).toContain("does-not-exist.jsonl");
 		expect(report!.sessions).toHaveLength(1);
 		expect(report!.diagnostics.unreadable).toEqual([
-			{ path: expect.stringContaining("does-not-exist.jsonl"), error: expect.stringContaining("ENOENT") },
+			{ path: expect.stringContaining("does-not-exist.jsonl"), error: "no such file or directory" },
 		]);
 	});
 });

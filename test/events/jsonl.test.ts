@@ -302,7 +302,9 @@ describe("pathological lines never throw", () => {
 	it("nesting deeper than JSON.stringify can recurse, in a headerless v1 file that seeds ids from its first entry", () => {
 		const text = `{"type":"message","timestamp":"t","message":{"role":"user","content":"x"},"x":${nested(200_000)}}\n`;
 		const read = readSession(text);
-		expect(read.diagnostics).toEqual([]);
+		// Kept, clipped: the reader says so and nothing is skipped.
+		expect(read.diagnostics.map((d) => [d.reason, d.line])).toEqual([["deep-nesting", 1]]);
+		expect(read.events.map((e) => e.kind)).toEqual(["user"]);
 		expect(read.entries[0]!.id).toMatch(/^[0-9a-f]{8}$/);
 		expect(readSession(text).entries[0]!.id).toBe(read.entries[0]!.id);
 	});

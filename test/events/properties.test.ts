@@ -24,6 +24,7 @@ const REASONS: readonly DiagnosticReason[] = [
 	"missing-parent",
 	"cycle",
 	"unknown-leaf",
+	"deep-nesting",
 ];
 
 /** What must hold for any text at all. */

@@ -21,6 +21,7 @@ Usage:
   advisor-ledger replay [PATH…] [--every N] [--all-leaves] [--json] [--svg FILE] [--price PROVIDER/MODEL]
   advisor-ledger render FILE [--leaf ID] [--at ENTRY_ID] [--json]
   advisor-ledger <command> --help
+  advisor-ledger --version
 
 Commands:
   replay   compare the ledger request with the raw-context baseline at every consultation point
@@ -52,7 +53,9 @@ Options:
   -h, --help      this help
 
 Progress goes to stderr when it is a terminal and several files are read. NO_COLOR disables
-colours. A file that cannot be read is reported and skipped.
+colours. Only regular files up to 256 MB are read: a file that cannot be read (missing, a FIFO,
+a device, too large) is reported on stderr and skipped. When nothing could be replayed, no
+report is printed.
 
 Exit codes: 0 ok, 1 usage error, 2 nothing to replay (no session file or no consultation
 point found), 3 some input could not be read (the others are still replayed and reported).
@@ -71,8 +74,11 @@ Options:
   --json          print {"request": {systemPrompt, tools, messages}, "stable": {…}, "summary": {…}}
   -h, --help      this help
 
+Lines and entries the reader could not use (and what they held, which the request leaves out)
+are counted on stderr with the first few diagnostics; they do not change the exit code.
+
 Exit codes: 0 ok, 1 usage error (including an unknown entry id), 2 nothing to render (the
-file has no entries), 3 the file could not be read.
+file has no entries), 3 the file could not be read (missing, not a regular file, over 256 MB).
 `;
 
 export interface ReplayArgs {
@@ -94,7 +100,7 @@ export interface RenderArgs {
 	json: boolean;
 }
 
-export type ParsedArgs = ReplayArgs | RenderArgs | { command: "help"; text: string };
+export type ParsedArgs = ReplayArgs | RenderArgs | { command: "help"; text: string } | { command: "version" };
 
 interface FlagSpec {
 	/** Takes a value. */
@@ -158,6 +164,10 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		if (command === "help" && rest[0] === "replay") return { command: "help", text: REPLAY_HELP };
 		if (command === "help" && rest[0] === "render") return { command: "help", text: RENDER_HELP };
 		return { command: "help", text: MAIN_HELP };
+	}
+	if (command === "--version" || command === "-V") {
+		if (rest.length > 0) throw new UsageError(`${command} takes no arguments`);
+		return { command: "version" };
 	}
 	switch (command) {
 		case "replay": {

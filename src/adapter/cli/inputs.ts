@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { errnoReason, readRegularFile } from "../regular-file.ts";
 import type { UnreadableInput } from "./report.ts";
 
 const PACKAGE_NAME = "pi-advisor-ledger";
@@ -28,6 +29,16 @@ export function packageRoot(from: string = dirname(fileURLToPath(import.meta.url
 	}
 }
 
+/** The version in our package.json ("unknown" if it cannot be read: --version must still answer). */
+export function packageVersion(root: string = packageRoot()): string {
+	try {
+		const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version?: unknown };
+		return typeof pkg.version === "string" ? pkg.version : "unknown";
+	} catch {
+		return "unknown";
+	}
+}
+
 /** The sample sessions shipped with the package: the default input when Pi's folder is absent. */
 export const BUNDLED_SAMPLES = join(packageRoot(), "samples");
 
@@ -44,13 +55,11 @@ export function defaultInputs(env: NodeJS.ProcessEnv = process.env): { paths: st
 	return { paths: [BUNDLED_SAMPLES], source: "samples" };
 }
 
-function errorText(error: unknown): string {
-	if (error instanceof Error) {
-		const code = (error as NodeJS.ErrnoException).code;
-		return code === undefined ? error.message : `${code}: ${error.message}`;
-	}
-	return String(error);
-}
+/**
+ * A session file larger than this is refused rather than read: far above any real session (a
+ * 10,000-entry one is about 22 MB) and well below the longest string Node can hold.
+ */
+export const MAX_SESSION_BYTES = 256 * 1024 * 1024;
 
 export interface CollectedInputs {
 	/** Absolute paths, in the order found (folders sorted by name), without duplicates. */
@@ -73,15 +82,16 @@ export function collectInputs(paths: readonly string[]): CollectedInputs {
 		try {
 			names = readdirSync(dir, { withFileTypes: true });
 		} catch (error) {
-			unreadable.push({ path: dir, error: errorText(error) });
+			unreadable.push({ path: dir, error: errnoReason(error) });
 			return;
 		}
 		names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 		for (const entry of names) {
 			const full = join(dir, entry.name);
-			// Symlinked folders are not followed: no loops, no walking out of the tree.
+			// Symlinked folders are not followed: no loops, no walking out of the tree. A *.jsonl that is
+			// not a regular file (a FIFO, a link to a device) is listed, so reading it reports why it is refused.
 			if (entry.isDirectory()) walk(full);
-			else if ((entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith(".jsonl")) add(full);
+			else if (entry.name.endsWith(".jsonl")) add(full);
 		}
 	};
 	for (const raw of paths) {
@@ -91,7 +101,7 @@ export function collectInputs(paths: readonly string[]): CollectedInputs {
 			if (stat.isDirectory()) walk(path);
 			else add(path);
 		} catch (error) {
-			unreadable.push({ path: raw, error: errorText(error) });
+			unreadable.push({ path: raw, error: errnoReason(error) });
 		}
 	}
 	return { files, unreadable };
@@ -99,11 +109,20 @@ export function collectInputs(paths: readonly string[]): CollectedInputs {
 
 export type ReadResult = { ok: true; text: string } | { ok: false; error: string };
 
-export function readInput(file: string): ReadResult {
-	try {
-		return { ok: true, text: readFileSync(file, "utf8") };
-	} catch (error) {
-		return { ok: false, error: errorText(error) };
+/** Only a regular file, at most `maxBytes`: a FIFO, a device or a huge file is an error at once, never a hang. */
+export function readInput(file: string, maxBytes: number = MAX_SESSION_BYTES): ReadResult {
+	const read = readRegularFile(file, maxBytes);
+	switch (read.kind) {
+		case "ok":
+			return { ok: true, text: read.text };
+		case "missing":
+			return { ok: false, error: "no such file or directory" };
+		case "refused":
+			return { ok: false, error: read.reason };
+		default: {
+			const never: never = read;
+			return never;
+		}
 	}
 }
 

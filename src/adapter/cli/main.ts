@@ -4,6 +4,7 @@
  * everything written to stdout is flushed first.
  */
 
+import { visible } from "./escape.ts";
 import { processIo } from "./io.ts";
 import { runCli } from "./run.ts";
 
@@ -13,7 +14,7 @@ runCli(process.argv.slice(2), processIo()).then(
 	},
 	(error: unknown) => {
 		process.stderr.write(
-			`advisor-ledger: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+			`advisor-ledger: internal error: ${visible(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`,
 		);
 		process.exitCode = 70;
 	},

@@ -26,26 +26,33 @@ export interface ConsultationPoint {
 }
 
 export function advisorPoints(events: readonly LedgerEvent[]): ConsultationPoint[] {
-	const points: ConsultationPoint[] = [];
+	// Loops, not a map of every result: this runs once per replayed branch, over the whole branch.
+	const calls: { id: string; index: number }[] = [];
+	for (let index = 0; index < events.length; index++) {
+		const event = events[index]!;
+		if (event.kind !== "assistant" || event.calls.length === 0) continue;
+		for (const call of event.calls) if (call.name === ADVISOR_TOOL_NAME) calls.push({ id: call.id, index });
+	}
+	if (calls.length === 0) return [];
+	const wanted = new Set(calls.map((c) => c.id));
 	const resultAt = new Map<string, number>();
-	events.forEach((event, index) => {
-		if (event.kind === "toolResult" && !resultAt.has(event.callId)) resultAt.set(event.callId, index);
-	});
-	events.forEach((event, index) => {
-		if (event.kind !== "assistant") return;
-		for (const call of event.calls) {
-			if (call.name !== ADVISOR_TOOL_NAME) continue;
-			const at = resultAt.get(call.id);
-			const result = at !== undefined && at > index ? events[at] : undefined;
-			const point: ConsultationPoint = {
-				upTo: result === undefined ? events.length : at!,
-				kind: "advisor",
-				callId: call.id,
-			};
-			if (result?.kind === "toolResult") point.result = result;
-			points.push(point);
-		}
-	});
+	for (let index = 0; index < events.length; index++) {
+		const event = events[index]!;
+		if (event.kind === "toolResult" && wanted.has(event.callId) && !resultAt.has(event.callId))
+			resultAt.set(event.callId, index);
+	}
+	const points: ConsultationPoint[] = [];
+	for (const call of calls) {
+		const at = resultAt.get(call.id);
+		const result = at !== undefined && at > call.index ? events[at] : undefined;
+		const point: ConsultationPoint = {
+			upTo: result === undefined ? events.length : at!,
+			kind: "advisor",
+			callId: call.id,
+		};
+		if (result?.kind === "toolResult") point.result = result;
+		points.push(point);
+	}
 	return points.sort((a, b) => a.upTo - b.upTo);
 }
 
@@ -76,4 +83,105 @@ export function simulatedPoints(events: readonly LedgerEvent[], every: number): 
 export function consultationPoints(events: readonly LedgerEvent[], every: number): ConsultationPoint[] {
 	const real = advisorPoints(events);
 	return real.length > 0 ? real : simulatedPoints(events, every);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The same points, tracked entry by entry (shared by every branch through an entry)
+// ---------------------------------------------------------------------------------------------
+
+/** An immutable list, newest first: a prefix's list is its parent's plus at most one cell. */
+export interface Cons<T> {
+	head: T;
+	tail: Cons<T> | undefined;
+}
+
+export function consToArray<T>(list: Cons<T> | undefined): T[] {
+	const out: T[] = [];
+	for (let cell = list; cell !== undefined; cell = cell.tail) out.push(cell.head);
+	return out.reverse();
+}
+
+/**
+ * What consultationPoints needs to know about a prefix of a branch, built from the prefix one
+ * entry shorter: replaying many leaves of one trunk then lists each leaf's points without
+ * scanning the trunk again. Never mutated, so branches share it.
+ */
+export interface PointTrack {
+	/** Tool rounds finished so far. */
+	rounds: number;
+	/** Calls of the last assistant message still without a result. */
+	pending: readonly string[];
+	/** Where every `every`-th round ended (simulated points). */
+	simulated: Cons<number> | undefined;
+	/** Advisor calls, with the index of the message that made them. */
+	advisorCalls: Cons<{ id: string; index: number }> | undefined;
+	/** Results whose call id is an advisor call's anywhere in the file (a result may precede its call). */
+	advisorResults: Cons<{ callId: string; index: number }> | undefined;
+}
+
+const EMPTY_TRACK: PointTrack = {
+	rounds: 0,
+	pending: [],
+	simulated: undefined,
+	advisorCalls: undefined,
+	advisorResults: undefined,
+};
+
+/** The track after events[index], mirroring advisorPoints and simulatedPoints step for step. */
+export function trackPoints(
+	previous: PointTrack | undefined,
+	event: LedgerEvent,
+	index: number,
+	every: number,
+	advisorCallIds: ReadonlySet<string>,
+): PointTrack {
+	const track = previous ?? EMPTY_TRACK;
+	let { rounds, pending, simulated, advisorCalls, advisorResults } = track;
+	const roundEnds = (end: number) => {
+		rounds++;
+		if (rounds % every === 0) simulated = { head: end, tail: simulated };
+	};
+	if (event.kind === "assistant") {
+		if (pending.length > 0) roundEnds(index);
+		pending = event.calls.length === 0 ? [] : [...new Set(event.calls.map((c) => c.id))];
+		for (const call of event.calls) {
+			if (call.name === ADVISOR_TOOL_NAME) advisorCalls = { head: { id: call.id, index }, tail: advisorCalls };
+		}
+	} else if (event.kind === "toolResult") {
+		if (pending.includes(event.callId)) {
+			pending = pending.filter((id) => id !== event.callId);
+			if (pending.length === 0) roundEnds(index + 1);
+		}
+		if (advisorCallIds.has(event.callId))
+			advisorResults = { head: { callId: event.callId, index }, tail: advisorResults };
+	} else return track;
+	return { rounds, pending, simulated, advisorCalls, advisorResults };
+}
+
+/** consultationPoints of a branch of `length` events whose last track is `track`. */
+export function trackedPoints(
+	track: PointTrack | undefined,
+	length: number,
+	eventAt: (index: number) => LedgerEvent,
+): ConsultationPoint[] {
+	const calls = consToArray(track?.advisorCalls);
+	if (calls.length > 0) {
+		const resultAt = new Map<string, number>();
+		for (const r of consToArray(track?.advisorResults)) if (!resultAt.has(r.callId)) resultAt.set(r.callId, r.index);
+		const points = calls.map((call): ConsultationPoint => {
+			const at = resultAt.get(call.id);
+			const result = at !== undefined && at > call.index ? eventAt(at) : undefined;
+			const point: ConsultationPoint = {
+				upTo: result === undefined ? length : at!,
+				kind: "advisor",
+				callId: call.id,
+			};
+			if (result?.kind === "toolResult") point.result = result;
+			return point;
+		});
+		return points.sort((a, b) => a.upTo - b.upTo);
+	}
+	const points = consToArray(track?.simulated).map((upTo): ConsultationPoint => ({ upTo, kind: "simulated" }));
+	if (length > 0 && points.at(-1)?.upTo !== length) points.push({ upTo: length, kind: "simulated" });
+	return points;
 }

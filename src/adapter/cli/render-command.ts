@@ -6,8 +6,10 @@
 import type { Context } from "@mariozechner/pi-ai";
 import {
 	ADVISOR_TOOL_NAME,
+	type Diagnostic,
 	migrateEntries,
 	normalizeBranch,
+	type ParsedSession,
 	parseSessionText,
 	selectBranch,
 } from "../../events/index.ts";
@@ -21,6 +23,8 @@ import {
 	type StablePortion,
 } from "../../render/index.ts";
 import { EXIT, type RenderArgs } from "./args.ts";
+import { diagnosticsNote } from "./diagnostics.ts";
+import { visible, visibleLine } from "./escape.ts";
 import { displayPath, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
 import { formatTokens, type Style } from "./text-report.ts";
@@ -49,6 +53,9 @@ export interface RenderJson {
 export interface Rendered {
 	request: LedgerRequest;
 	summary: RenderSummary;
+	/** What the reader and the branch walk could not use; printed on stderr, never in the JSON. */
+	diagnostics: Diagnostic[];
+	parsed: ParsedSession;
 }
 
 export class RenderInputError extends Error {
@@ -109,6 +116,8 @@ export function renderAt(file: string, text: string, leaf: string | undefined, a
 			hash: request.hash,
 			messageCount: request.messageCount,
 		},
+		diagnostics: [...parsed.diagnostics, ...branch.diagnostics],
+		parsed,
 	};
 }
 
@@ -130,24 +139,20 @@ function isAppendix(part: { type: string; text?: string } | undefined): boolean 
 	return part?.type === "text" && part.text?.startsWith(`${APPENDIX_HEADER}\n`) === true;
 }
 
-/** Control characters made visible, so a hostile log cannot drive the terminal. */
-function visible(text: string): string {
-	return text.replace(
-		/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
-		(c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-	);
-}
-
 export function renderReadable(rendered: Rendered, style: Style): string {
 	const { request, summary } = rendered;
 	const { context, stable } = request;
 	const out: string[] = [];
 	const rule = (title: string) => style.bold(`═══ ${title} ═══`);
-	out.push(style.bold(`Advisor request for ${summary.file}, dispatched after entry ${summary.atEntryId}`));
+	out.push(
+		style.bold(
+			`Advisor request for ${visibleLine(summary.file)}, dispatched after entry ${visibleLine(summary.atEntryId)}`,
+		),
+	);
 	out.push(
 		summary.inFlightCallId === null
 			? "No advisor call in flight at this entry: the request carries the default question."
-			: `In-flight advisor call: ${summary.inFlightCallId}`,
+			: `In-flight advisor call: ${visibleLine(summary.inFlightCallId)}`,
 	);
 	out.push(
 		`~${formatTokens(request.tokens)} tokens (estimate) · ${request.messageCount} messages · hash ${request.hash} · stable portion ~${formatTokens(stable.tokens)} tokens, hash ${stable.hash}`,
@@ -189,20 +194,22 @@ export function renderReadable(rendered: Rendered, style: Style): string {
 export function runRender(args: RenderArgs, io: Io): number {
 	const read = readInput(args.file);
 	if (!read.ok) {
-		io.stderr(`advisor-ledger render: cannot read ${args.file}: ${read.error}\n`);
+		io.stderr(`advisor-ledger render: cannot read ${visibleLine(args.file)}: ${visibleLine(read.error)}\n`);
 		return EXIT.unreadable;
 	}
+	const file = displayPath(args.file, io.cwd);
 	let rendered: Rendered;
 	try {
-		rendered = renderAt(displayPath(args.file, io.cwd), read.text, args.leaf, args.at);
+		rendered = renderAt(file, read.text, args.leaf, args.at);
 	} catch (error) {
 		if (error instanceof RenderInputError) {
-			io.stderr(`advisor-ledger render: ${error.message}\n`);
+			io.stderr(`advisor-ledger render: ${visibleLine(error.message)}\n`);
 			return error.exitCode;
 		}
 		throw error;
 	}
 	if (args.json) io.stdout(`${JSON.stringify(renderJson(rendered), null, 2)}\n`);
 	else io.stdout(`${renderReadable(rendered, io.style)}\n`);
+	io.stderr(diagnosticsNote("render", file, rendered.diagnostics, rendered.parsed));
 	return EXIT.ok;
 }

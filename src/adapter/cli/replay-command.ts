@@ -1,8 +1,11 @@
 /** `advisor-ledger replay`: collect inputs, replay each file, print the report, write the chart. */
 
 import { writeFileSync } from "node:fs";
+import { errnoReason } from "../regular-file.ts";
 import { EXIT, type ReplayArgs } from "./args.ts";
 import { defaultReplayInputs } from "./default-inputs.ts";
+import { SHOWN_DIAGNOSTICS } from "./diagnostics.ts";
+import { visibleLine, visibleStrings } from "./escape.ts";
 import { collectInputs, displayPath, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "./price-model.ts";
@@ -20,6 +23,10 @@ import { renderTextReport } from "./text-report.ts";
 export interface ReplayRun {
 	report: ReplayReport;
 	exitCode: number;
+}
+
+function skippedLine(path: string, error: string): string {
+	return `advisor-ledger replay: skipped ${visibleLine(path)}: ${visibleLine(error)}\n`;
 }
 
 /** Replays and reports; `progress` is called before each file. */
@@ -41,7 +48,7 @@ export function replayPaths(
 		const read = readInput(file);
 		if (!read.ok) {
 			unreadable.push({ path: shown, error: read.error });
-			io.stderr(`advisor-ledger replay: skipped ${shown}: ${read.error}\n`);
+			io.stderr(skippedLine(shown, read.error));
 			return;
 		}
 		let replayed: ReturnType<typeof replayText>;
@@ -51,14 +58,13 @@ export function replayPaths(
 			// The reader never throws on content; anything else is reported like an unreadable file.
 			const message = `replay failed: ${error instanceof Error ? error.message : String(error)}`;
 			unreadable.push({ path: shown, error: message });
-			io.stderr(`advisor-ledger replay: skipped ${shown}: ${message}\n`);
+			io.stderr(skippedLine(shown, message));
 			return;
 		}
 		sessions.push(...replayed.sessions);
 		files.push(replayed.diagnostics);
 	});
-	for (const u of collected.unreadable)
-		io.stderr(`advisor-ledger replay: skipped ${displayPath(u.path, io.cwd)}: ${u.error}\n`);
+	for (const u of collected.unreadable) io.stderr(skippedLine(displayPath(u.path, io.cwd), u.error));
 	const report = buildReport(
 		sessions,
 		files,
@@ -84,27 +90,38 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 	const progress = (index: number, total: number, file: string) => {
 		if (!showProgress || total < 2) return;
 		shown = true;
-		const line = `[${index + 1}/${total}] ${file}`;
+		const line = `[${index + 1}/${total}] ${visibleLine(file)}`;
 		io.stderr(`\r\u001b[K${line.length > 100 ? `${line.slice(0, 99)}…` : line}`);
 	};
 	const { report, exitCode } = replayPaths(args, io, progress);
 	if (shown) io.stderr("\r\u001b[K");
+	const inputs = report.options.inputs.map(visibleLine).join(", ");
+	if (report.points === 0) {
+		// Nothing replayed: no all-zero table or empty chart, only what went wrong (the JSON
+		// report still says which files were read and what their reader found, if any was read).
+		const read = report.diagnostics.files;
+		if (args.json && read > 0) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+		let why = "no session file could be read";
+		if (read > 0) why = "no session file with a consultation point";
+		else if (report.diagnostics.unreadable.length === 0) why = "no *.jsonl session file found";
+		io.stderr(`advisor-ledger replay: nothing to replay in ${inputs} (${why})\n`);
+		// Already escaped when counted.
+		for (const message of report.diagnostics.messages.slice(0, SHOWN_DIAGNOSTICS)) io.stderr(`  ${message}\n`);
+		return exitCode === EXIT.ok ? EXIT.nothingToReplay : exitCode;
+	}
+	// What the chart and the text report print of the report comes from files: escaped (the JSON is escaped by JSON).
+	const display = visibleStrings(report);
 	if (args.svg !== undefined) {
 		try {
-			writeFileSync(args.svg, renderSvg(report));
+			writeFileSync(args.svg, renderSvg(display));
 		} catch (error) {
 			io.stderr(
-				`advisor-ledger replay: cannot write ${args.svg}: ${error instanceof Error ? error.message : String(error)}\n`,
+				`advisor-ledger replay: cannot write ${visibleLine(args.svg)}: ${visibleLine(errnoReason(error))}\n`,
 			);
 			return EXIT.usage;
 		}
 	}
 	if (args.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-	else io.stdout(renderTextReport(report, io.style));
-	if (exitCode === EXIT.nothingToReplay) {
-		io.stderr(
-			`advisor-ledger replay: nothing to replay in ${report.options.inputs.join(", ")} (no session file with a consultation point)\n`,
-		);
-	}
+	else io.stdout(renderTextReport(display, io.style));
 	return exitCode;
 }

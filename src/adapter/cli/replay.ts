@@ -7,15 +7,8 @@
  * timing report compares the two, and the bytes must agree.
  */
 
-import type { Diagnostic, EntryRecord, LedgerEvent, ToolResultEvent } from "../../events/index.ts";
-import {
-	listLeaves,
-	migrateEntries,
-	normalizeBranch,
-	type ParsedSession,
-	parseSessionText,
-	selectBranch,
-} from "../../events/index.ts";
+import type { EntryRecord, LedgerEvent, ToolResultEvent } from "../../events/index.ts";
+import { listLeaves, migrateEntries, normalizeBranch, parseSessionText, selectBranch } from "../../events/index.ts";
 import { cacheShares } from "../../policy/index.ts";
 import { emptyLedger, foldAll, foldEvents } from "../../reducers/index.ts";
 import {
@@ -31,6 +24,7 @@ import {
 } from "../../render/index.ts";
 import { baselineMessages, prepareBaseline } from "./baseline.ts";
 import { type BaselineRequest, baselineRequest, baselineShares } from "./baseline-cache.ts";
+import { countDiagnostics, mergeDiagnostics } from "./diagnostics.ts";
 import { type ConsultationPoint, consultationPoints } from "./points.ts";
 
 export { DEFAULT_EVERY } from "./points.ts";
@@ -40,7 +34,6 @@ import {
 	type Diagnostics,
 	emptyDiagnostics,
 	type FileDiagnostics,
-	MAX_DIAGNOSTIC_MESSAGES,
 	type MissingUserMessage,
 	type PointReport,
 	round,
@@ -68,43 +61,6 @@ export const DEFAULT_SCRATCH_SAMPLES = 20;
 export interface FileReplay {
 	sessions: SessionReport[];
 	diagnostics: FileDiagnostics;
-}
-
-const BRANCH_REASONS = new Set<Diagnostic["reason"]>(["missing-parent", "cycle", "unknown-leaf"]);
-
-function countDiagnostics(file: string, list: readonly Diagnostic[], parsed?: ParsedSession): Diagnostics {
-	const d = emptyDiagnostics();
-	for (const diagnostic of list) {
-		d.byReason[diagnostic.reason] = (d.byReason[diagnostic.reason] ?? 0) + 1;
-		if (BRANCH_REASONS.has(diagnostic.reason)) d.brokenParents++;
-		if (d.messages.length < MAX_DIAGNOSTIC_MESSAGES) {
-			const where = diagnostic.line !== undefined ? `${file}:${diagnostic.line}` : file;
-			d.messages.push(`${where}: ${diagnostic.reason}: ${diagnostic.message}`);
-		}
-	}
-	if (parsed !== undefined) {
-		d.badLines = Object.values(parsed.stats.skipped).reduce((a, b) => a + (b ?? 0), 0);
-		d.unknownEntries = Object.values(parsed.stats.opaque).reduce((a, b) => a + (b ?? 0), 0);
-		d.unknownEntryTypes = { ...parsed.stats.unknownEntryTypes };
-	}
-	return d;
-}
-
-function mergeDiagnostics(a: Diagnostics, b: Diagnostics): Diagnostics {
-	const out = emptyDiagnostics();
-	for (const d of [a, b]) {
-		out.badLines += d.badLines;
-		out.unknownEntries += d.unknownEntries;
-		out.brokenParents += d.brokenParents;
-		for (const [k, n] of Object.entries(d.byReason)) {
-			const key = k as Diagnostic["reason"];
-			out.byReason[key] = (out.byReason[key] ?? 0) + (n ?? 0);
-		}
-		for (const [k, n] of Object.entries(d.unknownEntryTypes))
-			out.unknownEntryTypes[k] = (out.unknownEntryTypes[k] ?? 0) + n;
-		for (const m of d.messages) if (out.messages.length < MAX_DIAGNOSTIC_MESSAGES) out.messages.push(m);
-	}
-	return out;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

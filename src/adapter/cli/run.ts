@@ -19,6 +19,9 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
 		case "help":
 			io.stdout(args.text);
 			return EXIT.ok;
+		case "version":
+			io.stdout(`advisor-ledger ${(await import("./inputs.ts")).packageVersion()}\n`);
+			return EXIT.ok;
 		case "replay":
 			return (await import("./replay-command.ts")).runReplay(args, io);
 		case "render":

@@ -5,12 +5,19 @@
 
 import type { LedgerRequest } from "../../render/index.ts";
 
-/** Units both requests share from the start, compared by chained hash. */
+/**
+ * Units both requests share from the start, compared by chained hash. A unit's hash covers every
+ * unit before it, so equal hashes at k mean equal prefixes up to k: a binary search finds the end.
+ */
 function commonUnits(previous: LedgerRequest, next: LedgerRequest): number {
-	const n = Math.min(previous.units.length, next.units.length);
-	let k = 0;
-	while (k < n && previous.units[k]!.prefixHash === next.units[k]!.prefixHash) k++;
-	return k;
+	let low = 0;
+	let high = Math.min(previous.units.length, next.units.length);
+	while (low < high) {
+		const mid = (low + high) >> 1;
+		if (previous.units[mid]!.prefixHash === next.units[mid]!.prefixHash) low = mid + 1;
+		else high = mid;
+	}
+	return low;
 }
 
 function commonPrefixLength(a: string, b: string): number {

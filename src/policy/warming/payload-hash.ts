@@ -63,10 +63,10 @@ function compareKeys(a: string, b: string): number {
 	return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Canonical JSON of a value; `omit` names paths (from the root) left out. */
-function canonical(value: unknown, omit: readonly (readonly string[])[], seen: unknown[]): string {
-	let v = value;
-	if (isRecord(v) && typeof v.toJSON === "function") v = (v.toJSON as () => unknown)();
+type OmitPaths = readonly (readonly string[])[];
+
+/** The canonical text of a non-object (after toJSON), or undefined for an object or array. */
+function scalarText(v: unknown): string | undefined {
 	if (v === null) return "null";
 	switch (typeof v) {
 		case "string":
@@ -77,40 +77,81 @@ function canonical(value: unknown, omit: readonly (readonly string[])[], seen: u
 			return v ? "true" : "false";
 		case "bigint":
 			return JSON.stringify(v.toString());
-		case "undefined":
-		case "function":
-		case "symbol":
-			return "null";
 		case "object":
-			break;
+			return undefined;
 		default:
+			// undefined, function, symbol
 			return "null";
 	}
-	if (seen.includes(v)) return '"[cycle]"';
-	seen.push(v);
-	let out: string;
-	if (Array.isArray(v)) {
-		out = `[${v.map((item) => canonical(item, [], seen)).join(",")}]`;
-	} else {
-		const record = v as Record<string, unknown>;
-		const members: string[] = [];
+}
+
+/** An object or array being written: its remaining members, each with its key (objects) and omit paths. */
+interface Frame {
+	node: object;
+	close: string;
+	members: [key: string | undefined, value: unknown, omit: OmitPaths][];
+	next: number;
+}
+
+/**
+ * Canonical JSON of a value; `omit` names paths (from the root) left out. An explicit stack, not
+ * recursion: a payload carries tool-call arguments a model wrote, which may nest arbitrarily deep.
+ */
+function canonical(value: unknown, omit: OmitPaths): string {
+	const out: string[] = [];
+	const onPath = new Set<object>();
+	const stack: Frame[] = [];
+	const open = (raw: unknown, paths: OmitPaths): void => {
+		const v = isRecord(raw) && typeof raw.toJSON === "function" ? (raw.toJSON as () => unknown)() : raw;
+		const text = scalarText(v);
+		if (text !== undefined) {
+			out.push(text);
+			return;
+		}
+		const node = v as object;
+		if (onPath.has(node)) {
+			out.push('"[cycle]"');
+			return;
+		}
+		onPath.add(node);
+		if (Array.isArray(node)) {
+			out.push("[");
+			stack.push({ node, close: "]", members: node.map((item) => [undefined, item, []]), next: 0 });
+			return;
+		}
+		const record = node as Record<string, unknown>;
+		const members: Frame["members"] = [];
 		for (const key of Object.keys(record).sort(compareKeys)) {
 			const member = record[key];
 			if (member === undefined || typeof member === "function" || typeof member === "symbol") continue;
-			const here = omit.filter((path) => path[0] === key);
+			const here = paths.filter((path) => path[0] === key);
 			if (here.some((path) => path.length === 1)) continue;
-			const deeper = here.map((path) => path.slice(1));
-			members.push(`${JSON.stringify(key)}:${canonical(member, deeper, seen)}`);
+			members.push([key, member, here.map((path) => path.slice(1))]);
 		}
-		out = `{${members.join(",")}}`;
+		out.push("{");
+		stack.push({ node, close: "}", members, next: 0 });
+	};
+	open(value, omit);
+	while (stack.length > 0) {
+		const frame = stack[stack.length - 1]!;
+		if (frame.next >= frame.members.length) {
+			out.push(frame.close);
+			onPath.delete(frame.node);
+			stack.pop();
+			continue;
+		}
+		const [key, member, paths] = frame.members[frame.next]!;
+		if (frame.next > 0) out.push(",");
+		frame.next++;
+		if (key !== undefined) out.push(`${JSON.stringify(key)}:`);
+		open(member, paths);
 	}
-	seen.pop();
-	return out;
+	return out.join("");
 }
 
 /** The canonical text `payloadHash` hashes (exposed for tests and debugging). */
 export function canonicalPayload(payload: unknown, api: string): string {
-	return canonical(payload, outputCapPaths(api), []);
+	return canonical(payload, outputCapPaths(api));
 }
 
 /** A stable 64-bit hash of a provider payload, output cap excluded. */
