@@ -4,7 +4,7 @@
  * A session log does not record Pi's tool registry, so it is reconstructed:
  * - the ledger's catalogue lists what `pi.getAllTools()` returns in a default Pi with this
  *   extension: the seven built-ins (grep/find/ls are registered but inactive by default, and
- *   SPEC §2 lists registered tools, not just active ones), `advisor`, then every other tool the
+ *   docs/request-format.md lists registered tools, not just active ones), `advisor`, then every other tool the
  *   log shows being called (an extension tool: its description is unknown, so name only);
  * - the baseline's inventory carries full JSON schemas of the tools the log shows were active:
  *   Pi's default read/bash/edit/write, any other built-in the log calls, `advisor`, and every

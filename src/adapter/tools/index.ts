@@ -1,5 +1,5 @@
 /**
- * The advisor's read-only investigation tools (SPEC §3): declarations for the request head
+ * The advisor's read-only investigation tools (docs/architecture.md): declarations for the request head
  * and one `execute` for the tool loop. Nothing here mutates anything, and nothing throws:
  * every failure — bad arguments, refused path, missing binary, timeout — comes back as a
  * tool result with `isError: true` for the advisor to read.
@@ -52,7 +52,7 @@ export { DEFAULT_DENY_PATTERNS } from "../config.ts";
 export type { ExpandLookup, ExpandSource } from "./expand.ts";
 export type { AdvisorToolResult, ToolContent } from "./result.ts";
 
-/** The `tools` keys of advisor.json (SPEC §7); config.ts owns the type and its defaults. */
+/** The `tools` keys of advisor.json (docs/configuration.md); config.ts owns the type and its defaults. */
 export type AdvisorToolsConfig = ToolsConfig;
 
 export const DEFAULT_TOOLS_CONFIG: Readonly<AdvisorToolsConfig> = DEFAULT_ADVISOR_CONFIG.tools;
