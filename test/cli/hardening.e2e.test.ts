@@ -2,7 +2,7 @@
 // a link to /dev/zero or huge; JSON nested far deeper than the stack; lines full of terminal escapes;
 // and a run stopped by a signal. Asserts exit codes and output, never timings: a hang is caught
 // by the spawn timeout (generous, a busy machine is slow), which kills the child and fails.
-import { execFile, execFileSync } from "node:child_process";
+import { type ChildProcess, execFile, execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,8 +53,8 @@ interface Ended {
 	hung: boolean;
 }
 
-/** Spawns the built CLI; `onSpawn` may signal it. Never waits longer than HANG_MS. */
-function spawnCli(args: readonly string[], onSpawn?: (pid: number) => void): Promise<Ended> {
+/** Spawns the built CLI; `onSpawn` may watch and signal it. Never waits longer than HANG_MS. */
+function spawnCli(args: readonly string[], onSpawn?: (child: ChildProcess) => void): Promise<Ended> {
 	return new Promise((resolve) => {
 		let hung = false;
 		const child = execFile(
@@ -71,7 +71,7 @@ function spawnCli(args: readonly string[], onSpawn?: (pid: number) => void): Pro
 			hung = true;
 			child.kill("SIGKILL");
 		}, HANG_MS);
-		if (child.pid !== undefined) onSpawn?.(child.pid);
+		onSpawn?.(child);
 	});
 }
 
@@ -179,20 +179,30 @@ describe("fatal errors print one clean line and no report", () => {
 
 describe("the CLI ends on SIGTERM and SIGINT like any CLI", () => {
 	it.each(["SIGTERM", "SIGINT"] as const)(
-		"%s during a long replay ends it by that signal",
+		"%s in the middle of a long replay ends it by that signal",
 		async (signal) => {
-			// Forty names for one 3,000-entry session: many seconds of replay, far more than the wait below.
+			// Forty names for one 3,000-entry session: far more replay than the wait below. The first
+			// name sorts first and dangles: its "skipped" line says the replay loop has begun (every
+			// module loaded), so the signal lands in the synchronous work, where a JavaScript handler
+			// (Pi's lock-file dependency installs one) could never run.
 			const text = generateSession(3000).jsonl;
 			const dir = path.join(work, `long-${signal}`);
 			mkdirSync(dir, { recursive: true });
-			const file = path.join(dir, "session.jsonl");
+			const file = path.join(work, `long-${signal}.session`);
 			writeFileSync(file, text);
+			symlinkSync(path.join(dir, "nowhere"), path.join(dir, "a-dangling.jsonl"));
 			for (let i = 0; i < 40; i++) symlinkSync(file, path.join(dir, `copy-${String(i).padStart(2, "0")}.jsonl`));
-			const ended = await spawnCli(["replay", dir], (pid) => {
-				setTimeout(() => process.kill(pid, signal), 1500);
+			const ended = await spawnCli(["replay", dir], (child) => {
+				let sent = false;
+				child.stderr?.on("data", (chunk: Buffer | string) => {
+					if (!sent && String(chunk).includes("skipped")) {
+						sent = true;
+						child.kill(signal);
+					}
+				});
 			});
 			expect(ended.hung).toBe(false);
-			// Killed by the signal (a shell shows 143 / 130), not finished and not ignoring it.
+			// Killed by the signal (a shell shows 143 / 130), not finished and not held until the end.
 			expect(ended.signal).toBe(signal);
 			expect(ended.stdout).toBe("");
 		},
@@ -247,6 +257,14 @@ describe("deeply nested JSON is clipped with a marker: nothing crashes, nothing 
 			if (where === "arguments") expect(text).toContain(JSON.stringify(NESTING_CLIPPED_MARKER).slice(1, -1));
 			expect(render.stderr).toMatch(/1 reader diagnostic /);
 			expect(render.stderr).toMatch(/:\d: deep-nesting: nested deeper than 100 levels/);
+
+			// Dispatched right after the call: the call is in flight, its arguments shown verbatim (this
+			// one ended in RangeError: Maximum call stack size exceeded, exit 70).
+			const inFlight = await spawnCli(["render", file, "--at", "a1"]);
+			expect(inFlight.hung).toBe(false);
+			expect(inFlight.code).toBe(0);
+			expect(inFlight.stdout).toContain("Advisor request for");
+			if (where === "arguments") expect(inFlight.stdout).toContain(NESTING_CLIPPED_MARKER);
 
 			const replay = await spawnCli(["replay", file, "--json"]);
 			expect(replay.hung).toBe(false);

@@ -109,6 +109,13 @@ describe("a session with deeply nested arguments and details", () => {
 			const text = flatten(request);
 			expect(text).toContain(NESTING_CLIPPED_MARKER.replace(/"/g, '\\"'));
 			expect(text).toContain("after");
+			// With the call still running (no result yet): its arguments are in the verbatim tail.
+			const running = renderRequest(
+				foldAll(read.events.slice(0, 2)),
+				{ config: DEFAULT_LEDGER_CONFIG, catalogue: [], tools: [], toolsMode: "repo", mode: "consult" },
+				createRenderMemo(),
+			);
+			expect(flatten(running)).toContain(NESTING_CLIPPED_MARKER.replace(/"/g, '\\"'));
 		},
 	);
 

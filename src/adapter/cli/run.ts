@@ -3,6 +3,27 @@
 import { EXIT, parseArgs, UsageError } from "./args.ts";
 import type { Io } from "./io.ts";
 
+/** Signals that must end a command-line run at once, whatever it is doing. */
+const ENDING_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+
+/**
+ * Loads a command's module without the signal handlers its imports install. Pi's lock-file
+ * dependency (signal-exit) adds JavaScript handlers for SIGTERM, SIGINT and SIGHUP when it is
+ * imported; a JavaScript handler only runs when the event loop is free, which a long synchronous
+ * replay never lets happen, so the signal was held until the end (or forever). The CLI takes no
+ * lock, so those handlers go and the default disposition ends the process like any CLI.
+ */
+async function loadCommand<T>(load: () => Promise<T>): Promise<T> {
+	const before = new Map(ENDING_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+	const loaded = await load();
+	for (const signal of ENDING_SIGNALS) {
+		for (const listener of process.listeners(signal)) {
+			if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+		}
+	}
+	return loaded;
+}
+
 /** Commands are loaded on demand: `--help` and usage errors answer without loading Pi. */
 export async function runCli(argv: readonly string[], io: Io): Promise<number> {
 	let args: ReturnType<typeof parseArgs>;
@@ -23,9 +44,9 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
 			io.stdout(`advisor-ledger ${(await import("./inputs.ts")).packageVersion()}\n`);
 			return EXIT.ok;
 		case "replay":
-			return (await import("./replay-command.ts")).runReplay(args, io);
+			return (await loadCommand(() => import("./replay-command.ts"))).runReplay(args, io);
 		case "render":
-			return (await import("./render-command.ts")).runRender(args, io);
+			return (await loadCommand(() => import("./render-command.ts"))).runRender(args, io);
 		default: {
 			const never: never = args;
 			return never;
