@@ -9,7 +9,7 @@
  * instruction.
  */
 
-import type { AssistantMessage, Context, Message, Tool, UserMessage } from "@mariozechner/pi-ai";
+import type { AssistantMessage, Context, Message, TextContent, Tool, UserMessage } from "@mariozechner/pi-ai";
 import {
 	type Block,
 	type ClosedSegment,
@@ -133,6 +133,12 @@ export interface RenderMemo {
 	 * was made from: a later request that starts with the same parts reuses their chained hashes.
 	 */
 	lastUnits: { markers: string[]; parts: string[]; units: RequestUnit[] } | undefined;
+	/**
+	 * The open segment's blocks as last rendered untrimmed, with their part texts and the open
+	 * message's content objects: the next request compares block identities (cheap) instead of
+	 * looking every block up again, so a replay of a long branch stays linear.
+	 */
+	lastOpen: { key: string; blocks: readonly Block[]; parts: string[]; content: TextContent[] } | undefined;
 }
 
 /** A closed segment as two messages, with the part texts each was made from. */
@@ -154,6 +160,7 @@ export function createRenderMemo(): RenderMemo {
 	let lastCatalogue: { entries: readonly CatalogueEntry[]; key: string; text: string } | undefined;
 	return {
 		lastUnits: undefined,
+		lastOpen: undefined,
 		segment(segment, config, build) {
 			const key = configKey(config);
 			let memo = segments.get(key);
@@ -327,6 +334,34 @@ function keptBlocks(blocks: readonly Block[], from: number, config: LedgerConfig
 	return out;
 }
 
+/**
+ * The open segment's blocks when nothing is trimmed: the leading blocks the previous request
+ * rendered (the same block objects, the reducers never change one) keep their texts.
+ */
+function openBlocks(blocks: readonly Block[], config: LedgerConfig, memo: RenderMemo): string[] {
+	const last = memo.lastOpen?.key === configKey(config) ? memo.lastOpen : undefined;
+	let same = 0;
+	if (last !== undefined) {
+		const n = Math.min(last.blocks.length, blocks.length);
+		while (same < n && last.blocks[same] === blocks[same]) same++;
+	}
+	const out = same === 0 ? [] : last!.parts.slice(0, same);
+	for (let b = same; b < blocks.length; b++) out.push(memo.block(blocks[b]!, config));
+	return out;
+}
+
+/** The open message, reusing the previous open message's content objects for the parts it repeats. */
+function openMessage(parts: readonly string[], memo: RenderMemo): { message: UserMessage; content: TextContent[] } {
+	const previous = memo.lastOpen?.content;
+	const content: TextContent[] = [];
+	for (let i = 0; i < parts.length; i++) {
+		const text = parts[i]!;
+		const old = previous?.[i];
+		content.push(old !== undefined && old.text === text ? old : { type: "text", text });
+	}
+	return { message: { role: "user", content, timestamp: 0 }, content };
+}
+
 function questionSection(question: string, id: string, config: LedgerConfig): string {
 	const text =
 		question.trim().length > 0 ? capWithGap(neutralise(question.trim()), config.tailMaxChars, id) : DEFAULT_QUESTION;
@@ -396,7 +431,9 @@ export function renderRequest(
 	const openFrom = cut !== undefined && cut.firstSegment === state.closed.length ? cut.firstBlock : 0;
 	const open = [LOG_OPEN];
 	if (trimPart !== undefined) open.push(trimPart);
-	open.push(...keptBlocks(state.open, openFrom, config, memo));
+	const untrimmed = openFrom === 0 && trimPart === undefined;
+	const logged = untrimmed ? openBlocks(state.open, config, memo) : keptBlocks(state.open, openFrom, config, memo);
+	for (const part of logged) open.push(part);
 	const stablePartCount = open.length;
 
 	const tail = selectTail(state, config, openFrom);
@@ -424,7 +461,11 @@ export function renderRequest(
 		open.push(LOG_CLOSE);
 		open.push(REVIEW_INSTRUCTION);
 	}
-	push(userMessage(open), open);
+	if (untrimmed) {
+		const { message, content } = openMessage(open, memo);
+		memo.lastOpen = { key: configKey(config), blocks: state.open, parts: logged, content };
+		push(message, open);
+	} else push(userMessage(open), open);
 
 	const systemPrompt = advisorSystemPrompt(options.toolsMode);
 	const tools = [...options.tools];

@@ -179,7 +179,7 @@ describe("the baseline's prefix shares", () => {
 	it("counts tokens per message like the replay's estimate", () => {
 		// ceil(5/4) + ceil(5/4) + ceil(18/4) + ceil(3/4) = 2 + 2 + 5 + 1
 		expect(before.tokens).toBe(10);
-		expect(before.headUnits).toBe(1);
+		expect(before.chars).toBe(31);
 	});
 
 	it("a context that only grew: the whole previous request, in both models", () => {
@@ -197,6 +197,22 @@ describe("the baseline's prefix shares", () => {
 		expect(baselineShares(before, after)).toEqual({ tokenPrefix: 5 / 31, breakpoint: 5 / 31 });
 		const other = baselineRequest([{ ...inventory, content: [text("other tools")] }, user]);
 		expect(baselineShares(before, other)).toEqual({ tokenPrefix: 0, breakpoint: 0 });
+	});
+
+	it("equal copies of the messages share as much as the same objects", () => {
+		const copy = (m: Message): Message => structuredClone(m);
+		const grown = [inventory, user, assistant, result("abc"), { ...user, content: "more" }];
+		const changed = [inventory, user, assistant, result("abc", true)];
+		for (const after of [grown, changed]) {
+			expect(baselineShares(before, baselineRequest(after.map(copy)))).toEqual(
+				baselineShares(before, baselineRequest(after)),
+			);
+		}
+	});
+
+	it("a message that gained a part: the previous one is still read whole", () => {
+		const after = baselineRequest([inventory, user, assistant, { ...result("abc"), content: [text("abc"), text("d")] }]);
+		expect(baselineShares(before, after)).toEqual({ tokenPrefix: 1, breakpoint: 1 });
 	});
 });
 

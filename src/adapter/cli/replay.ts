@@ -1,16 +1,19 @@
 /**
  * The replay engine: one session file → one report per replayed branch.
  *
- * Points are replayed in branch order with one folded state and one render memo per branch, so
- * each point folds only the events since the previous one (what the extension does live). At a
- * sample of points the same request is also built from scratch (foldAll + a fresh memo): the
- * timing report compares the two, and the bytes must agree.
+ * A replay is linear in the branch length (docs/cli.md): points are replayed in branch order
+ * from one folded state, one render memo and one running baseline, so each point folds, renders
+ * and measures only what the events since the previous point added (what the extension does
+ * live). With `--all-leaves` the leaves are replayed depth first and a branch starts from the
+ * last point it shares with the branch before it: the trunk is replayed once. At a sample of
+ * points the same request is also built from scratch (foldAll + a fresh memo): the timing report
+ * compares the two, and the bytes must agree.
  */
 
 import type { EntryRecord, LedgerEvent, ToolResultEvent } from "../../events/index.ts";
-import { listLeaves, migrateEntries, normalizeBranch, parseSessionText, selectBranch } from "../../events/index.ts";
+import { listLeaves, migrateEntries, normalizeBranch, parseSessionText, selectBranches } from "../../events/index.ts";
 import { cacheShares } from "../../policy/index.ts";
-import { emptyLedger, foldAll, foldEvents } from "../../reducers/index.ts";
+import { emptyLedger, foldAll, foldEvents, type LedgerState } from "../../reducers/index.ts";
 import {
 	createRenderMemo,
 	DEFAULT_LEDGER_CONFIG,
@@ -18,14 +21,16 @@ import {
 	flatten,
 	type LedgerConfig,
 	type LedgerRequest,
+	type RenderMemo,
 	type RenderOptions,
 	renderRequest,
 	userBody,
 } from "../../render/index.ts";
-import { baselineMessages, prepareBaseline } from "./baseline.ts";
+import { inventoryMessage } from "./baseline.ts";
 import { type BaselineRequest, baselineRequest, baselineShares } from "./baseline-cache.ts";
+import { advanceBaseline, type BaselineCursor, emptyBaseline, pointMessages } from "./baseline-track.ts";
 import { countDiagnostics, mergeDiagnostics } from "./diagnostics.ts";
-import { type ConsultationPoint, consultationPoints } from "./points.ts";
+import { type ConsultationPoint, type PointScan, pointsOfScan, scanPoints } from "./points.ts";
 
 export { DEFAULT_EVERY } from "./points.ts";
 
@@ -56,7 +61,8 @@ export interface ReplayOptions {
 	now?: () => number;
 }
 
-export const DEFAULT_SCRATCH_SAMPLES = 20;
+/** Few: each sample refolds its whole prefix, the one cost of a replay that is not linear. */
+export const DEFAULT_SCRATCH_SAMPLES = 3;
 
 export interface FileReplay {
 	sessions: SessionReport[];
@@ -106,6 +112,47 @@ function userBlockText(event: LedgerEvent & { kind: "user" }, config: LedgerConf
 	return `[user #${displayId(event.id)}]\n${userBody(event.parts, config)}\n`;
 }
 
+/** Where a user's block was last found: the unit and the chained hash that pins every unit up to it. */
+interface Found {
+	unit: number;
+	hash: string;
+}
+
+/**
+ * Every user message folded so far must be in the request verbatim. A message found in a unit of
+ * the previous request is still there when this request has the same chained hash at that unit
+ * (the same bytes up to it); the others are looked for unit by unit from the end, where new blocks
+ * are, and a message no single unit holds is looked for in the whole flattened request.
+ */
+function checkUsers(
+	request: LedgerRequest,
+	users: readonly UserCheck[],
+	found: ReadonlyMap<string, Found>,
+): { found: Map<string, Found>; missing: string[] } {
+	const next = new Map(found);
+	const missing: string[] = [];
+	let flat: string | undefined;
+	for (const user of users) {
+		const at = found.get(user.id);
+		if (at !== undefined && request.units[at.unit]?.prefixHash === at.hash) continue;
+		next.delete(user.id);
+		let unit = -1;
+		for (let i = request.units.length - 1; i >= 0; i--) {
+			if (request.units[i]!.text.includes(user.expected)) {
+				unit = i;
+				break;
+			}
+		}
+		if (unit >= 0) {
+			next.set(user.id, { unit, hash: request.units[unit]!.prefixHash });
+			continue;
+		}
+		flat ??= flatten(request);
+		if (!flat.includes(user.expected)) missing.push(user.id);
+	}
+	return { found: next, missing };
+}
+
 interface BranchInput {
 	file: string;
 	sessionId: string | null;
@@ -117,6 +164,48 @@ interface BranchInput {
 	tools: ReturnType<typeof sessionTools>;
 	branchDiagnostics: Diagnostics;
 	readerDiagnostics: Diagnostics;
+}
+
+/** Everything a point leaves for the next one; a later branch that shares the point resumes here. */
+interface PointState {
+	point: ConsultationPoint;
+	/** What the request was rendered with (declarations and catalogue). */
+	tools: BranchInput["tools"];
+	config: LedgerConfig;
+	report: PointReport;
+	/** Users missing at this point (ids). */
+	missing: string[];
+	state: LedgerState;
+	request: LedgerRequest;
+	baseline: BaselineCursor;
+	baselineRequest: BaselineRequest;
+	found: ReadonlyMap<string, Found>;
+	mismatch: boolean;
+}
+
+/** What one file's branches share: the render memo, and the point states of the branch replayed last. */
+export interface ReplayShared {
+	memo: RenderMemo;
+	/** Points still to be built from scratch for the timing comparison, for the whole file. */
+	scratchLeft: number;
+	scan: PointScan | undefined;
+	/** Event indices of the user messages of the branch replayed last. */
+	userIndex: number[];
+	userChecks: WeakMap<LedgerEvent, UserCheck>;
+	path: readonly EntryRecord[];
+	trail: PointState[];
+}
+
+export function createReplayShared(scratchSamples = DEFAULT_SCRATCH_SAMPLES): ReplayShared {
+	return {
+		memo: createRenderMemo(),
+		scratchLeft: scratchSamples,
+		path: [],
+		trail: [],
+		scan: undefined,
+		userIndex: [],
+		userChecks: new WeakMap(),
+	};
 }
 
 /** The first fold+render of a process runs cold (JIT); it is done once, untimed, before any measurement. */
@@ -134,12 +223,21 @@ function warmUp(events: readonly LedgerEvent[], options: RenderOptions): void {
 	renderRequest(state, options, createRenderMemo());
 }
 
-export function replayBranch(input: BranchInput, options: ReplayOptions): SessionReport {
+function samePoint(a: ConsultationPoint, b: ConsultationPoint): boolean {
+	return a.upTo === b.upTo && a.kind === b.kind && a.callId === b.callId && a.result === b.result;
+}
+
+export function replayBranch(
+	input: BranchInput,
+	options: ReplayOptions,
+	shared: ReplayShared = createReplayShared(options.scratchSamples),
+): SessionReport {
 	const config = options.config ?? DEFAULT_LEDGER_CONFIG;
 	const now = options.now ?? (() => performance.now());
-	const { events, file } = input;
-	const points: ConsultationPoint[] = consultationPoints(events, options.every);
-	const baseline = prepareBaseline(input.path, input.tools.inventory);
+	const { events, file, path } = input;
+	const scan = scanPoints(events, shared.scan);
+	const points: ConsultationPoint[] = pointsOfScan(scan, options.every);
+	const inventory = inventoryMessage(input.tools.inventory);
 	const renderOptions: RenderOptions = {
 		config,
 		catalogue: input.tools.catalogue,
@@ -147,26 +245,67 @@ export function replayBranch(input: BranchInput, options: ReplayOptions): Sessio
 		toolsMode: "repo",
 		mode: "consult",
 	};
-	// A branch's first point folds everything either way, so it is not a comparison: sampled from the second on.
-	const sampled = new Set(
-		[...scratchIndices(Math.max(0, points.length - 1), options.scratchSamples ?? DEFAULT_SCRATCH_SAMPLES)].map(
-			(i) => i + 1,
-		),
-	);
 	const leafId = input.leafId ?? null;
 
-	if (points.length > 0) warmUp(events.slice(0, points[0]!.upTo), renderOptions);
-	const memo = createRenderMemo();
-	let state = emptyLedger(input.cwd);
-	let folded = 0;
-	let previous: LedgerRequest | undefined;
-	let previousBaseline: BaselineRequest | undefined;
-	const users: UserCheck[] = [];
-	const missing = new Map<string, MissingUserMessage>();
-	const reports: PointReport[] = [];
-	let mismatches = 0;
+	// The points this branch shares with the branch replayed before it: the same point on the
+	// same entries (the same objects) gives the same request, baseline and report.
+	let common = 0;
+	const limit = Math.min(path.length, shared.path.length);
+	while (common < limit && path[common] === shared.path[common]) common++;
+	let reused = 0;
+	while (
+		reused < points.length &&
+		reused < shared.trail.length &&
+		points[reused]!.upTo <= common &&
+		samePoint(points[reused]!, shared.trail[reused]!.point) &&
+		// The tools are per file, the options per run: a replay with other ones starts over.
+		shared.trail[reused]!.tools === input.tools &&
+		shared.trail[reused]!.config === config
+	)
+		reused++;
+	const trail = shared.trail.slice(0, reused);
 
-	points.forEach((point, index) => {
+	// Sampled among the points this branch replays itself, from the file's allowance (a sample
+	// refolds its whole prefix: once per file, not once per leaf). A branch's first point folds
+	// everything either way, so it is not a comparison: sampled from the second on.
+	const firstSampled = Math.max(1, reused);
+	const sampled = new Set(
+		[...scratchIndices(Math.max(0, points.length - firstSampled), shared.scratchLeft)].map((i) => i + firstSampled),
+	);
+	shared.scratchLeft -= sampled.size;
+
+	if (points.length > reused) warmUp(events.slice(0, points[reused]!.upTo), renderOptions);
+	const { memo } = shared;
+	const last = trail.at(-1);
+	let state = last?.state ?? emptyLedger(input.cwd);
+	let baseline = last?.baseline ?? emptyBaseline;
+	let folded = last?.point.upTo ?? 0;
+	let previous = last?.request;
+	let previousBaseline = last?.baselineRequest;
+	let found: ReadonlyMap<string, Found> = last?.found ?? new Map();
+
+	// User messages by event index: the ones before the fork are the previous branch's.
+	const userIndex: number[] = [];
+	for (const i of shared.userIndex) {
+		if (i >= common) break;
+		userIndex.push(i);
+	}
+	for (let i = Math.min(common, events.length); i < events.length; i++) {
+		if (events[i]!.kind === "user") userIndex.push(i);
+	}
+	const users = userIndex.map((i) => {
+		const event = events[i] as LedgerEvent & { kind: "user" };
+		let check = shared.userChecks.get(event);
+		if (check === undefined) {
+			check = { id: event.id, expected: userBlockText(event, config) };
+			shared.userChecks.set(event, check);
+		}
+		return check;
+	});
+	let usersSoFar = 0;
+
+	for (let index = reused; index < points.length; index++) {
+		const point = points[index]!;
 		const options: RenderOptions = { ...renderOptions, inFlightCallId: point.callId };
 		const t0 = now();
 		state = foldEvents(state, events.slice(folded, point.upTo));
@@ -174,29 +313,24 @@ export function replayBranch(input: BranchInput, options: ReplayOptions): Sessio
 		const incrementalMs = now() - t0;
 
 		let scratchMs: number | undefined;
+		let mismatch = false;
 		if (sampled.has(index)) {
 			const t1 = now();
 			const scratch = renderRequest(foldAll(events.slice(0, point.upTo), input.cwd), options, createRenderMemo());
 			scratchMs = now() - t1;
 			// Incremental ≡ batch fold is an invariant; a difference is a bug worth seeing, not a crash.
-			if (scratch.hash !== request.hash) mismatches++;
+			mismatch = scratch.hash !== request.hash;
 		}
 
-		for (let i = folded; i < point.upTo; i++) {
-			const event = events[i]!;
-			if (event.kind === "user") users.push({ id: event.id, expected: userBlockText(event, config) });
-		}
+		baseline = advanceBaseline(baseline, path, folded, point.upTo);
 		folded = point.upTo;
+		while (usersSoFar < users.length && userIndex[usersSoFar]! < point.upTo) usersSoFar++;
+		const checked = checkUsers(request, users.slice(0, usersSoFar), found);
+		found = checked.found;
 
 		const atEntryId = events[point.upTo - 1]!.id;
-		const flat = flatten(request);
-		for (const user of users) {
-			if (!missing.has(user.id) && !flat.includes(user.expected)) {
-				missing.set(user.id, { file, leafId, entryId: user.id, atEntryId });
-			}
-		}
-
-		const baselineNow = baselineRequest(baselineMessages(baseline, point.upTo, point.callId));
+		const sent = pointMessages(baseline, inventory, point.callId);
+		const baselineNow = baselineRequest(sent.messages, sent);
 		const report: PointReport = {
 			atEntryId,
 			kind: point.kind,
@@ -214,17 +348,42 @@ export function replayBranch(input: BranchInput, options: ReplayOptions): Sessio
 			const shares = baselineShares(previousBaseline, baselineNow);
 			report.baselineCacheShare = { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
 		}
-		previousBaseline = baselineNow;
 		const billed = billedUsage(point.result);
 		if (billed !== undefined) report.billed = billed;
 		if (scratchMs !== undefined) report.scratchMs = round(scratchMs, 3);
-		reports.push(report);
+		trail.push({
+			point,
+			tools: input.tools,
+			config,
+			report,
+			missing: checked.missing,
+			state,
+			request,
+			baseline,
+			baselineRequest: baselineNow,
+			found,
+			mismatch,
+		});
 		previous = request;
-	});
+		previousBaseline = baselineNow;
+	}
+	shared.path = path;
+	shared.trail = trail;
+	shared.scan = scan;
+	shared.userIndex = userIndex;
 
+	// A user message counts as missing at the first point where its block is not in the request.
+	const missing = new Map<string, MissingUserMessage>();
+	for (const step of trail) {
+		for (const id of step.missing) {
+			if (!missing.has(id)) missing.set(id, { file, leafId, entryId: id, atEntryId: step.report.atEntryId });
+		}
+	}
+	const reports = trail.map((step) => step.report);
 	const missingMessages = [...missing.values()];
 	const totals = sessionTotals(reports);
-	totals.timing.mismatches = mismatches;
+	totals.timing.mismatches = trail.filter((step) => step.mismatch).length;
+	const checkedUsers = points.length === 0 ? 0 : userIndex.filter((i) => i < points.at(-1)!.upTo).length;
 	return {
 		file,
 		sessionId: input.sessionId,
@@ -236,9 +395,79 @@ export function replayBranch(input: BranchInput, options: ReplayOptions): Sessio
 		largerThanBaseline: reports
 			.filter((p) => p.ledger > p.baseline)
 			.map((p) => ({ file, leafId, atEntryId: p.atEntryId, kind: p.kind, baseline: p.baseline, ledger: p.ledger })),
-		userMessages: { total: users.length, missing: missingMessages.length, missingMessages },
+		userMessages: { total: checkedUsers, missing: missingMessages.length, missingMessages },
 		diagnostics: mergeDiagnostics(input.readerDiagnostics, input.branchDiagnostics),
 	};
+}
+
+/**
+ * Leaves in depth-first order of the entry tree (children in file order), so consecutive leaves
+ * share the longest trunk. Leaves no walk from a root reaches (a cycle above them) come last.
+ */
+export function depthFirstLeaves(entries: readonly EntryRecord[], leaves: readonly string[]): string[] {
+	const wanted = new Set(leaves);
+	const first = new Map<string, EntryRecord>();
+	for (const entry of entries) if (!first.has(entry.id)) first.set(entry.id, entry);
+	const children = new Map<string, EntryRecord[]>();
+	const roots: EntryRecord[] = [];
+	for (const entry of first.values()) {
+		const parent = entry.parentId;
+		if (parent === null || parent === entry.id || !first.has(parent)) {
+			roots.push(entry);
+			continue;
+		}
+		const list = children.get(parent);
+		if (list === undefined) children.set(parent, [entry]);
+		else list.push(entry);
+	}
+	const out: string[] = [];
+	const seen = new Set<string>();
+	const stack: EntryRecord[] = [...roots].reverse();
+	while (stack.length > 0) {
+		const entry = stack.pop()!;
+		if (seen.has(entry.id)) continue;
+		seen.add(entry.id);
+		if (wanted.has(entry.id)) out.push(entry.id);
+		const list = children.get(entry.id);
+		if (list !== undefined) for (let i = list.length - 1; i >= 0; i--) stack.push(list[i]!);
+	}
+	for (const id of leaves) if (!seen.has(id)) out.push(id);
+	return out;
+}
+
+/**
+ * A branch's events, normalised once per entry for the whole file: an event depends on its entry
+ * alone, except a branch summary's (it names the user words its branch hid, which depends on the
+ * path before it), which is normalised with its path.
+ */
+function branchEvents(
+	path: readonly EntryRecord[],
+	entries: readonly EntryRecord[],
+	cache: WeakMap<EntryRecord, LedgerEvent>,
+	previous: { path: readonly EntryRecord[]; events: readonly LedgerEvent[] },
+): LedgerEvent[] {
+	const events: LedgerEvent[] = [];
+	let sharing = true;
+	for (let i = 0; i < path.length; i++) {
+		const record = path[i]!;
+		// The same entries up to here as the previous branch: the same path before, the same event.
+		sharing &&= previous.path[i] === record && i < previous.events.length;
+		if (sharing) {
+			events.push(previous.events[i]!);
+			continue;
+		}
+		if (record.kind !== "opaque" && record.entry.type === "branch_summary") {
+			events.push(normalizeBranch(path.slice(0, i + 1), entries).at(-1)!);
+			continue;
+		}
+		let event = cache.get(record);
+		if (event === undefined) {
+			event = normalizeBranch([record], entries)[0]!;
+			cache.set(record, event);
+		}
+		events.push(event);
+	}
+	return events;
 }
 
 /** Replays one session file's text. Never throws on content. */
@@ -248,17 +477,28 @@ export function replayText(file: string, text: string, options: ReplayOptions): 
 	const readerDiagnostics = countDiagnostics(file, parsed.diagnostics, parsed);
 	const cwd = parsed.header?.cwd ?? process.cwd();
 	const tools = sessionTools(cwd, calledToolNames(entries));
-	const leaves: (string | undefined)[] = options.allLeaves ? listLeaves(entries).map((e) => e.id) : [undefined];
+	const leaves: (string | undefined)[] = options.allLeaves
+		? depthFirstLeaves(
+				entries,
+				listLeaves(entries).map((e) => e.id),
+			)
+		: [undefined];
 	if (leaves.length === 0) leaves.push(undefined);
 
 	const branches = emptyDiagnostics();
-	const sessions: SessionReport[] = [];
-	for (const leaf of leaves) {
-		const branch = selectBranch(entries, leaf);
+	const shared = createReplayShared(options.scratchSamples);
+	const eventCache = new WeakMap<EntryRecord, LedgerEvent>();
+	const byLeaf = new Map<string | undefined, SessionReport>();
+	const selected = selectBranches(entries, leaves);
+	let previous: { path: readonly EntryRecord[]; events: readonly LedgerEvent[] } = { path: [], events: [] };
+	selected.forEach((branch, i) => {
+		const events = branchEvents(branch.path, entries, eventCache, previous);
+		previous = { path: branch.path, events };
 		const branchDiagnostics = countDiagnostics(file, branch.diagnostics);
 		const merged = mergeDiagnostics(branches, branchDiagnostics);
 		Object.assign(branches, merged);
-		sessions.push(
+		byLeaf.set(
+			leaves[i],
 			replayBranch(
 				{
 					file,
@@ -266,15 +506,20 @@ export function replayText(file: string, text: string, options: ReplayOptions): 
 					leafId: branch.leafId,
 					cwd: parsed.header?.cwd,
 					path: branch.path,
-					events: normalizeBranch(branch.path, entries),
+					events,
 					tools,
 					branchDiagnostics,
 					readerDiagnostics,
 				},
 				options,
+				shared,
 			),
 		);
-	}
+	});
+	// Reports come in file order of the leaves, as the user sees them in the session.
+	const fileOrder: (string | undefined)[] = options.allLeaves ? listLeaves(entries).map((e) => e.id) : [undefined];
+	if (fileOrder.length === 0) fileOrder.push(undefined);
+	const sessions = fileOrder.map((leaf) => byLeaf.get(leaf)!);
 	return {
 		sessions,
 		diagnostics: {
