@@ -22,7 +22,7 @@ import { normalizeBranch } from "../src/events/normalize.ts";
 import { foldAll, foldEvents } from "../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../src/render/config.ts";
 import { createRenderMemo, type RenderOptions, renderRequest } from "../src/render/request.ts";
-import { generateSession } from "./generate.ts";
+import { generateSession, generateTree } from "./generate.ts";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const sharedDir = path.resolve(repoRoot, "../shared/sessions");
@@ -209,8 +209,8 @@ function main(): void {
 	const replayRows: ReplayRow[] = [
 		measureReplay(`generated ${generated.entries}-entry session`, generated.jsonl, generated.entries, false),
 	];
-	// A 2,000-leaf tree with --all-leaves (bench/generate.ts generateTree) is left out: replay
-	// refolds each leaf from its root today, so that row would run for hours.
+	const tree = generateTree(6000, 2000);
+	replayRows.push(measureReplay("6,000-entry trunk + 2,000 leaves, --all-leaves", tree.jsonl, tree.entries, true));
 	const pimono = cases.find((c) => c.name.endsWith("pi-mono-large-session.jsonl"));
 	if (pimono !== undefined) {
 		// Ten copies of a real session end to end (v1, so one linear branch): a simulated point every 10 tool rounds.
@@ -329,7 +329,7 @@ function main(): void {
 		"- *fold+render / Pi build*: the whole leaf path. Ledger = `foldAll` + `renderRequest` (fresh memo) over the path's events; Pi = `buildSessionContext` + `convertToLlm` over the same entries (what the executor's own turn costs Pi). The absolute table also shows the ledger including `normalizeBranch` (entries → events).",
 		`- *tokens* and *cached shares*: the replay engine (\`advisor-ledger replay --every ${EVERY}\`): real advisor calls are the points where the log has them (the generated session), else a simulated point every ${EVERY} tool rounds and at the last entry. Baseline = Pi's resolved context with the in-flight advisor call stripped + a tool inventory with JSON schemas (no system prompt); ledger = the full request (system prompt, investigation tool declarations, catalogue, log). Same chars/4 estimator on both sides. *Effective cost* prices every request as its fresh tokens + 0.1 × the tokens of its prefix cached by the previous point's request, on both sides: the ledger's cached prefix is the token-prefix share, the baseline's is the previous baseline request's leading messages when the new one repeats them (Pi's context only grows between compactions).`,
 		`- The generated session comes from bench/generate.ts (the tests' session builder, fixed seed): ${generated.entries} entries, users, parallel tool calls with results up to 20k chars, reasoning, extension messages, \`!\`/\`!!\` runs, and a completed consultation every ~40 steps.`,
-		`- *whole replays*: \`replayText\` as \`advisor-ledger replay --every ${EVERY}\` runs it on one file (reading excluded), median of ${REPLAY_REPS} runs after one warm-up; entries = distinct entries of the file.`,
+		`- *whole replays*: \`replayText\` as \`advisor-ledger replay --every ${EVERY}\` runs it on one file (reading excluded), median of ${REPLAY_REPS} runs after one warm-up; entries = distinct entries of the file. The tree is bench/generate.ts \`generateTree\`: one-message branches spread along a generated trunk, every leaf replayed.`,
 		...(notes.length > 0 ? ["", ...notes.map((n) => `Note: ${n}.`)] : []),
 		"",
 	].join("\n");
