@@ -20,7 +20,7 @@ export interface LedgerConfig {
 export const DEFAULT_LEDGER_CONFIG: Readonly<LedgerConfig> = Object.freeze({
 	tailToolCalls: 2,
 	tailMaxChars: 8000,
-	tailResultMaxChars: 2000,
+	tailResultMaxChars: 1000,
 	userMessageMaxChars: 20000,
 	customPreviewChars: 500,
 	proseMaxChars: 300,

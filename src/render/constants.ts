@@ -22,7 +22,7 @@ export const LOG_OPEN = `<${TAGS.log}>\n`;
 export const LOG_CLOSE = `</${TAGS.log}>\n`;
 
 export const CATALOGUE_HEADER =
-	"Tools registered in the executor's session (name — purpose). They are the executor's, not yours: judge whether it picks the right one.";
+	"The executor's tools (name — purpose), not yours: judge whether it picks the right one.";
 
 export const DEFAULT_QUESTION = "(No question written: judge the executor's current approach and next step.)";
 
@@ -34,7 +34,7 @@ export const REVIEW_MARKER =
  * so they only point at the rules the system prompt states once (severity words, brevity).
  */
 export const CONSULT_INSTRUCTION =
-	"Answer the question above from the log: first line `Severity: X`, then the plan or correction, concrete and brief.";
+	"Answer the question above from the log; first line `Severity: X`.";
 
 export const REVIEW_INSTRUCTION = [
 	"The executor has just delivered its final answer. Review the delivered work, not the plan: is the task the user asked for actually done, correctly and completely?",
@@ -272,7 +272,7 @@ export const EXPAND_TOOL_DESCRIPTION = "Return the verbatim text behind cards an
 export const EXPAND_MAX_IDS = 8;
 
 export const GIT_DIFF_TOOL_DESCRIPTION =
-	"Show the workspace's net git change: --stat, the full patch with patch, the index with staged; untracked files listed.";
+	"The workspace's net git change: --stat, patch for the full diff, staged for the index; lists untracked files.";
 
 /** Pi's read, grep, find and ls, declared with these sentences instead of Pi's longer descriptions. */
 export const WORKSPACE_TOOL_DESCRIPTIONS: Readonly<Record<"read" | "grep" | "find" | "ls", string>> = Object.freeze({

@@ -65,7 +65,7 @@ const DEFAULTS: AdvisorConfig = {
 	ledger: {
 		tailToolCalls: 2,
 		tailMaxChars: 8000,
-		tailResultMaxChars: 2000,
+		tailResultMaxChars: 1000,
 		userMessageMaxChars: 20000,
 		customPreviewChars: 500,
 		proseMaxChars: 300,

@@ -369,7 +369,12 @@ describe("invariant 6: no embedded images, no forged framing", () => {
 						line,
 					);
 					if (m) expect(known.has(m[2]!)).toBe(true);
+					// A capped prose block's mark names its entry too.
+					const prose = /^»#(\S+) /.exec(line);
+					if (prose) expect(known.has(prose[1]!)).toBe(true);
 				}
+				// Only the request's own appendix opens a line with its header.
+				expect(text.split("\n").filter((line) => line.startsWith("[appendix]")).length).toBeLessThanOrEqual(1);
 			}),
 			{ numRuns: RUNS },
 		);

@@ -181,7 +181,7 @@ describe("request layout", () => {
 		const req = render(session());
 		expect(req.context.messages.map((m) => m.role)).toEqual(["user", "user"]);
 		expect(texts(req, 0)).toEqual([
-			"<tool_catalogue>\nTools registered in the executor's session (name — purpose). They are the executor's, not yours: judge whether it picks the right one.\n- read — Read the contents of a file.\n- advisor — Ask a stronger reviewer model for advice.\n</tool_catalogue>\n",
+			"<tool_catalogue>\nThe executor's tools (name — purpose), not yours: judge whether it picks the right one.\n- read — Read the contents of a file.\n- advisor — Ask a stronger reviewer model for advice.\n</tool_catalogue>\n",
 		]);
 		expect(texts(req, 1)).toEqual([
 			"<executor_log>\n",
