@@ -95,7 +95,7 @@ export const REASONING_INTRO = "the executor's private reasoning for the step th
 /** A gap in text that has no header of its own (a question, past advice): it names the entry to expand. */
 export const GAP = (omitted: number, id: string) =>
 	`[… ${omitted} chars omitted — advisor_expand #${id} returns them …]`;
-/** A gap inside a block whose header names the entry (`[user #id]`, `[executor #id]`, …): the header's id expands it. */
+/** A gap inside a block whose header names the entry (`[user #id]`, `»#id`, …): the header's id expands it. */
 export const BLOCK_GAP = (omitted: number) => `[… ${omitted} chars omitted …]`;
 
 export const COMPACTION_WORDS_INTRO = "Earlier work was compacted. The user's own words from that span, verbatim:";
