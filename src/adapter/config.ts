@@ -197,6 +197,7 @@ const GuidanceProps = { promptSnippet: StringOrList, promptGuidelines: StringOrL
 const LedgerProps = {
 	tailToolCalls: Count,
 	tailMaxChars: PositiveCount,
+	tailResultMaxChars: PositiveCount,
 	userMessageMaxChars: PositiveCount,
 	customPreviewChars: Count,
 	proseMaxChars: Count,

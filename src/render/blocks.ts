@@ -20,6 +20,7 @@ import {
 	NO_HIDDEN_WORDS,
 	OPEN_FAILURES,
 	PASTED_IMAGE,
+	PROSE_MARK,
 	REASONING_INTRO,
 	RESULT_MISSING,
 	RESULT_RUNNING,
@@ -177,12 +178,13 @@ function cardShowsCall(round: Round): boolean {
  */
 export function verbatimRound(id: string, round: Round, config: LedgerConfig, running: boolean): string {
 	const shownId = displayId(id);
+	// Like a card, the header names the status only when the call did not succeed.
 	const status = running ? "running" : statusText(round);
-	const head = `[tool #${shownId}] ${toolName(round.call.name)} · ${status}\n`;
+	const head = `[tool #${shownId}] ${toolName(round.call.name)}${status === "ok" ? "" : ` · ${status}`}\n`;
 	let result: string;
 	if (running) result = RESULT_RUNNING;
 	else if (round.status === "no-result") result = RESULT_MISSING;
-	else result = capWithGap(resultBody(round), config.tailMaxChars, undefined);
+	else result = capWithGap(resultBody(round), config.tailResultMaxChars, undefined);
 	// A call still running has no card yet: it keeps its call line.
 	if (!running && cardShowsCall(round)) return `${head}result:\n${result}\n`;
 	const call = capWithGap(neutralise(argumentsJson(round.call.arguments)), config.tailMaxChars, undefined);
@@ -208,10 +210,10 @@ export function reasoningBlock(id: string, thinking: string, config: LedgerConfi
 export function proseBlock(id: string, text: string, max: number): string {
 	const body = neutralise(text);
 	const cap = Math.max(1, max);
-	if (body.length <= cap) return `[executor]\n${body}\n`;
+	if (body.length <= cap) return `${PROSE_MARK} ${body}\n`;
 	// The gap line counts against the cap: a capped block shows about `max` chars in all.
 	const gapLine = BLOCK_GAP(body.length).length + 2;
-	return `[executor #${displayId(id)}]\n${capWithGap(body, Math.max(1, cap - gapLine), undefined)}\n`;
+	return `${PROSE_MARK}#${displayId(id)} ${capWithGap(body, Math.max(1, cap - gapLine), undefined)}\n`;
 }
 
 /** What a compaction or trim hides but must stay visible: changed paths, then open failures as cards. */

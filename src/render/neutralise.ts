@@ -7,7 +7,7 @@
  * only touch text that imitates framing.
  */
 
-import { HEADER_WORDS, TAGS } from "./constants.ts";
+import { HEADER_WORDS, PROSE_MARK, TAGS } from "./constants.ts";
 
 const TAG_NAMES = Object.values(TAGS).join("|");
 /** `<executor_log>`, `</ question >`, any case: the angle brackets become ‹ › so no tag can open or close. */
@@ -21,11 +21,17 @@ const HEADER_WORD_RE = HEADER_WORDS.map((w) => w.replace(/ /g, "\\s+")).join("|"
  * blanks stay on their line (`[ \t]`, not `\s`), so an empty line before a heading is left alone.
  */
 const HEADER_LINE_RE = new RegExp(
-	`^(?=[ \\t]*\\[(?:${HEADER_WORD_RE})[\\s\\]#]|[ \\t]*#[A-Za-z0-9_.:-]+[ \\t]+\\S)`,
+	`^(?=[ \\t]*\\[(?:${HEADER_WORD_RE})[\\s\\]#]|[ \\t]*#[A-Za-z0-9_.:-]+[ \\t]+\\S|[ \\t]*${PROSE_MARK})`,
 	"gim",
 );
 
 export function neutralise(text: string): string {
-	if (text.indexOf("<") === -1 && text.indexOf("[") === -1 && text.indexOf("#") === -1) return text;
+	if (
+		text.indexOf("<") === -1 &&
+		text.indexOf("[") === -1 &&
+		text.indexOf("#") === -1 &&
+		text.indexOf(PROSE_MARK) === -1
+	)
+		return text;
 	return text.replace(TAG_RE, "‹$1›").replace(HEADER_LINE_RE, "\\");
 }

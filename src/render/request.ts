@@ -150,7 +150,7 @@ export interface RenderedSegment {
 }
 
 function configKey(config: LedgerConfig): string {
-	return `${config.tailToolCalls}:${config.tailMaxChars}:${config.userMessageMaxChars}:${config.customPreviewChars}:${config.proseMaxChars}`;
+	return `${config.tailToolCalls}:${config.tailMaxChars}:${config.tailResultMaxChars}:${config.userMessageMaxChars}:${config.customPreviewChars}:${config.proseMaxChars}`;
 }
 
 export function createRenderMemo(): RenderMemo {
@@ -398,10 +398,16 @@ export function renderRequest(
 	const anchor = options.trim?.anchorEntryId;
 	const cut = anchor === undefined ? undefined : locateCut(state, anchor);
 	let trimPart = cut === undefined ? undefined : trimmedPart(state, cut, config, (b) => memo.block(b, config));
+	const tailCap = (cap: number, trimCap: number | undefined) =>
+		trimCap === undefined ? cap : Math.max(1, Math.min(cap, Math.floor(trimCap)));
 	const tailConfig =
 		options.trim?.tailCaps === undefined
 			? config
-			: { ...config, tailMaxChars: Math.max(1, Math.min(config.tailMaxChars, Math.floor(options.trim.tailCaps))) };
+			: {
+					...config,
+					tailMaxChars: tailCap(config.tailMaxChars, options.trim.tailCaps),
+					tailResultMaxChars: tailCap(config.tailResultMaxChars, options.trim.tailCaps),
+				};
 
 	for (let s = cut?.firstSegment ?? 0; s < state.closed.length; s++) {
 		const segment = state.closed[s]!;

@@ -65,6 +65,7 @@ const DEFAULTS: AdvisorConfig = {
 	ledger: {
 		tailToolCalls: 2,
 		tailMaxChars: 8000,
+		tailResultMaxChars: 1000,
 		userMessageMaxChars: 20000,
 		customPreviewChars: 500,
 		proseMaxChars: 300,
@@ -217,6 +218,7 @@ describe("every key", () => {
 		ledger: {
 			tailToolCalls: 4,
 			tailMaxChars: 100,
+			tailResultMaxChars: 60,
 			userMessageMaxChars: 200,
 			customPreviewChars: 0,
 			proseMaxChars: 50,
@@ -398,6 +400,7 @@ describe("per-key fallback", () => {
 	const LEAVES: [string, string, fc.Arbitrary<unknown>, fc.Arbitrary<unknown>][] = [
 		["ledger", "tailToolCalls", fc.nat(50), fc.oneof(fc.constant(-1), fc.constant(1.5), fc.constant("2"))],
 		["ledger", "tailMaxChars", fc.integer({ min: 1, max: 1e6 }), fc.oneof(fc.constant(0), fc.constant("8000"))],
+		["ledger", "tailResultMaxChars", fc.integer({ min: 1, max: 1e6 }), fc.oneof(fc.constant(0), fc.constant(2.5))],
 		["ledger", "userMessageMaxChars", fc.integer({ min: 1, max: 1e6 }), fc.constant(-5)],
 		["ledger", "customPreviewChars", fc.nat(1000), fc.constant(true)],
 		["ledger", "proseMaxChars", fc.nat(1000), fc.oneof(fc.constant(-1), fc.constant(2.5), fc.constant("300"))],

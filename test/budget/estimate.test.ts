@@ -244,7 +244,8 @@ describe("output tokens", () => {
 
 describe("every request of the tool loop is re-estimated with the conversation as it has grown", () => {
 	it("round 2 reads all of round 1 and pays for what the round added", () => {
-		const first = render(roundsSession(6, 3000));
+		// Prose keeps the first request above the smallest cacheable prompt (1,024 tokens).
+		const first = render(roundsSession(6, 3000, { prose: 400 }));
 		const meta = { model: "anthropic:claude-sonnet-4-5", effort: "high", routingKey: "advisor:s1" };
 		const r1 = estimateRequest(input({ request: first, previous: undefined, nowMs: 5000 }));
 		const reply: AssistantMessage = {

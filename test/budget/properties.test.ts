@@ -39,6 +39,7 @@ import { options } from "./helpers.ts";
 const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	tailToolCalls: fc.integer({ min: 0, max: 4 }),
 	tailMaxChars: fc.constantFrom(200, 1000, 8000),
+	tailResultMaxChars: fc.constantFrom(50, 2000, 8000),
 	userMessageMaxChars: fc.constantFrom(100, 20000),
 	customPreviewChars: fc.constantFrom(50, 500),
 	proseMaxChars: fc.constantFrom(0, 40, 300, 8000),

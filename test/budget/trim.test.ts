@@ -126,8 +126,10 @@ describe("rendering with an anchor", () => {
 
 	it("tail caps shrink only the verbatim tail; the stable part keeps its bytes", () => {
 		const events = roundsSession(6, 9000);
-		const full = render(events, { trim: { anchorEntryId: "r2" } });
-		const capped = render(events, { trim: { anchorEntryId: "r2", tailCaps: 1000 } });
+		// Results as wide as the other verbatim parts, so the caps have results to shrink.
+		const wide = { ...DEFAULT_LEDGER_CONFIG, tailResultMaxChars: DEFAULT_LEDGER_CONFIG.tailMaxChars };
+		const full = renderRequest(foldAll(events), options(wide, { trim: { anchorEntryId: "r2" } }));
+		const capped = renderRequest(foldAll(events), options(wide, { trim: { anchorEntryId: "r2", tailCaps: 1000 } }));
 		expect(flatten(capped, capped.stable.unitCount)).toBe(flatten(full, full.stable.unitCount));
 		expect(capped.tokens).toBeLessThan(full.tokens - 3000);
 		expect(flatten(capped)).toMatch(/\[tool #r6\][^[]*\n\[… \d+ chars omitted …\]\n/);
@@ -187,17 +189,16 @@ describe("chooseTrim", () => {
 
 	it("then shrinks the tail caps 4000/2000/1000/500", () => {
 		expect(TAIL_CAPS).toEqual([4000, 2000, 1000, 500]);
+		// Results as wide as the other verbatim parts, so every cap has something to shrink.
+		const wide = { ...DEFAULT_LEDGER_CONFIG, tailResultMaxChars: DEFAULT_LEDGER_CONFIG.tailMaxChars };
 		const state = foldAll(roundsSession(3, 30_000));
-		const all = trimCandidates(state, options());
-		const dropped = renderRequest(state, options(DEFAULT_LEDGER_CONFIG, { trim: { anchorEntryId: all.at(-1)! } }));
+		const all = trimCandidates(state, options(wide));
+		const dropped = renderRequest(state, options(wide, { trim: { anchorEntryId: all.at(-1)! } }));
 		const budget = Math.ceil(dropped.tokens * 1.2) - 1000;
-		const choice = chooseTrim(state, options(), settings(budget));
+		const choice = chooseTrim(state, options(wide), settings(budget));
 		expect(choice).toMatchObject({ kind: "fits", trim: { anchorEntryId: all.at(-1), tailCaps: 4000 } });
-		const smallest = renderRequest(
-			state,
-			options(DEFAULT_LEDGER_CONFIG, { trim: { anchorEntryId: all.at(-1)!, tailCaps: 500 } }),
-		);
-		const tighter = chooseTrim(state, options(), settings(Math.ceil(smallest.tokens * 1.2)));
+		const smallest = renderRequest(state, options(wide, { trim: { anchorEntryId: all.at(-1)!, tailCaps: 500 } }));
+		const tighter = chooseTrim(state, options(wide), settings(Math.ceil(smallest.tokens * 1.2)));
 		expect(tighter).toMatchObject({ kind: "fits", trim: { anchorEntryId: all.at(-1), tailCaps: 500 } });
 	});
 

@@ -45,6 +45,7 @@ const TOOLS = [
 const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	tailToolCalls: fc.integer({ min: 0, max: 4 }),
 	tailMaxChars: fc.constantFrom(200, 1000, 8000),
+	tailResultMaxChars: fc.constantFrom(50, 2000, 8000),
 	userMessageMaxChars: fc.constantFrom(100, 20000),
 	customPreviewChars: fc.constantFrom(50, 500),
 	proseMaxChars: fc.constantFrom(0, 40, 300, 8000),
@@ -368,7 +369,12 @@ describe("invariant 6: no embedded images, no forged framing", () => {
 						line,
 					);
 					if (m) expect(known.has(m[2]!)).toBe(true);
+					// A capped prose block's mark names its entry too.
+					const prose = /^»#(\S+) /.exec(line);
+					if (prose) expect(known.has(prose[1]!)).toBe(true);
 				}
+				// Only the request's own appendix opens a line with its header.
+				expect(text.split("\n").filter((line) => line.startsWith("[appendix]")).length).toBeLessThanOrEqual(1);
 			}),
 			{ numRuns: RUNS },
 		);

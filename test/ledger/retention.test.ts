@@ -94,6 +94,7 @@ function expectRetained(events: readonly LedgerEvent[], state: LedgerState, flat
 const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	tailToolCalls: fc.integer({ min: 0, max: 3 }),
 	tailMaxChars: fc.constant(8000),
+	tailResultMaxChars: fc.constantFrom(50, 2000),
 	userMessageMaxChars: fc.constant(20000),
 	customPreviewChars: fc.constant(500),
 	proseMaxChars: fc.constantFrom(0, 40, 300),
