@@ -33,8 +33,7 @@ export const REVIEW_MARKER =
  * The instructions close every request, after the volatile appendix: they are paid fresh each time,
  * so they only point at the rules the system prompt states once (severity words, brevity).
  */
-export const CONSULT_INSTRUCTION =
-	"Answer the question above from the log; first line `Severity: X`.";
+export const CONSULT_INSTRUCTION = "Answer the question above from the log; first line `Severity: X`.";
 
 export const REVIEW_INSTRUCTION = [
 	"The executor has just delivered its final answer. Review the delivered work, not the plan: is the task the user asked for actually done, correctly and completely?",
