@@ -211,7 +211,12 @@ describe("the baseline's prefix shares", () => {
 	});
 
 	it("a message that gained a part: the previous one is still read whole", () => {
-		const after = baselineRequest([inventory, user, assistant, { ...result("abc"), content: [text("abc"), text("d")] }]);
+		const after = baselineRequest([
+			inventory,
+			user,
+			assistant,
+			{ ...result("abc"), content: [text("abc"), text("d")] },
+		]);
 		expect(baselineShares(before, after)).toEqual({ tokenPrefix: 1, breakpoint: 1 });
 	});
 });
