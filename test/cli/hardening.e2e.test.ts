@@ -319,7 +319,7 @@ describe("what the reader could not use is reported, escaped", () => {
 				"schema-mismatch",
 				"duplicate-id",
 			]);
-			expect(r.stderr).toContain("\\u001b[31mRED\\u001b]0;t\\u0007");
+			expect(r.stderr).toContain("\\x1b[31mRED\\x1b]0;t\\x07");
 			expect(hasControl(r.stderr)).toBe(false);
 			expect(hasControl(r.stdout)).toBe(false);
 		},
@@ -336,7 +336,7 @@ describe("what the reader could not use is reported, escaped", () => {
 			expect(hasControl(text.stderr)).toBe(false);
 			const json = await spawnCli(["replay", file, "--json"]);
 			const report = JSON.parse(json.stdout) as ReplayReport;
-			expect(report.diagnostics.messages.some((m) => m.includes("\\u001b[31mRED"))).toBe(true);
+			expect(report.diagnostics.messages.some((m) => m.includes("\\x1b[31mRED"))).toBe(true);
 			for (const m of report.diagnostics.messages) expect(hasControl(m)).toBe(false);
 		},
 		TEST_MS,
@@ -348,7 +348,7 @@ describe("what the reader could not use is reported, escaped", () => {
 			const name = path.join(work, `evil-${ESC}[31m-\n-name.jsonl`);
 			const render = await spawnCli(["render", name]);
 			expect(render.code).toBe(3);
-			expect(render.stderr).toContain("evil-\\u001b[31m-\\u000a-name.jsonl: no such file or directory");
+			expect(render.stderr).toContain("evil-\\x1b[31m-\\n-name.jsonl: no such file or directory");
 			expect(hasControl(render.stderr.trimEnd())).toBe(false);
 			const replay = await spawnCli(["replay", name]);
 			expect(replay.code).toBe(3);
@@ -368,8 +368,8 @@ describe("what the reader could not use is reported, escaped", () => {
 			const svg = path.join(work, "evil.svg");
 			const report = await spawnCli(["replay", name, "--all-leaves", "--svg", svg]);
 			expect(report.code).toBe(0);
-			expect(report.stdout).toContain("evil-\\u001b[31m-\\u000a-name.jsonl");
-			expect(report.stdout).toContain("kind\\u001b[2J ×1");
+			expect(report.stdout).toContain("evil-\\x1b[31m-\\n-name.jsonl");
+			expect(report.stdout).toContain("kind\\x1b[2J ×1");
 			expect(hasControl(report.stdout)).toBe(false);
 			expect(hasControl(readFileSync(svg, "utf8").replace(/\n/g, ""))).toBe(false);
 		},

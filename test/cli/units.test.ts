@@ -1,10 +1,11 @@
 // The CLI's small parts, in-process: argument parsing, colours, the baseline, inputs, sampling.
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseArgs, UsageError } from "../../src/adapter/cli/args.ts";
 import { baselineMessages, INVENTORY_HEADER, prepareBaseline } from "../../src/adapter/cli/baseline.ts";
-import { BUNDLED_SAMPLES, collectInputs, defaultInputs, packageRoot } from "../../src/adapter/cli/inputs.ts";
+import { BUNDLED_SAMPLES, collectInputs, packageRoot, piSessionsDir } from "../../src/adapter/cli/inputs.ts";
 import { scratchIndices } from "../../src/adapter/cli/replay.ts";
 import { percentile } from "../../src/adapter/cli/report.ts";
 import { styleFor } from "../../src/adapter/cli/text-report.ts";
@@ -151,15 +152,11 @@ describe("inputs", () => {
 		expect(got.unreadable[0]!.error).toBe("no such file or directory");
 	});
 
-	it("default: Pi's session folder when it exists, else the bundled samples", () => {
+	it("where the defaults live: the package's samples, Pi's session folder from PI_CODING_AGENT_DIR", () => {
 		expect(packageRoot()).toBe(repoRoot);
 		expect(BUNDLED_SAMPLES).toBe(path.join(repoRoot, "samples"));
-		expect(defaultInputs({ HOME: path.join(tmp, "nohome"), PI_CODING_AGENT_DIR: path.join(tmp, "none") })).toEqual({
-			paths: [BUNDLED_SAMPLES],
-			source: "samples",
-		});
-		mkdirSync(path.join(tmp, "agent/sessions"), { recursive: true });
-		expect(defaultInputs({ PI_CODING_AGENT_DIR: path.join(tmp, "agent") }).source).toBe("pi");
+		expect(piSessionsDir({ PI_CODING_AGENT_DIR: path.join(tmp, "agent") })).toBe(path.join(tmp, "agent/sessions"));
+		expect(piSessionsDir({ PI_CODING_AGENT_DIR: "" })).toBe(path.join(os.homedir(), ".pi/agent/sessions"));
 	});
 });
 

@@ -89,13 +89,14 @@ describe("say", () => {
 		say(ctx, "Advisor restored: x", "info", (l) => lines.push(l));
 		say(ctx, "bad\u001b[2Jpath\nnext", "warning", (l) => lines.push(l));
 		say(ctx, "broken", "error", (l) => lines.push(l));
-		expect(lines).toEqual(["bad\\u001b[2Jpath\\u000anext", "broken"]);
+		expect(lines).toEqual(["bad\\x1b[2Jpath\\nnext", "broken"]);
 		expect(shown).toEqual([]);
 	});
 
-	it("terminalLine leaves printable text (tabs included) alone", () => {
-		expect(terminalLine("a\tb — é ✓")).toBe("a\tb — é ✓");
-		expect(terminalLine("\u0000\u007f\u009b")).toBe("\\u0000\\u007f\\u009b");
+	it("terminalLine leaves printable text alone and writes a tab as \\t, like every other surface", () => {
+		expect(terminalLine("a b — é ✓")).toBe("a b — é ✓");
+		expect(terminalLine("a\tb")).toBe("a\\tb");
+		expect(terminalLine("\u0000\u007f\u009b")).toBe("\\x00\\x7f\\x9b");
 	});
 });
 

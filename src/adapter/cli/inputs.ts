@@ -4,7 +4,7 @@
  * something to replay).
  */
 
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -47,12 +47,6 @@ export function piSessionsDir(env: NodeJS.ProcessEnv = process.env): string {
 	const agentDir = env.PI_CODING_AGENT_DIR;
 	if (agentDir !== undefined && agentDir !== "") return join(resolve(agentDir), "sessions");
 	return join(homedir(), ".pi", "agent", "sessions");
-}
-
-export function defaultInputs(env: NodeJS.ProcessEnv = process.env): { paths: string[]; source: "pi" | "samples" } {
-	const pi = piSessionsDir(env);
-	if (existsSync(pi)) return { paths: [pi], source: "pi" };
-	return { paths: [BUNDLED_SAMPLES], source: "samples" };
 }
 
 /**

@@ -47,6 +47,18 @@ export interface PointScan {
 
 const emptyScan: PointScan = { events: [], calls: [], ends: [] };
 
+/** How many leading items of a list sorted by `key` have a key below `limit` (binary search). */
+function countBelow<T>(items: readonly T[], limit: number, key: (item: T) => number): number {
+	let low = 0;
+	let high = items.length;
+	while (low < high) {
+		const mid = (low + high) >> 1;
+		if (key(items[mid]!) < limit) low = mid + 1;
+		else high = mid;
+	}
+	return low;
+}
+
 /** Leading events two branches share (the same event objects). */
 function sharedEvents(a: readonly LedgerEvent[], b: readonly LedgerEvent[]): number {
 	const n = Math.min(a.length, b.length);
@@ -69,22 +81,25 @@ export function scanPoints(events: readonly LedgerEvent[], previous: PointScan =
 		if (list === undefined) open.set(call.id, [call]);
 		else list.push(call);
 	};
-	for (const call of previous.calls) {
-		if (call.index >= common) break;
-		const kept: AdvisorCall = {
-			...call,
-			resultAt: call.resultAt !== undefined && call.resultAt < common ? call.resultAt : undefined,
-		};
+	for (const call of previous.calls.slice(
+		0,
+		countBelow(previous.calls, common, (c) => c.index),
+	)) {
+		// Settled before the fork: the same object serves both branches (a scan never changes it again).
+		if (call.resultAt !== undefined && call.resultAt < common) {
+			calls.push(call);
+			continue;
+		}
+		const kept: AdvisorCall = { id: call.id, index: call.index, resultAt: undefined };
 		calls.push(kept);
-		if (kept.resultAt === undefined) wait(kept);
+		wait(kept);
 	}
 	// A round end at e was found from the events before e (e − 1 for a result, e for the next
 	// assistant message), and no call is pending right after it: the scan restarts there.
-	const ends: number[] = [];
-	for (const end of previous.ends) {
-		if (end >= common) break;
-		ends.push(end);
-	}
+	const ends = previous.ends.slice(
+		0,
+		countBelow(previous.ends, common, (e) => e),
+	);
 	const pending = new Set<string>();
 	const restart = Math.min(common, ends.at(-1) ?? 0);
 	for (let index = restart; index < events.length; index++) {

@@ -10,6 +10,7 @@
  * compares the two, and the bytes must agree.
  */
 
+import type { UserMessage } from "@mariozechner/pi-ai";
 import type { EntryRecord, LedgerEvent, ToolResultEvent } from "../../events/index.ts";
 import { listLeaves, migrateEntries, normalizeBranch, parseSessionText, selectBranches } from "../../events/index.ts";
 import { cacheShares } from "../../policy/index.ts";
@@ -208,6 +209,18 @@ export function createReplayShared(scratchSamples = DEFAULT_SCRATCH_SAMPLES): Re
 	};
 }
 
+// One inventory message per tool set: its parts are measured once, not once per branch.
+const inventories = new WeakMap<BranchInput["tools"], UserMessage>();
+
+function inventoryOf(tools: BranchInput["tools"]): UserMessage {
+	let message = inventories.get(tools);
+	if (message === undefined) {
+		message = inventoryMessage(tools.inventory);
+		inventories.set(tools, message);
+	}
+	return message;
+}
+
 /** The first fold+render of a process runs cold (JIT); it is done once, untimed, before any measurement. */
 let warmedUp = false;
 
@@ -237,7 +250,7 @@ export function replayBranch(
 	const { events, file, path } = input;
 	const scan = scanPoints(events, shared.scan);
 	const points: ConsultationPoint[] = pointsOfScan(scan, options.every);
-	const inventory = inventoryMessage(input.tools.inventory);
+	const inventory = inventoryOf(input.tools);
 	const renderOptions: RenderOptions = {
 		config,
 		catalogue: input.tools.catalogue,

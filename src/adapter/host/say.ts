@@ -6,6 +6,7 @@
  */
 
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { escapeControlChars } from "../control-chars.ts";
 
 export type NoticeLevel = "info" | "warning" | "error";
 
@@ -16,14 +17,8 @@ export const writeStderrLine: LineWriter = (line) => {
 	process.stderr.write(`${line}\n`);
 };
 
-// C0 controls but tab, DEL and C1: a terminal would act on them (the message may quote a path or
-// a provider's error text).
-const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
-
-/** The message on one terminal line, control characters written as `\u00XX`. */
-export function terminalLine(message: string): string {
-	return message.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
+/** The message on one terminal line, control characters escaped (a path or a provider's error text may hold them). */
+export const terminalLine = escapeControlChars;
 
 export function say(
 	ctx: Pick<ExtensionContext, "hasUI" | "ui">,
