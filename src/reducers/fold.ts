@@ -95,7 +95,15 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 							(p) => p.callEntryId !== pending.callEntryId,
 						);
 					}
-					closeSegment(draft, "consultation", pending?.question ?? "", advice, event.id, pos);
+					closeSegment(
+						draft,
+						"consultation",
+						pending?.question ?? "",
+						advice,
+						event.id,
+						pos,
+						pending?.callPos ?? pos,
+					);
 				} else if (
 					pending !== undefined &&
 					!draft.pendingConsultations.some((p) => p.callEntryId === pending.callEntryId)
@@ -145,7 +153,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 		case "customMessage": {
 			if (event.customType === CUSTOM_TYPES.review) {
 				const advice = reviewAdvice(event);
-				if (advice !== undefined) closeSegment(draft, "review", "", advice, event.id, pos);
+				if (advice !== undefined) closeSegment(draft, "review", "", advice, event.id, pos, pos);
 				return;
 			}
 			if (!event.display) {
@@ -273,8 +281,17 @@ function closeSegment(
 	advice: string,
 	closingId: string,
 	closingPos: number,
+	questionPos: number,
 ): void {
-	draft.closed.push({ closedBy, blocks: draft.open as Block[], question, advice, closingId, closingPos });
+	draft.closed.push({
+		closedBy,
+		blocks: draft.open as Block[],
+		question,
+		advice,
+		closingId,
+		closingPos,
+		questionPos,
+	});
 	draft.open = [];
 }
 

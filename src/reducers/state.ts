@@ -121,6 +121,11 @@ export interface ClosedSegment {
 	closingId: string;
 	/** Its position on the branch path (see Positioned). */
 	closingPos: number;
+	/**
+	 * Position of the message that asked the question (the closing entry's when unknown, as for a
+	 * review): the entry advisor_expand returns the whole question from.
+	 */
+	questionPos: number;
 }
 
 /** An advisor() call that has no result yet. The newest one is the consultation in flight. */

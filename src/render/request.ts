@@ -279,7 +279,7 @@ function newestProse(state: LedgerState): ProseAt | undefined {
 		const blocks = closed === undefined ? state.open : closed.blocks;
 		// The prose beside a completed advisor call comes after the segment's blocks.
 		if (closed !== undefined && closed.closedBy === "consultation" && closed.question.trim().length > 0)
-			return { segment: s, block: blocks.length, pos: closed.closingPos, text: closed.question, question: true };
+			return { segment: s, block: blocks.length, pos: closed.questionPos, text: closed.question, question: true };
 		for (let b = blocks.length - 1; b >= 0; b--) {
 			const block = blocks[b]!;
 			if (block.kind === "prose") return { segment: s, block: b, pos: block.pos, text: block.text, question: false };
@@ -423,7 +423,7 @@ export function renderRequest(
 				LOG_CLOSE +
 					(segment.closedBy === "review"
 						? reviewSection()
-						: questionSection(segment.question, ordinalId(segment.closingPos), config)),
+						: questionSection(segment.question, ordinalId(segment.questionPos), config)),
 			);
 			// Neutralised too: a review arrives as a custom message, which any extension could write.
 			const advice = [capWithGap(neutralise(segment.advice), config.tailMaxChars, ordinalId(segment.closingPos))];

@@ -28,8 +28,8 @@ import {
 	trimAnchorRecord,
 } from "../../src/reducers/trim-anchor.ts";
 import { displayId, userBody } from "../../src/render/blocks.ts";
-import { ordinalId } from "../../src/render/ordinal.ts";
 import type { LedgerConfig } from "../../src/render/config.ts";
+import { ordinalId } from "../../src/render/ordinal.ts";
 import { type LedgerRequest, renderRequest } from "../../src/render/request.ts";
 import { extendRequest } from "../../src/render/tool-loop.ts";
 import { zeroUsage } from "../../src/render/usage.ts";
@@ -74,7 +74,8 @@ function expectEveryUserMessageOnce(
 		if (e.kind === "user") {
 			// Shown by its path position; an abandoned branch's words (below) by entry id.
 			const header = `[user #${ordinalId(i + 1)}]\n`;
-			expect(count(text, header)).toBe(1);
+			// As a line of its own: a forged copy inside executor text is escaped (`\[user #…`).
+			expect(count(`\n${text}`, `\n${header}`)).toBe(1);
 			expect(text).toContain(`${header}${userBody(e.parts, config)}\n`);
 		}
 		if (e.kind === "branchSummary") {

@@ -8,7 +8,6 @@ import { foldAll } from "../../src/reducers/index.ts";
 import { spendOf } from "../../src/reducers/spend.ts";
 import { activeTrim, trimAnchorOf, trimAnchorRecord } from "../../src/reducers/trim-anchor.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
-import { ordinalId } from "../../src/render/ordinal.ts";
 import {
 	APPENDIX_HEADER,
 	LOG_OPEN,
@@ -16,6 +15,7 @@ import {
 	TRIM_OMISSION_MARKER,
 	TRIM_WORDS_INTRO,
 } from "../../src/render/constants.ts";
+import { ordinalId } from "../../src/render/ordinal.ts";
 import { flatten, type LedgerRequest, renderRequest } from "../../src/render/request.ts";
 import {
 	advice,

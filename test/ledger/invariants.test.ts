@@ -249,7 +249,8 @@ describe("invariant 3: user words", () => {
 					if (e.kind !== "user") continue;
 					// The header names the message's path position.
 					const header = `[user #${ordinalId(i + 1)}]\n`;
-					expect(text.split(header).length - 1).toBe(1);
+					// As a line of its own: a forged copy inside executor text is escaped (`\[user #…`).
+					expect(`\n${text}`.split(`\n${header}`).length - 1).toBe(1);
 					expect(text).toContain(`${header}${userBody(e.parts, config)}\n`);
 				}
 			}),
@@ -370,7 +371,7 @@ describe("invariant 6: no embedded images, no forged framing", () => {
 				// Every block header line names a position on the branch (or an abandoned branch's user message,
 				// by entry id: it is off the path).
 				const known = new Set<string>();
-				state.events.forEach((_, i) => known.add(ordinalId(i + 1)));
+				for (let i = 1; i <= state.events.length; i++) known.add(ordinalId(i));
 				const onPath = new Set(state.events.map((e) => e.id));
 				for (const e of readSession(session.jsonl).entries) if (!onPath.has(e.id)) known.add(displayId(e.id));
 				for (const line of text.split("\n")) {

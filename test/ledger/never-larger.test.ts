@@ -27,7 +27,6 @@ import { readSession } from "../../src/events/index.ts";
 import type { ContentPart, LedgerEvent } from "../../src/events/types.ts";
 import { emptyLedger, foldAll, foldEvents } from "../../src/reducers/index.ts";
 import { userBody } from "../../src/render/blocks.ts";
-import { ordinalId } from "../../src/render/ordinal.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
 import {
 	advisorSystemPrompt,
@@ -37,6 +36,7 @@ import {
 	LOG_OPEN,
 } from "../../src/render/constants.ts";
 import { estimateContextTokens, tokensForChars } from "../../src/render/estimate.ts";
+import { ordinalId } from "../../src/render/ordinal.ts";
 import { createRenderMemo, renderRequest } from "../../src/render/request.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
 

@@ -410,7 +410,12 @@ describe("v2 terseness", () => {
 
 	it("only a line that could pass for a card or a header is escaped, not a markdown heading", () => {
 		const out = renderBlock(
-			{ kind: "user", id: "u1", pos: 1, parts: [{ type: "text", text: "Plan:\n\n## Steps\n#a1b2 edit x\n  [tool #x] y" }] },
+			{
+				kind: "user",
+				id: "u1",
+				pos: 1,
+				parts: [{ type: "text", text: "Plan:\n\n## Steps\n#a1b2 edit x\n  [tool #x] y" }],
+			},
 			config,
 		);
 		expect(out).toBe("[user #1]\nPlan:\n\n## Steps\n\\#a1b2 edit x\n\\  [tool #x] y\n");

@@ -20,9 +20,9 @@ import {
 	flatten,
 	type LedgerConfig,
 	type LedgerRequest,
+	ordinalId,
 	type RenderMemo,
 	type RenderOptions,
-	ordinalId,
 	renderRequest,
 	userWords,
 } from "../../render/index.ts";
