@@ -22,6 +22,7 @@ type LedgerDraft = Draft<LedgerState>;
 interface ApplyContext {
 	/** Every event up to and including the one being applied (a plain array: reading it makes no drafts). */
 	events: readonly LedgerEvent[];
+	/** The event's index on the branch: the fold always starts at the root, so `index + 1` is its path position. */
 	index: number;
 	/** True while a compaction re-applies its kept span: those user words are already recorded. */
 	replay: boolean;
@@ -45,9 +46,10 @@ export function foldAll(events: readonly LedgerEvent[], cwd?: string): LedgerSta
 }
 
 function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void {
+	const pos = ctx.index + 1;
 	switch (event.kind) {
 		case "user":
-			pushBlock(draft, { kind: "user", id: event.id, parts: event.parts });
+			pushBlock(draft, { kind: "user", id: event.id, pos, parts: event.parts });
 			if (!ctx.replay) draft.userWords.push(Object.freeze({ id: event.id, parts: event.parts, index: ctx.index }));
 			return;
 		case "assistant": {
@@ -59,17 +61,24 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 				draft.pendingConsultations.push({
 					callId: call.id,
 					callEntryId: event.id,
+					callPos: pos,
 					question: event.text,
 					reasoning: event.thinking,
 				});
 			}
 			// The prose beside an advisor call is the question of that consultation, not a log block.
 			if (advisorCalls.length === 0 && event.text.trim().length > 0) {
-				pushBlock(draft, { kind: "prose", id: event.id, text: event.text });
+				pushBlock(draft, { kind: "prose", id: event.id, pos, text: event.text });
 			}
 			for (const call of event.calls) {
 				if (call.name === ADVISOR_TOOL_NAME) continue;
-				draft.pendingCalls.push({ callEntryId: event.id, call, reasoning: event.thinking, ...cwdOf(draft) });
+				draft.pendingCalls.push({
+					callEntryId: event.id,
+					callPos: pos,
+					call,
+					reasoning: event.thinking,
+					...cwdOf(draft),
+				});
 			}
 			return;
 		}
@@ -86,7 +95,15 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 							(p) => p.callEntryId !== pending.callEntryId,
 						);
 					}
-					closeSegment(draft, "consultation", pending?.question ?? "", advice, event.id);
+					closeSegment(
+						draft,
+						"consultation",
+						pending?.question ?? "",
+						advice,
+						event.id,
+						pos,
+						pending?.callPos ?? pos,
+					);
 				} else if (
 					pending !== undefined &&
 					!draft.pendingConsultations.some((p) => p.callEntryId === pending.callEntryId)
@@ -101,8 +118,10 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 			const block: RoundBlock = {
 				kind: "round",
 				id: event.id,
+				pos,
 				round: {
 					callEntryId: pending?.callEntryId ?? event.id,
+					callPos: pending?.callPos ?? pos,
 					// A result whose call is not on the branch still deserves a card; its arguments are unknown.
 					call: pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} },
 					resultId: event.id,
@@ -123,6 +142,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 			pushBlock(draft, {
 				kind: "shell",
 				id: event.id,
+				pos,
 				command: event.command,
 				output: event.output,
 				exitCode: event.exitCode,
@@ -133,14 +153,14 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 		case "customMessage": {
 			if (event.customType === CUSTOM_TYPES.review) {
 				const advice = reviewAdvice(event);
-				if (advice !== undefined) closeSegment(draft, "review", "", advice, event.id);
+				if (advice !== undefined) closeSegment(draft, "review", "", advice, event.id, pos, pos);
 				return;
 			}
 			if (!event.display) {
 				hide(draft, event.id);
 				return;
 			}
-			pushBlock(draft, { kind: "note", id: event.id, customType: event.customType, parts: event.parts });
+			pushBlock(draft, { kind: "note", id: event.id, pos, customType: event.customType, parts: event.parts });
 			return;
 		}
 		case "compaction":
@@ -148,6 +168,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 				pushBlock(draft, {
 					kind: "summary",
 					id: event.id,
+					pos,
 					summaryKind: "compaction",
 					summary: event.summary,
 					words: [],
@@ -164,6 +185,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 			pushBlock(draft, {
 				kind: "summary",
 				id: event.id,
+				pos,
 				summaryKind: "branch",
 				summary: event.summary,
 				words: event.hiddenUserWords,
@@ -214,7 +236,7 @@ function pushBlock(draft: LedgerDraft, block: Block): void {
  */
 function keepProse(draft: LedgerDraft, pending: PendingConsultation): void {
 	if (pending.question.trim().length > 0)
-		pushBlock(draft, { kind: "prose", id: pending.callEntryId, text: pending.question });
+		pushBlock(draft, { kind: "prose", id: pending.callEntryId, pos: pending.callPos, text: pending.question });
 }
 
 /** The cwd to stamp on a call, as an optional field (absent, not undefined, when unknown). */
@@ -230,7 +252,12 @@ function giveUpPendingCalls(draft: LedgerDraft): void {
 	if (draft.pendingCalls.length > 0) {
 		for (const drafted of draft.pendingCalls) {
 			const pending = plain(drafted);
-			pushBlock(draft, { kind: "round", id: pending.callEntryId, round: unansweredRound(pending) });
+			pushBlock(draft, {
+				kind: "round",
+				id: pending.callEntryId,
+				pos: pending.callPos,
+				round: unansweredRound(pending),
+			});
 		}
 		draft.pendingCalls = [];
 	}
@@ -253,8 +280,18 @@ function closeSegment(
 	question: string,
 	advice: string,
 	closingId: string,
+	closingPos: number,
+	questionPos: number,
 ): void {
-	draft.closed.push({ closedBy, blocks: draft.open as Block[], question, advice, closingId });
+	draft.closed.push({
+		closedBy,
+		blocks: draft.open as Block[],
+		question,
+		advice,
+		closingId,
+		closingPos,
+		questionPos,
+	});
 	draft.open = [];
 }
 
@@ -280,13 +317,14 @@ function compact(
 	}
 	const words = current(draft.userWords)
 		.filter((w) => w.index < kept)
-		.map((w) => ({ id: w.id, parts: w.parts }));
+		.map((w) => ({ id: w.id, parts: w.parts, pos: w.index + 1 }));
 	const work = hiddenWork(ctx.events, kept, ctx.index, draft.cwd);
 	draft.closed = [];
 	draft.open = [
 		Object.freeze({
 			kind: "summary",
 			id,
+			pos: ctx.index + 1,
 			summaryKind: "compaction",
 			summary,
 			words,
@@ -321,6 +359,7 @@ function hiddenWork(events: readonly LedgerEvent[], kept: number, end: number, c
 		const pending = calls.get(event.callId);
 		const round = {
 			callEntryId: pending?.callEntryId ?? event.id,
+			callPos: (pending?.at ?? i) + 1,
 			call: pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} },
 			resultId: event.id,
 			resultParts: event.parts,
@@ -328,9 +367,9 @@ function hiddenWork(events: readonly LedgerEvent[], kept: number, end: number, c
 			reasoning: "",
 			...(cwd === undefined ? {} : { cwd }),
 		};
-		if (i < kept) tracker.add(round, event.id);
+		if (i < kept) tracker.add(round, { id: event.id, pos: i + 1 });
 		else if (round.status === "ok") {
-			late.push({ id: event.id, round });
+			late.push({ id: event.id, pos: i + 1, round });
 			// A kept result whose call the compaction hid: its card cannot name the path, so the list does.
 			if (pending !== undefined && pending.at < kept)
 				for (const path of changedPaths(round.call)) tracker.addFile(path);

@@ -5,7 +5,7 @@
  */
 
 import type { ToolCallInfo } from "../events/index.ts";
-import type { Round } from "./state.ts";
+import type { CarriedFailure, Positioned, Round } from "./state.ts";
 
 /** Tools whose successful call changes the named files. */
 const WRITING_TOOLS = new Set(["write", "edit", "multi_edit", "multiedit", "apply_patch", "patch", "create"]);
@@ -80,7 +80,8 @@ export function runKey(call: ToolCallInfo): string {
 
 /** Accumulates rounds in branch order. */
 export interface WorkTracker {
-	add(round: Round, id: string): void;
+	/** `at`: the round's block (its id and path position), which a carried failure's card shows. */
+	add(round: Round, at: Positioned): void;
 	/** A path known changed already (carried by an earlier summary). */
 	addFile(path: string): void;
 	/** A later success of the same run: an earlier failure of it is no longer open. */
@@ -88,20 +89,20 @@ export interface WorkTracker {
 	/** Paths written or edited, first mention first, each once. */
 	files(): string[];
 	/** Failures not followed by a success of the same run, oldest first, at most MAX_CARRIED_FAILURES. */
-	failures(): { id: string; round: Round }[];
+	failures(): CarriedFailure[];
 }
 
 export function trackWork(): WorkTracker {
 	const files = new Set<string>();
-	const failing = new Map<string, { id: string; round: Round }>();
+	const failing = new Map<string, CarriedFailure>();
 	return {
-		add(round, id) {
+		add(round, at) {
 			if (round.status === "ok") for (const path of changedPaths(round.call)) files.add(path);
 			const key = runKey(round.call);
 			if (round.status === "error") {
 				// Re-inserted so the map stays in the order of the newest failure.
 				failing.delete(key);
-				failing.set(key, { id, round });
+				failing.set(key, { id: at.id, pos: at.pos, round });
 			} else if (round.status === "ok") failing.delete(key);
 		},
 		addFile(path) {

@@ -12,6 +12,8 @@ export type RoundStatus = "ok" | "error" | "no-result";
 export interface Round {
 	/** Entry id of the assistant message that made the call. */
 	callEntryId: string;
+	/** That message's position on the branch path (see Positioned): the id its reasoning is shown by. */
+	callPos: number;
 	call: ToolCallInfo;
 	/** Entry id of the toolResult, absent for a call that never got one. */
 	resultId: string | undefined;
@@ -26,24 +28,32 @@ export interface Round {
 	cwd?: string;
 }
 
-export interface UserBlock {
-	kind: "user";
+/**
+ * `pos` is the entry's 1-based position on the branch path, counted by the fold (one event per path
+ * entry, folded from the root): the same at every consultation of the branch and on every branch
+ * sharing that trunk. The request shows it, in base 36, as the block's id (docs/request-format.md);
+ * `id`, the entry id, stays internal (the trim anchor names it).
+ */
+export interface Positioned {
 	id: string;
+	pos: number;
+}
+
+export interface UserBlock extends Positioned {
+	kind: "user";
 	parts: ContentPart[];
 }
 
 /** The executor's visible prose (an assistant message's text). */
-export interface ProseBlock {
+export interface ProseBlock extends Positioned {
 	kind: "prose";
-	id: string;
 	text: string;
 }
 
 /** A finished tool round, placed where its result landed (or where it was given up on). */
-export interface RoundBlock {
+/** `id`/`pos`: the result entry, or the call's entry for a call that never got a result. */
+export interface RoundBlock extends Positioned {
 	kind: "round";
-	/** The result entry id, or the call's entry id for a call that never got a result. */
-	id: string;
 	round: Round;
 	/**
 	 * The round of the card right above this one, when the block before it in the segment is a card:
@@ -52,13 +62,12 @@ export interface RoundBlock {
 	previous?: Round;
 }
 
-export interface SummaryBlock {
+export interface SummaryBlock extends Positioned {
 	kind: "summary";
-	id: string;
 	summaryKind: "compaction" | "branch";
 	summary: string;
 	/** The user's own words from the summarised span, re-stated verbatim before the paraphrase. */
-	words: HiddenUserWords[];
+	words: SummaryWords[];
 	/** The session cwd the carried paths are shown relative to. */
 	cwd?: string;
 	/** Paths written or edited on the branch before the span this summary hides (compactions only). */
@@ -67,24 +76,30 @@ export interface SummaryBlock {
 	failures: CarriedFailure[];
 }
 
-/** A failed round carried past a compaction or a trim, by the id its card shows. */
-export interface CarriedFailure {
-	id: string;
+/** A failed round carried past a compaction or a trim, by the id its card shows (the result's). */
+export interface CarriedFailure extends Positioned {
 	round: Round;
 }
 
+/**
+ * A user message a summary re-states. Words from the summarised span of this branch carry their
+ * position; a branch summary's words come from an abandoned branch, off this path, and have none
+ * (they are shown by entry id).
+ */
+export interface SummaryWords extends HiddenUserWords {
+	pos?: number;
+}
+
 /** A visible extension message (preview only). */
-export interface NoteBlock {
+export interface NoteBlock extends Positioned {
 	kind: "note";
-	id: string;
 	customType: string;
 	parts: ContentPart[];
 }
 
 /** A `!cmd` run by the user (in the executor's context). */
-export interface ShellBlock {
+export interface ShellBlock extends Positioned {
 	kind: "shell";
-	id: string;
 	command: string;
 	output: string;
 	exitCode: number | undefined;
@@ -104,12 +119,21 @@ export interface ClosedSegment {
 	advice: string;
 	/** Entry id of the advisor result or review message that closed the segment. */
 	closingId: string;
+	/** Its position on the branch path (see Positioned). */
+	closingPos: number;
+	/**
+	 * Position of the message that asked the question (the closing entry's when unknown, as for a
+	 * review): the entry advisor_expand returns the whole question from.
+	 */
+	questionPos: number;
 }
 
 /** An advisor() call that has no result yet. The newest one is the consultation in flight. */
 export interface PendingConsultation {
 	callId: string;
 	callEntryId: string;
+	/** The calling message's position on the branch path (see Positioned). */
+	callPos: number;
 	question: string;
 	reasoning: string;
 }
@@ -117,6 +141,8 @@ export interface PendingConsultation {
 /** A non-advisor tool call still waiting for its result. */
 export interface PendingCall {
 	callEntryId: string;
+	/** The calling message's position on the branch path (see Positioned). */
+	callPos: number;
 	call: ToolCallInfo;
 	reasoning: string;
 	/** The session cwd when the call was folded (see Round.cwd). */
@@ -132,6 +158,7 @@ export interface UserWordsRecord extends HiddenUserWords {
 export function unansweredRound(pending: PendingCall): Round {
 	return {
 		callEntryId: pending.callEntryId,
+		callPos: pending.callPos,
 		call: pending.call,
 		resultId: undefined,
 		resultParts: [],

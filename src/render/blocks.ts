@@ -5,7 +5,7 @@
  */
 
 import type { ContentPart } from "../events/index.ts";
-import type { Block, CarriedFailure, Round, RoundStatus } from "../reducers/index.ts";
+import type { Block, CarriedFailure, Round, RoundStatus, SummaryWords } from "../reducers/index.ts";
 import { partsText } from "../reducers/index.ts";
 import { cardArgument, cardPath, imagePath, relativePath } from "./card-argument.ts";
 import type { LedgerConfig } from "./config.ts";
@@ -30,6 +30,7 @@ import {
 } from "./constants.ts";
 import { errorExcerpt } from "./error-excerpt.ts";
 import { neutralise } from "./neutralise.ts";
+import { ordinalId } from "./ordinal.ts";
 import { capWithGap, clip, compactSize, oneLine, safeHead } from "./text.ts";
 
 /** The `!` command of a user shell block (not a card: the user's own action keeps more of it). */
@@ -37,7 +38,10 @@ const SHELL_COMMAND_MAX = 120;
 const ERROR_LINE_MAX = 100;
 const TOOL_NAME_MAX = 40;
 
-/** Entry ids come from the file; anything but a plain token is replaced so an id cannot break a header. */
+/**
+ * The renderers below take the id to show: a path ordinal (ordinal.ts) for everything on the branch.
+ * Entry ids come from the file, so anything but a plain token is replaced and an id cannot break a header.
+ */
 export function displayId(id: string): string {
 	const safe = id.replace(/[^A-Za-z0-9_.:-]/g, "_");
 	return safe.length > 64 ? safe.slice(0, 64) : safe;
@@ -52,8 +56,14 @@ export function userBody(parts: readonly ContentPart[], config: LedgerConfig): s
 	return capWithGap(body, config.userMessageMaxChars, undefined);
 }
 
-function userWords(id: string, parts: readonly ContentPart[], config: LedgerConfig): string {
+/** `[user #id]` and the words; `id` is the shown id (the ordinal of a message on the branch). */
+export function userWords(id: string, parts: readonly ContentPart[], config: LedgerConfig): string {
 	return `[user #${displayId(id)}]\n${userBody(parts, config)}\n`;
+}
+
+/** Words a summary re-states: by ordinal when they are on this path, else (an abandoned branch's) by entry id. */
+export function summaryWords(words: SummaryWords, config: LedgerConfig): string {
+	return userWords(words.pos === undefined ? words.id : ordinalId(words.pos), words.parts, config);
 }
 
 function statusText(round: Round): string {
@@ -226,35 +236,35 @@ export function carriedWork(
 	let out = "";
 	const shown = [...new Set(files.map((f) => oneLine(neutralise(relativePath(f, cwd)))))];
 	if (shown.length > 0) out += `${FILES_CHANGED(span)} ${shown.join(", ")}\n`;
-	if (failures.length > 0) out += `${OPEN_FAILURES(span)}\n${failures.map((f) => cardLine(f.id, f.round)).join("")}`;
+	if (failures.length > 0)
+		out += `${OPEN_FAILURES(span)}\n${failures.map((f) => cardLine(ordinalId(f.pos), f.round)).join("")}`;
 	return out;
 }
 
-/** The stable rendering of a block: rounds as cards. */
+/** The stable rendering of a block: rounds as cards. A block shows its path ordinal, fixed when it was folded. */
 export function renderBlock(block: Block, config: LedgerConfig): string {
+	const id = ordinalId(block.pos);
 	switch (block.kind) {
 		case "user":
-			return userWords(block.id, block.parts, config);
+			return userWords(id, block.parts, config);
 		case "prose":
-			return proseBlock(block.id, block.text, config.proseMaxChars);
+			return proseBlock(id, block.text, config.proseMaxChars);
 		case "round":
-			return cardLine(block.id, block.round, block.round.status, block.previous);
+			return cardLine(id, block.round, block.round.status, block.previous);
 		case "summary": {
 			const compaction = block.summaryKind === "compaction";
-			const header = compaction
-				? `[compaction #${displayId(block.id)}]`
-				: `[branch summary #${displayId(block.id)}]`;
+			const header = compaction ? `[compaction #${id}]` : `[branch summary #${id}]`;
 			const words =
 				block.words.length === 0
 					? `${NO_HIDDEN_WORDS}\n`
-					: block.words.map((w) => userWords(w.id, w.parts, config)).join("");
+					: block.words.map((w) => summaryWords(w, config)).join("");
 			const summary = capWithGap(neutralise(block.summary), config.tailMaxChars, undefined);
 			return `${header} ${compaction ? COMPACTION_WORDS_INTRO : BRANCH_WORDS_INTRO}\n${words}${compaction ? COMPACTION_SUMMARY_INTRO : BRANCH_SUMMARY_INTRO}\n${summary}\n${carriedWork(block.files, block.failures, "summary", block.cwd)}`;
 		}
 		case "note":
-			return `[note #${displayId(block.id)} · ${clip(oneLine(neutralise(block.customType)), TOOL_NAME_MAX)}]\n${preview(block.parts, config.customPreviewChars)}\n`;
+			return `[note #${id} · ${clip(oneLine(neutralise(block.customType)), TOOL_NAME_MAX)}]\n${preview(block.parts, config.customPreviewChars)}\n`;
 		case "shell": {
-			let header = `[shell #${displayId(block.id)}] the user ran: ${clip(oneLine(neutralise(block.command)), SHELL_COMMAND_MAX)} · exit ${block.exitCode ?? "?"}`;
+			let header = `[shell #${id}] the user ran: ${clip(oneLine(neutralise(block.command)), SHELL_COMMAND_MAX)} · exit ${block.exitCode ?? "?"}`;
 			if (block.cancelled) header += " · cancelled";
 			if (block.truncated) header += " · truncated";
 			return `${header}\n${capWithGap(neutralise(block.output), config.tailMaxChars, undefined)}\n`;

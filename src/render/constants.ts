@@ -310,7 +310,7 @@ export const TOOL_TEXT = Object.freeze({
 		`[read covers only the first ${shown} of this ${size} file; grep can still search all of it]`,
 	imageTooLarge: (size: string) => `[image file, ${size}: too large to show]`,
 	imageWithheld: (mimeType: string) => `[image (${mimeType}) not shown: this advisor model does not accept images]`,
-	expandNoIds: 'advisor_expand needs at least one id, e.g. {"ids": ["#a1b2c3d4"]}.',
+	expandNoIds: 'advisor_expand needs at least one id, e.g. {"ids": ["#2s"]}.',
 	expandNotFound: (id: string) => `#${id}: not found (only ids shown in the log can be expanded)`,
 	expandOverCap: (max: number, ids: string) => `Not expanded (at most ${max} ids per call): ${ids}`,
 });

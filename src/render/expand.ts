@@ -10,6 +10,7 @@ import type { LedgerState } from "../reducers/index.ts";
 import { completedAdvice, reviewAdvice } from "../reducers/index.ts";
 import { displayId } from "./blocks.ts";
 import { MESSAGE_IMAGE, PASTED_IMAGE, TOOL_IMAGE_NO_PATH } from "./constants.ts";
+import { ordinalPosition } from "./ordinal.ts";
 
 export type ExpandResult = { kind: "ok"; text: string } | { kind: "not-found" };
 
@@ -74,18 +75,30 @@ function expandEvent(events: readonly LedgerEvent[], index: number): string | un
 	}
 }
 
+/**
+ * The event an id names: the ordinal the request shows (`#a` = the 10th entry of the branch path),
+ * else a full entry id (or its display form), newest first. The ordinal wins: it is what the request shows.
+ */
+function eventIndex(events: readonly LedgerEvent[], id: string): number | undefined {
+	const pos = ordinalPosition(id);
+	if (pos !== undefined && pos <= events.length) return pos - 1;
+	for (let i = events.length - 1; i >= 0; i--) {
+		const event = events[i]!;
+		if (event.id === id || displayId(event.id) === id) return i;
+	}
+	return undefined;
+}
+
 /** Look an id up (`#` optional; the id as shown in the request works too). */
 export function expandEntry(state: LedgerState, rawId: string): ExpandResult {
 	const id = rawId.trim().replace(/^#/, "");
 	if (id.length === 0) return { kind: "not-found" };
-	for (let i = state.events.length - 1; i >= 0; i--) {
-		const event = state.events[i]!;
-		if (event.id !== id && displayId(event.id) !== id) continue;
-		if (state.hidden.includes(event.id)) return { kind: "not-found" };
-		const text = expandEvent(state.events, i);
-		return text === undefined ? { kind: "not-found" } : { kind: "ok", text };
-	}
-	return { kind: "not-found" };
+	const index = eventIndex(state.events, id);
+	if (index === undefined) return { kind: "not-found" };
+	const event = state.events[index]!;
+	if (state.hidden.includes(event.id)) return { kind: "not-found" };
+	const text = expandEvent(state.events, index);
+	return text === undefined ? { kind: "not-found" } : { kind: "ok", text };
 }
 
 /** Adapter for the advisor_expand tool's `ExpandSource`. */

@@ -8,6 +8,7 @@ export * from "./estimate.ts";
 export * from "./expand.ts";
 export * from "./hash.ts";
 export * from "./neutralise.ts";
+export * from "./ordinal.ts";
 export * from "./request.ts";
 export * from "./review-message.ts";
 export * from "./text.ts";

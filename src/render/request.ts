@@ -20,7 +20,7 @@ import {
 	type Round,
 	unansweredRound,
 } from "../reducers/index.ts";
-import { cardLine, displayId, proseBlock, reasoningBlock, renderBlock, verbatimRound } from "./blocks.ts";
+import { cardLine, proseBlock, reasoningBlock, renderBlock, verbatimRound } from "./blocks.ts";
 import { type CatalogueEntry, renderCatalogue } from "./catalogue.ts";
 import type { LedgerConfig } from "./config.ts";
 import {
@@ -38,6 +38,7 @@ import {
 import { estimateToolsTokens, tokensForChars } from "./estimate.ts";
 import { chainHash, hashString } from "./hash.ts";
 import { neutralise } from "./neutralise.ts";
+import { ordinalId } from "./ordinal.ts";
 import { capWithGap } from "./text.ts";
 import { locateCut, trimmedPart } from "./trim-cut.ts";
 import { zeroUsage } from "./usage.ts";
@@ -213,14 +214,14 @@ const sharedMemo = createRenderMemo();
 
 interface TailSelection {
 	/** The newest finished rounds of the open segment, shown verbatim in the appendix (their cards stay in the log). */
-	rounds: { id: string; round: Round }[];
+	rounds: { pos: number; round: Round }[];
 	/** Index in `open` of the oldest of those rounds (`open.length` when there is none). */
 	firstTail: number;
 	/** Pending calls rendered verbatim (in the tail) or as running cards (older than the tail). */
 	pendingTail: PendingCall[];
 	pendingCards: PendingCall[];
-	/** Reasoning of the messages that made the tail rounds, by entry id, in order. */
-	reasoning: { id: string; thinking: string }[];
+	/** Reasoning of the messages that made the tail rounds, by the message's path position, in order. */
+	reasoning: { pos: number; thinking: string }[];
 }
 
 /**
@@ -234,21 +235,21 @@ function selectTail(state: LedgerState, config: LedgerConfig, from = 0): TailSel
 	const pendingTail = pending.slice(pending.length - pendingInTail);
 	const pendingCards = pending.slice(0, pending.length - pendingInTail);
 	let needBlocks = want - pendingInTail;
-	const rounds: { id: string; round: Round }[] = [];
+	const rounds: { pos: number; round: Round }[] = [];
 	let firstTail = state.open.length;
 	for (let i = state.open.length - 1; i >= from && needBlocks > 0; i--) {
 		const block = state.open[i]!;
 		if (block.kind !== "round") continue;
 		firstTail = i;
-		rounds.unshift({ id: block.id, round: block.round });
+		rounds.unshift({ pos: block.pos, round: block.round });
 		needBlocks--;
 	}
-	const reasoning: { id: string; thinking: string }[] = [];
-	const seen = new Set<string>();
+	const reasoning: { pos: number; thinking: string }[] = [];
+	const seen = new Set<number>();
 	for (const round of [...rounds.map((r) => r.round), ...pendingTail.map(unansweredRound)]) {
-		if (round.reasoning.trim().length === 0 || seen.has(round.callEntryId)) continue;
-		seen.add(round.callEntryId);
-		reasoning.push({ id: round.callEntryId, thinking: round.reasoning });
+		if (round.reasoning.trim().length === 0 || seen.has(round.callPos)) continue;
+		seen.add(round.callPos);
+		reasoning.push({ pos: round.callPos, thinking: round.reasoning });
 	}
 	return { rounds, firstTail, pendingTail, pendingCards, reasoning };
 }
@@ -265,7 +266,8 @@ export function stableOpenBlocks(state: LedgerState, config: LedgerConfig): numb
 interface ProseAt {
 	segment: number;
 	block: number;
-	id: string;
+	/** Path position of the entry a capped copy names. */
+	pos: number;
 	text: string;
 	/** The question of a closed consultation: shown whole in its own message unless a trim left it out. */
 	question: boolean;
@@ -277,10 +279,10 @@ function newestProse(state: LedgerState): ProseAt | undefined {
 		const blocks = closed === undefined ? state.open : closed.blocks;
 		// The prose beside a completed advisor call comes after the segment's blocks.
 		if (closed !== undefined && closed.closedBy === "consultation" && closed.question.trim().length > 0)
-			return { segment: s, block: blocks.length, id: closed.closingId, text: closed.question, question: true };
+			return { segment: s, block: blocks.length, pos: closed.questionPos, text: closed.question, question: true };
 		for (let b = blocks.length - 1; b >= 0; b--) {
 			const block = blocks[b]!;
-			if (block.kind === "prose") return { segment: s, block: b, id: block.id, text: block.text, question: false };
+			if (block.kind === "prose") return { segment: s, block: b, pos: block.pos, text: block.text, question: false };
 		}
 	}
 	return undefined;
@@ -293,26 +295,27 @@ function newestProse(state: LedgerState): ProseAt | undefined {
 function appendixPart(
 	state: LedgerState,
 	tail: TailSelection,
-	reasoning: readonly { id: string; thinking: string }[],
+	reasoning: readonly { pos: number; thinking: string }[],
 	config: LedgerConfig,
 	tailConfig: LedgerConfig,
 	cut: { firstSegment: number; firstBlock: number } | undefined,
 ): string | undefined {
 	let body = "";
-	for (const r of tail.rounds) body += verbatimRound(r.id, r.round, tailConfig, false);
-	for (const pending of tail.pendingCards) body += cardLine(pending.callEntryId, unansweredRound(pending), "running");
+	for (const r of tail.rounds) body += verbatimRound(ordinalId(r.pos), r.round, tailConfig, false);
+	for (const pending of tail.pendingCards)
+		body += cardLine(ordinalId(pending.callPos), unansweredRound(pending), "running");
 	for (const pending of tail.pendingTail)
-		body += verbatimRound(pending.callEntryId, unansweredRound(pending), tailConfig, true);
+		body += verbatimRound(ordinalId(pending.callPos), unansweredRound(pending), tailConfig, true);
 	const prose = newestProse(state);
 	if (prose !== undefined) {
 		const trimmed =
 			cut !== undefined &&
 			(prose.segment < cut.firstSegment || (prose.segment === cut.firstSegment && prose.block < cut.firstBlock));
 		if (trimmed || (!prose.question && neutralise(prose.text).length > Math.max(1, config.proseMaxChars))) {
-			body += proseBlock(prose.id, prose.text, tailConfig.tailMaxChars);
+			body += proseBlock(ordinalId(prose.pos), prose.text, tailConfig.tailMaxChars);
 		}
 	}
-	for (const r of reasoning) body += reasoningBlock(r.id, r.thinking, tailConfig);
+	for (const r of reasoning) body += reasoningBlock(ordinalId(r.pos), r.thinking, tailConfig);
 	return body.length === 0 ? undefined : `${APPENDIX_HEADER}\n${body}`;
 }
 
@@ -327,7 +330,7 @@ function keptBlocks(blocks: readonly Block[], from: number, config: LedgerConfig
 	for (let b = from; b < blocks.length; b++) {
 		const block = blocks[b]!;
 		if (afterCut && block.kind === "round" && block.previous !== undefined)
-			out.push(renderBlock({ kind: "round", id: block.id, round: block.round }, config));
+			out.push(renderBlock({ kind: "round", id: block.id, pos: block.pos, round: block.round }, config));
 		else out.push(memo.block(block, config));
 		if (block.kind !== "prose") afterCut = false;
 	}
@@ -420,10 +423,10 @@ export function renderRequest(
 				LOG_CLOSE +
 					(segment.closedBy === "review"
 						? reviewSection()
-						: questionSection(segment.question, displayId(segment.closingId), config)),
+						: questionSection(segment.question, ordinalId(segment.questionPos), config)),
 			);
 			// Neutralised too: a review arrives as a custom message, which any extension could write.
-			const advice = [capWithGap(neutralise(segment.advice), config.tailMaxChars, displayId(segment.closingId))];
+			const advice = [capWithGap(neutralise(segment.advice), config.tailMaxChars, ordinalId(segment.closingPos))];
 			return { log: userMessage(parts), logParts: parts, advice: adviceMessage(advice[0]!), adviceParts: advice };
 		};
 		// Only a segment rendered whole is memoised; the one a trim cuts into is built each time.
@@ -446,8 +449,8 @@ export function renderRequest(
 	const consultation = options.mode === "consult" ? inFlight(state, options.inFlightCallId) : undefined;
 	const reasoning = [...tail.reasoning];
 	if (consultation !== undefined && consultation.reasoning.trim().length > 0) {
-		if (!reasoning.some((r) => r.id === consultation.callEntryId)) {
-			reasoning.push({ id: consultation.callEntryId, thinking: consultation.reasoning });
+		if (!reasoning.some((r) => r.pos === consultation.callPos)) {
+			reasoning.push({ pos: consultation.callPos, thinking: consultation.reasoning });
 		}
 	}
 	const appendix = appendixPart(state, tail, reasoning, config, tailConfig, cut);
@@ -458,7 +461,7 @@ export function renderRequest(
 			LOG_CLOSE +
 				questionSection(
 					consultation?.question ?? "",
-					displayId(consultation?.callEntryId ?? "question"),
+					consultation === undefined ? "question" : ordinalId(consultation.callPos),
 					tailConfig,
 				),
 		);

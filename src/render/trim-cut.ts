@@ -14,7 +14,7 @@
  */
 
 import { type Block, type LedgerState, trackWork } from "../reducers/index.ts";
-import { carriedWork, renderBlock } from "./blocks.ts";
+import { carriedWork, renderBlock, summaryWords } from "./blocks.ts";
 import type { LedgerConfig } from "./config.ts";
 import { NO_HIDDEN_WORDS, TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "./constants.ts";
 
@@ -103,11 +103,11 @@ export function trimmedPart(
 	const work = trackWork();
 	for (const block of droppedBlocks(state, cut)) {
 		if (block.kind === "user") words += render(block);
-		else if (block.kind === "round") work.add(block.round, block.id);
+		else if (block.kind === "round") work.add(block.round, block);
 		else if (block.kind === "summary") {
-			for (const w of block.words) words += renderBlock({ kind: "user", id: w.id, parts: w.parts }, config);
+			for (const w of block.words) words += summaryWords(w, config);
 			for (const file of block.files) work.addFile(file);
-			for (const failure of block.failures) work.add(failure.round, failure.id);
+			for (const failure of block.failures) work.add(failure.round, failure);
 		}
 	}
 	const carried = carriedWork(work.files(), work.failures(), "trim", state.cwd);

@@ -29,6 +29,7 @@ import {
 } from "../../src/reducers/trim-anchor.ts";
 import { displayId, userBody } from "../../src/render/blocks.ts";
 import type { LedgerConfig } from "../../src/render/config.ts";
+import { ordinalId } from "../../src/render/ordinal.ts";
 import { type LedgerRequest, renderRequest } from "../../src/render/request.ts";
 import { extendRequest } from "../../src/render/tool-loop.ts";
 import { zeroUsage } from "../../src/render/usage.ts";
@@ -69,10 +70,12 @@ function expectEveryUserMessageOnce(
 	const text = messageText(req);
 	const full = messageText(untrimmed);
 	const count = (haystack: string, needle: string) => haystack.split(needle).length - 1;
-	for (const e of events) {
+	for (const [i, e] of events.entries()) {
 		if (e.kind === "user") {
-			const header = `[user #${displayId(e.id)}]\n`;
-			expect(count(text, header)).toBe(1);
+			// Shown by its path position; an abandoned branch's words (below) by entry id.
+			const header = `[user #${ordinalId(i + 1)}]\n`;
+			// As a line of its own: a forged copy inside executor text is escaped (`\[user #…`).
+			expect(count(`\n${text}`, `\n${header}`)).toBe(1);
 			expect(text).toContain(`${header}${userBody(e.parts, config)}\n`);
 		}
 		if (e.kind === "branchSummary") {

@@ -15,6 +15,7 @@ import {
 	TRIM_OMISSION_MARKER,
 	TRIM_WORDS_INTRO,
 } from "../../src/render/constants.ts";
+import { ordinalId } from "../../src/render/ordinal.ts";
 import { flatten, type LedgerRequest, renderRequest } from "../../src/render/request.ts";
 import {
 	advice,
@@ -37,7 +38,10 @@ const parts = (req: LedgerRequest, m: number): string[] => {
 };
 const text = (req: LedgerRequest) => req.context.messages.map((_, m) => parts(req, m).join("")).join("\n---\n");
 
-/** Two consultations, then an open segment with rounds; ids are readable. */
+/**
+ * Two consultations, then an open segment with rounds; entry ids are readable. The request shows
+ * path positions in base 36: u1 #1, r1 #3, v1 #5, u2 #6, r2 #8, u3 #b, r3 #d, r4 #f.
+ */
 function twoSegments(): LedgerEvent[] {
 	return [
 		user("u1", "build the parser"),
@@ -61,6 +65,8 @@ function twoSegments(): LedgerEvent[] {
 	];
 }
 
+/** The id the request shows for the entry `id` of `events`: its path position in base 36. */
+const shown = (events: readonly LedgerEvent[], id: string) => ordinalId(events.findIndex((e) => e.id === id) + 1);
 const words = (...ids: [string, string][]) => ids.map(([id, t]) => `[user #${id}]\n${t}\n`).join("");
 const standIn = (w: string) => `${TRIM_WORDS_INTRO}\n${w || `${NO_HIDDEN_WORDS}\n`}${TRIM_OMISSION_MARKER}\n`;
 
@@ -68,18 +74,18 @@ describe("rendering with an anchor", () => {
 	it("an anchor on a segment's close drops the whole segment, its question and its advice", () => {
 		const req = render(twoSegments(), { trim: { anchorEntryId: "v1" } });
 		expect(req.context.messages.map((m) => m.role)).toEqual(["user", "user", "assistant", "user"]);
-		expect(parts(req, 1).slice(0, 2)).toEqual([LOG_OPEN, standIn(words(["u1", "build the parser"]))]);
+		expect(parts(req, 1).slice(0, 2)).toEqual([LOG_OPEN, standIn(words(["1", "build the parser"]))]);
 		expect(text(req)).not.toContain("first advice");
 		expect(text(req)).not.toContain("first question");
-		expect(text(req)).not.toContain("#r1 read");
+		expect(text(req)).not.toContain("#3 read");
 		expect(text(req)).toContain("second advice");
 	});
 
 	it("an anchor inside a closed segment keeps that segment's rest, question and advice", () => {
 		const req = render(twoSegments(), { trim: { anchorEntryId: "u2" } });
 		const first = parts(req, 1);
-		expect(first[1]).toBe(standIn(words(["u1", "build the parser"], ["u2", "now the lexer"])));
-		expect(first[2]).toContain("#r2 bash npm test · 500\n");
+		expect(first[1]).toBe(standIn(words(["1", "build the parser"], ["6", "now the lexer"])));
+		expect(first[2]).toContain("#8 bash npm test · 500\n");
 		expect(text(req)).toContain("second question");
 		expect(text(req)).toContain("second advice");
 	});
@@ -88,12 +94,12 @@ describe("rendering with an anchor", () => {
 		const req = render(twoSegments(), { trim: { anchorEntryId: "r3" } });
 		expect(req.context.messages).toHaveLength(2);
 		const open = parts(req, 1);
-		expect(open[1]).toBe(standIn(words(["u1", "build the parser"], ["u2", "now the lexer"], ["u3", "and the docs"])));
+		expect(open[1]).toBe(standIn(words(["1", "build the parser"], ["6", "now the lexer"], ["b", "and the docs"])));
 		// LOG_OPEN + the stand-in + the cards of r4 and r5, which are also verbatim in the appendix.
 		expect(req.stable.partCount).toBe(4);
-		expect(open[2]!.startsWith("#r4 read")).toBe(true);
-		expect(open[4]!.startsWith(`${APPENDIX_HEADER}\n[tool #r4]`)).toBe(true);
-		expect(open.join("")).not.toContain("#r3 read");
+		expect(open[2]!.startsWith("#f read")).toBe(true);
+		expect(open[4]!.startsWith(`${APPENDIX_HEADER}\n[tool #f]`)).toBe(true);
+		expect(open.join("")).not.toContain("#d read");
 	});
 
 	it("a summary in the dropped span gives up its paraphrase but not the user words it re-stated", () => {
@@ -106,9 +112,10 @@ describe("rendering with an anchor", () => {
 			assistant("q", { text: "ok?", calls: [call("adv", "advisor")] }),
 		];
 		const req = render(events, { trim: { anchorEntryId: "b1" } });
-		expect(parts(req, 1)[1]).toBe(standIn(words(["u1", "start"], ["old1", "try X please"])));
+		// The abandoned branch's words are off this path: they keep their entry id.
+		expect(parts(req, 1)[1]).toBe(standIn(words(["1", "start"], ["old1", "try X please"])));
 		expect(text(req)).not.toContain("they tried X");
-		expect(text(req)).toContain("[user #u2]\nnow Y\n");
+		expect(text(req)).toContain("[user #3]\nnow Y\n");
 	});
 
 	it("a span without user words says so", () => {
@@ -132,7 +139,8 @@ describe("rendering with an anchor", () => {
 		const capped = renderRequest(foldAll(events), options(wide, { trim: { anchorEntryId: "r2", tailCaps: 1000 } }));
 		expect(flatten(capped, capped.stable.unitCount)).toBe(flatten(full, full.stable.unitCount));
 		expect(capped.tokens).toBeLessThan(full.tokens - 3000);
-		expect(flatten(capped)).toMatch(/\[tool #r6\][^[]*\n\[… \d+ chars omitted …\]\n/);
+		expect(shown(events, "r6")).toBe("d");
+		expect(flatten(capped)).toMatch(/\[tool #d\][^[]*\n\[… \d+ chars omitted …\]\n/);
 	});
 
 	it("executor text cannot forge the omission marker", () => {
@@ -172,7 +180,7 @@ describe("chooseTrim", () => {
 		expect(Math.ceil(one.tokens * 1.2)).toBeGreaterThan(budget);
 		// Still every user message, exactly once.
 		for (const id of ["u0", "u5", "u17", "u30"])
-			expect(flatten(choice.request).split(`[user #${id}]\n`)).toHaveLength(2);
+			expect(flatten(choice.request).split(`[user #${shown(events, id)}]\n`)).toHaveLength(2);
 	});
 
 	it("never moves an existing anchor back", () => {
@@ -211,7 +219,7 @@ describe("chooseTrim", () => {
 		expect(choice.kind).toBe("too-big");
 		if (choice.kind === "too-big") {
 			expect(choice.reason).toMatch(/^the request needs about \d+ tokens even with older log entries left out/);
-			expect(flatten(choice.request)).toContain("[user #u1]");
+			expect(flatten(choice.request)).toContain("[user #1]");
 		}
 	});
 

@@ -26,6 +26,7 @@ function round(
 ): Round {
 	return {
 		callEntryId: "a1",
+		callPos: 2,
 		call: call("c1", name, args),
 		resultId: "r1",
 		resultParts: [{ type: "text", text }, ...extra],
@@ -232,17 +233,17 @@ describe("the fold stamps the session cwd on every call", () => {
 		expect(state.cwd).toBe(CWD);
 		expect(state.pendingCalls[0]!.cwd).toBe(CWD);
 		const rendered = state.open.map((b) => renderBlock(b, DEFAULT_LEDGER_CONFIG)).join("");
-		expect(rendered).toContain("#r1 read src/a.ts · 3\n");
+		expect(rendered).toContain("#3 read src/a.ts · 3\n");
 		// The call that never got a result becomes a card where it was given up on, still relative.
 		const later = foldAll([...events, assistant("a2", { text: "next" })], CWD);
 		expect(later.open.map((b) => renderBlock(b, DEFAULT_LEDGER_CONFIG)).join("")).toContain(
-			"#a1 bash ls · no result\n",
+			"#2 bash ls · no result\n",
 		);
 		expect(
 			foldAll(events)
 				.open.map((b) => renderBlock(b, DEFAULT_LEDGER_CONFIG))
 				.join(""),
-		).toContain(`#r1 read ${CWD}/src/a.ts · 3\n`);
+		).toContain(`#3 read ${CWD}/src/a.ts · 3\n`);
 	});
 });
 

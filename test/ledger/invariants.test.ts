@@ -22,6 +22,7 @@ import {
 	SAME_PATH,
 } from "../../src/render/constants.ts";
 import { neutralise } from "../../src/render/neutralise.ts";
+import { ordinalId } from "../../src/render/ordinal.ts";
 import { createRenderMemo, type LedgerRequest, type RenderOptions, renderRequest } from "../../src/render/request.ts";
 import {
 	eventsOf,
@@ -164,12 +165,16 @@ describe("invariant 1: prefix, under trimming with a fixed anchor", () => {
 	});
 });
 
-/** Finished rounds of the open segment in log order, then the calls still running. */
+/** Finished rounds of the open segment in log order, then the calls still running; `id` is the id shown. */
 function openRounds(state: LedgerState): { round: Round; id: string; pending: boolean }[] {
 	const finished = state.open.flatMap((b) =>
-		b.kind === "round" ? [{ round: b.round, id: b.id, pending: false }] : [],
+		b.kind === "round" ? [{ round: b.round, id: ordinalId(b.pos), pending: false }] : [],
 	);
-	const pending = state.pendingCalls.map((p) => ({ round: unansweredRound(p), id: p.callEntryId, pending: true }));
+	const pending = state.pendingCalls.map((p) => ({
+		round: unansweredRound(p),
+		id: ordinalId(p.callPos),
+		pending: true,
+	}));
 	return [...finished, ...pending];
 }
 
@@ -185,7 +190,7 @@ describe("invariant 2: card/tail split", () => {
 				const req = renderRequest(state, options(config));
 				const parts = framing(req);
 				const rounds = [...state.closed.flatMap((s) => s.blocks), ...state.open].flatMap((b) =>
-					b.kind === "round" ? [{ id: b.id, round: b.round, previous: b.previous }] : [],
+					b.kind === "round" ? [{ id: ordinalId(b.pos), round: b.round, previous: b.previous }] : [],
 				);
 				// Each round block is its own part: one line, its card, in log order — tail rounds included.
 				const cardParts = parts.filter((p) => /^#\S+ \S/.test(p));
@@ -240,10 +245,12 @@ describe("invariant 3: user words", () => {
 			fc.property(sessionArb(), configArb, (session, config) => {
 				const events = eventsOf(session.jsonl);
 				const text = messageText(renderRequest(foldAll(events), options(config)));
-				for (const e of events) {
+				for (const [i, e] of events.entries()) {
 					if (e.kind !== "user") continue;
-					const header = `[user #${displayId(e.id)}]\n`;
-					expect(text.split(header).length - 1).toBe(1);
+					// The header names the message's path position.
+					const header = `[user #${ordinalId(i + 1)}]\n`;
+					// As a line of its own: a forged copy inside executor text is escaped (`\[user #…`).
+					expect(`\n${text}`.split(`\n${header}`).length - 1).toBe(1);
 					expect(text).toContain(`${header}${userBody(e.parts, config)}\n`);
 				}
 			}),
@@ -361,9 +368,12 @@ describe("invariant 6: no embedded images, no forged framing", () => {
 				const parts = framing(req);
 				expect(parts.filter((p) => p === LOG_OPEN).length).toBe(logs);
 				expect(parts.filter((p) => p.startsWith(LOG_CLOSE)).length).toBe(logs);
-				// Every block header line names a real entry of the branch (or an abandoned branch's user message).
+				// Every block header line names a position on the branch (or an abandoned branch's user message,
+				// by entry id: it is off the path).
 				const known = new Set<string>();
-				for (const e of readSession(session.jsonl).entries) known.add(displayId(e.id));
+				for (let i = 1; i <= state.events.length; i++) known.add(ordinalId(i));
+				const onPath = new Set(state.events.map((e) => e.id));
+				for (const e of readSession(session.jsonl).entries) if (!onPath.has(e.id)) known.add(displayId(e.id));
 				for (const line of text.split("\n")) {
 					const m = /^\[(user|executor|tool|reasoning|compaction|branch summary|note|shell) #([^\]\s]+)\]/.exec(
 						line,

@@ -26,7 +26,7 @@ import { advisorToolDeclarations, calledToolNames, sessionTools } from "../../sr
 import { readSession } from "../../src/events/index.ts";
 import type { ContentPart, LedgerEvent } from "../../src/events/types.ts";
 import { emptyLedger, foldAll, foldEvents } from "../../src/reducers/index.ts";
-import { displayId, userBody } from "../../src/render/blocks.ts";
+import { userBody } from "../../src/render/blocks.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
 import {
 	advisorSystemPrompt,
@@ -36,6 +36,7 @@ import {
 	LOG_OPEN,
 } from "../../src/render/constants.ts";
 import { estimateContextTokens, tokensForChars } from "../../src/render/estimate.ts";
+import { ordinalId } from "../../src/render/ordinal.ts";
 import { createRenderMemo, renderRequest } from "../../src/render/request.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
 
@@ -149,9 +150,10 @@ describe.skipIf(sharedFiles.length === 0)("conformance with Pi on ../shared/sess
 			const piUsers = read.events.filter((e) => e.kind === "user");
 			const inPi = baselineMessages(baseline, read.path.length).filter((m) => m.role === "user").length;
 			expect(inPi).toBeGreaterThanOrEqual(piUsers.length);
-			for (const e of piUsers) {
+			for (const [i, e] of read.events.entries()) {
 				if (e.kind !== "user") continue;
-				const block = `[user #${displayId(e.id)}]\n${userBody(e.parts, DEFAULT_LEDGER_CONFIG)}\n`;
+				// Shown by its path position.
+				const block = `[user #${ordinalId(i + 1)}]\n${userBody(e.parts, DEFAULT_LEDGER_CONFIG)}\n`;
 				expect(text.includes(JSON.stringify(block).slice(1, -1)), `user message ${e.id}`).toBe(true);
 			}
 		},

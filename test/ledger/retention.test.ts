@@ -12,12 +12,12 @@ import { trimCandidates } from "../../src/policy/budget/trim.ts";
 import { changedPaths, foldAll, foldEvents, type LedgerState, partsText, runKey } from "../../src/reducers/index.ts";
 import {
 	DEFAULT_LEDGER_CONFIG,
-	displayId,
 	errorExcerpt,
 	flatten,
 	type LedgerConfig,
 	neutralise,
 	oneLine,
+	ordinalId,
 	type RenderOptions,
 	relativePath,
 	renderRequest,
@@ -44,11 +44,13 @@ interface Expectation {
 /** Everything retention promises for the branch `events`, rendered from `state`. */
 function expectations(events: readonly LedgerEvent[], state: LedgerState, config: LedgerConfig): Expectation[] {
 	const out: Expectation[] = [];
-	const lastUser = [...events].reverse().find((e) => e.kind === "user");
+	const lastUserAt = events.findLastIndex((e) => e.kind === "user");
+	const lastUser = events[lastUserAt];
 	if (lastUser?.kind === "user") {
+		// Shown by its path position.
 		out.push({
 			what: `last user message #${lastUser.id}`,
-			text: `[user #${displayId(lastUser.id)}]\n${userBody(lastUser.parts, config)}\n`,
+			text: `[user #${ordinalId(lastUserAt + 1)}]\n${userBody(lastUser.parts, config)}\n`,
 		});
 	}
 	// The newest executor prose the ledger holds (a block, or the prose beside an advisor call).

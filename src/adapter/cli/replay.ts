@@ -18,14 +18,14 @@ import { emptyLedger, foldAll, foldEvents, type LedgerState } from "../../reduce
 import {
 	createRenderMemo,
 	DEFAULT_LEDGER_CONFIG,
-	displayId,
 	flatten,
 	type LedgerConfig,
 	type LedgerRequest,
+	ordinalId,
 	type RenderMemo,
 	type RenderOptions,
 	renderRequest,
-	userBody,
+	userWords,
 } from "../../render/index.ts";
 import { inventoryMessage } from "./baseline.ts";
 import { type BaselineRequest, baselineRequest, baselineShares } from "./baseline-cache.ts";
@@ -109,8 +109,9 @@ interface UserCheck {
 	expected: string;
 }
 
-function userBlockText(event: LedgerEvent & { kind: "user" }, config: LedgerConfig): string {
-	return `[user #${displayId(event.id)}]\n${userBody(event.parts, config)}\n`;
+/** The user block as the renderer writes it: the header names the message's path position (`index` + 1). */
+function userBlockText(event: LedgerEvent & { kind: "user" }, index: number, config: LedgerConfig): string {
+	return userWords(ordinalId(index + 1), event.parts, config);
 }
 
 /** Where a user's block was last found: the unit and the chained hash that pins every unit up to it. */
@@ -308,9 +309,10 @@ export function replayBranch(
 	}
 	const users = userIndex.map((i) => {
 		const event = events[i] as LedgerEvent & { kind: "user" };
+		// Cached by event: a shared event sits at the same path position on every branch that holds it.
 		let check = shared.userChecks.get(event);
 		if (check === undefined) {
-			check = { id: event.id, expected: userBlockText(event, config) };
+			check = { id: event.id, expected: userBlockText(event, i, config) };
 			shared.userChecks.set(event, check);
 		}
 		return check;
