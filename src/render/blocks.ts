@@ -267,7 +267,18 @@ export function renderBlock(block: Block, config: LedgerConfig): string {
 			let header = `[shell #${id}] the user ran: ${clip(oneLine(neutralise(block.command)), SHELL_COMMAND_MAX)} · exit ${block.exitCode ?? "?"}`;
 			if (block.cancelled) header += " · cancelled";
 			if (block.truncated) header += " · truncated";
-			return `${header}\n${capWithGap(neutralise(block.output), config.tailMaxChars, undefined)}\n`;
+			const output = neutralise(block.output);
+			// Capped like a tool result; a failed run also names its error line, which a cut may hide.
+			if (
+				block.exitCode !== undefined &&
+				block.exitCode !== null &&
+				block.exitCode !== 0 &&
+				output.length > config.tailResultMaxChars
+			) {
+				const error = clip(oneLine(errorExcerpt(output)), ERROR_LINE_MAX);
+				if (error.length > 0) header += ` · ✗ ${error}`;
+			}
+			return `${header}\n${capWithGap(output, config.tailResultMaxChars, undefined)}\n`;
 		}
 		default: {
 			const never: never = block;

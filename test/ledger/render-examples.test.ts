@@ -141,6 +141,34 @@ describe("blocks", () => {
 		);
 		expect(out).toBe("[shell #19] the user ran: ls · exit 0\na\nb\n");
 	});
+	it("a long `!` run is capped like a tool result; a failed one names its error line in the header", () => {
+		const output = `${"compiling module\n".repeat(100)}src/a.ts(3,1): error TS2304: Cannot find name 'x'.\n${"more output\n".repeat(100)}`;
+		const shell = (exitCode: number) =>
+			renderBlock(
+				{
+					kind: "shell",
+					id: "s1",
+					pos: 45,
+					command: "npm run check",
+					output,
+					exitCode,
+					cancelled: false,
+					truncated: false,
+				},
+				{ ...config, tailResultMaxChars: 200 },
+			);
+		const failed = shell(2);
+		expect(failed.split("\n")[0]).toBe(
+			"[shell #19] the user ran: npm run check · exit 2 · ✗ src/a.ts(3,1): error TS2304: Cannot find name 'x'.",
+		);
+		const body = failed.slice(failed.indexOf("\n") + 1);
+		expect(body.startsWith("compiling module\n")).toBe(true);
+		expect(body.trimEnd().endsWith("more output")).toBe(true);
+		expect(body).toMatch(/\n\[… \d+ chars omitted …\]\n/);
+		expect(failed.length).toBeLessThan(400);
+		// Exit 0: the same cap, no error line.
+		expect(shell(0).split("\n")[0]).toBe("[shell #19] the user ran: npm run check · exit 0");
+	});
 	it("compaction re-states the user's words before Pi's paraphrase", () => {
 		const out = renderBlock(
 			{
