@@ -1,6 +1,7 @@
 /** Text shaping shared by the renderers. Every function is total and never splits a surrogate pair. */
 
 import { BLOCK_GAP, GAP } from "./constants.ts";
+import { neutralise } from "./neutralise.ts";
 
 function isHighSurrogate(code: number): boolean {
 	return code >= 0xd800 && code <= 0xdbff;
@@ -48,7 +49,9 @@ export function capWithGap(text: string, max: number, id: string | undefined): s
 	const head = safeHead(text, headLen);
 	const tail = safeTail(text, max - headLen);
 	const omitted = text.length - head.length - tail.length;
-	return `${head}\n${id === undefined ? BLOCK_GAP(omitted) : GAP(omitted, id)}\n${tail}`;
+	// The cut makes the tail's first characters a line start: what was harmless mid-line (inside a
+	// JSON string, say) could now read as a header, so that line is defused like any other.
+	return `${head}\n${id === undefined ? BLOCK_GAP(omitted) : GAP(omitted, id)}\n${neutralise(tail)}`;
 }
 
 /**
