@@ -236,7 +236,7 @@ function main(): void {
 	for (const r of rows) {
 		const s = r.session;
 		table.push(
-			`| ${r.name} | ${r.entries} | ${r.points} ${r.pointKind} | ${fmt(r.incremental / r.scratch)} | ${fmt(r.foldRender / r.pi, 1)} | ${fmt(s.tokens.ratio ?? Number.NaN)} | ${fmt(s.cache.effectiveRatio ?? Number.NaN)} | ${s.largerThanBaseline.length} | ${s.userMessages.missing} | ${fmt(s.cacheShare.tokenPrefix.p50 ?? Number.NaN)} | ${fmt(s.cacheShare.breakpoint.p50 ?? Number.NaN)} |`,
+			`| ${r.name} | ${r.entries} | ${r.points} ${r.pointKind} | ${fmt(r.incremental / r.scratch)} | ${fmt(r.foldRender / r.pi, 1)} | ${fmt(s.tokens.ratio ?? Number.NaN, 4)} | ${fmt(s.cache.effectiveRatio ?? Number.NaN, 4)} | ${s.largerThanBaseline.length} | ${s.userMessages.missing} | ${fmt(s.cacheShare.tokenPrefix.p50 ?? Number.NaN)} | ${fmt(s.cacheShare.breakpoint.p50 ?? Number.NaN)} |`,
 		);
 	}
 	table.push(
@@ -270,13 +270,13 @@ function main(): void {
 		const t = s.tokens.ratio ?? Number.NaN;
 		const target = tokenTarget(r.name);
 		verdicts.push(
-			`- ledger / baseline tokens, ${r.name}: ${fmt(t)} — ${verdict(t <= target)} (target ≤ ${target}); requests larger than their baseline: ${s.largerThanBaseline.length} — ${verdict(s.largerThanBaseline.length === 0)}; user messages lost: ${s.userMessages.missing} — ${verdict(s.userMessages.missing === 0)}`,
+			`- ledger / baseline tokens, ${r.name}: ${fmt(t, 4)} — ${verdict(t <= target)} (target ≤ ${target}); requests larger than their baseline: ${s.largerThanBaseline.length} — ${verdict(s.largerThanBaseline.length === 0)}; user messages lost: ${s.userMessages.missing} — ${verdict(s.userMessages.missing === 0)}`,
 		);
 		const e = s.cache.effectiveRatio ?? Number.NaN;
 		verdicts.push(
 			isGenerated(r.name)
-				? `- effective cost / baseline, ${r.name}: ${fmt(e)} (no target)`
-				: `- effective cost / baseline (fresh + 0.1 × cached prefix, both sides cached), ${r.name}: ${fmt(e)} — ${verdict(e <= TARGETS.effectiveShared)} (target ≤ ${TARGETS.effectiveShared})`,
+				? `- effective cost / baseline, ${r.name}: ${fmt(e, 4)} (no target)`
+				: `- effective cost / baseline (fresh + 0.1 × cached prefix, both sides cached), ${r.name}: ${fmt(e, 4)} — ${verdict(e <= TARGETS.effectiveShared)} (target ≤ ${TARGETS.effectiveShared})`,
 		);
 		const tp = s.cacheShare.tokenPrefix.p50 ?? Number.NaN;
 		const bp = s.cacheShare.breakpoint.p50 ?? Number.NaN;

@@ -28,7 +28,7 @@ import {
 	TOOL_IMAGE_NO_PATH,
 	TOOL_IMAGE_WITH_PATH,
 } from "./constants.ts";
-import { errorExcerpt } from "./error-excerpt.ts";
+import { errorExcerpt, failureLine } from "./error-excerpt.ts";
 import { neutralise } from "./neutralise.ts";
 import { ordinalId } from "./ordinal.ts";
 import { capWithGap, clip, compactSize, oneLine, safeHead } from "./text.ts";
@@ -109,7 +109,13 @@ export function cardLine(id: string, round: Round, status: CardStatus = round.st
 	let line = `#${displayId(id)} ${toolName(round.call.name)}`;
 	if (shown.length > 0) line += ` ${shown}`;
 	const finished = status === "ok" || status === "error";
-	if (finished && (argument.resultSize || images > 0)) {
+	const failure = status === "error" ? oneLine(neutralise(failureLine(text))) : "";
+	const error = clip(failure, ERROR_LINE_MAX);
+	// A failure whose whole result is the one line shown (`Command exited with code 1`) has no size
+	// worth saying: there is nothing more behind the card.
+	const wholeResultShown =
+		status === "error" && images === 0 && text.trim() === errorExcerpt(text) && failure.length <= ERROR_LINE_MAX;
+	if (finished && !wholeResultShown && (argument.resultSize || images > 0)) {
 		let size = argument.resultSize ? compactSize(text.length) : "";
 		if (images > 0) size += `${size.length > 0 ? " + " : ""}${images} image${images === 1 ? "" : "s"}`;
 		line += ` · ${size}`;
@@ -117,11 +123,9 @@ export function cardLine(id: string, round: Round, status: CardStatus = round.st
 	switch (status) {
 		case "ok":
 			break;
-		case "error": {
-			const error = clip(oneLine(neutralise(errorExcerpt(text))), ERROR_LINE_MAX);
+		case "error":
 			line += error.length > 0 ? ` · ✗ ${error}` : " · ✗";
 			break;
-		}
 		case "no-result":
 			line += " · no result";
 			break;
@@ -221,9 +225,10 @@ export function proseBlock(id: string, text: string, max: number): string {
 	const body = neutralise(text);
 	const cap = Math.max(1, max);
 	if (body.length <= cap) return `${PROSE_MARK} ${body}\n`;
-	// The gap line counts against the cap: a capped block shows about `max` chars in all.
+	// The mark, the id and the gap line count against the cap: a capped block is about `max` chars in all.
+	const mark = `${PROSE_MARK}#${displayId(id)} `;
 	const gapLine = BLOCK_GAP(body.length).length + 2;
-	return `${PROSE_MARK}#${displayId(id)} ${capWithGap(body, Math.max(1, cap - gapLine), undefined)}\n`;
+	return `${mark}${capWithGap(body, Math.max(1, cap - gapLine - mark.length), undefined)}\n`;
 }
 
 /** What a compaction or trim hides but must stay visible: changed paths, then open failures as cards. */
@@ -268,17 +273,18 @@ export function renderBlock(block: Block, config: LedgerConfig): string {
 			if (block.cancelled) header += " · cancelled";
 			if (block.truncated) header += " · truncated";
 			const output = neutralise(block.output);
-			// Capped like a tool result; a failed run also names its error line, which a cut may hide.
+			// Capped like older prose: the whole output is one advisor_expand away, and a failed run
+			// also names its error line, which a cut may hide.
 			if (
 				block.exitCode !== undefined &&
 				block.exitCode !== null &&
 				block.exitCode !== 0 &&
-				output.length > config.tailResultMaxChars
+				output.length > config.proseMaxChars
 			) {
-				const error = clip(oneLine(errorExcerpt(output)), ERROR_LINE_MAX);
+				const error = clip(oneLine(failureLine(output)), ERROR_LINE_MAX);
 				if (error.length > 0) header += ` · ✗ ${error}`;
 			}
-			return `${header}\n${capWithGap(output, config.tailResultMaxChars, undefined)}\n`;
+			return `${header}\n${capWithGap(output, config.proseMaxChars, undefined)}\n`;
 		}
 		default: {
 			const never: never = block;

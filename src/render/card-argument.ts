@@ -292,7 +292,9 @@ function searchText(args: Args, cwd: string | undefined): string {
 	const pattern = shownText(str(args, "pattern", "query", "regex") ?? "");
 	const path = str(args, ...PATH_KEYS);
 	const glob = str(args, "glob", "include");
-	let text = path === undefined ? pattern : `${pattern} in ${shownPath(path, cwd)}`;
+	// The cwd is where a search runs anyway: `in .` would say nothing.
+	const folder = path === undefined ? "." : shownPath(path, cwd);
+	let text = folder === "." ? pattern : `${pattern} in ${folder}`;
 	if (glob !== undefined) text += ` (${shownText(glob)})`;
 	return text;
 }

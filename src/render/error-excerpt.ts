@@ -31,3 +31,14 @@ export function errorExcerpt(text: string): string {
 	}
 	return last;
 }
+
+/**
+ * What a card shows after ✗: the error-bearing line without a bare `Error:` label, which the ✗
+ * already says (`Error: ENOENT …` → `ENOENT …`). Named errors (`TypeError:`, `error TS2305`) keep
+ * their names.
+ */
+export function failureLine(text: string): string {
+	const line = errorExcerpt(text);
+	const rest = line.replace(/^error:\s*/i, "");
+	return rest.length > 0 ? rest : line;
+}

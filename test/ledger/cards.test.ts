@@ -10,6 +10,7 @@ import {
 	commandText,
 	compactSize,
 	errorExcerpt,
+	failureLine,
 	relativePath,
 	renderBlock,
 } from "../../src/render/index.ts";
@@ -163,7 +164,8 @@ describe("cards by tool kind", () => {
 		expect(card("grep", { pattern: "TODO", path: `${CWD}/src`, glob: "*.ts" }, "a")).toBe(
 			"#ab12cd34 grep TODO in src (*.ts) · 1\n",
 		);
-		expect(card("grep", { pattern: "x", path: CWD }, "")).toBe("#ab12cd34 grep x in . · 0\n");
+		// The cwd is where a search runs anyway: no `in .`.
+		expect(card("grep", { pattern: "x", path: CWD }, "")).toBe("#ab12cd34 grep x · 0\n");
 		expect(card("find", { pattern: "**/*.spec.ts" }, "x".repeat(15_400))).toBe("#ab12cd34 find **/*.spec.ts · 15k\n");
 		expect(card("ls", {}, "a\nb")).toBe("#ab12cd34 ls . · 3\n");
 		expect(card("ls", { path: `${CWD}/docs` }, "a")).toBe("#ab12cd34 ls docs · 1\n");
@@ -199,6 +201,31 @@ describe("cards by tool kind", () => {
 		expect(
 			card("edit", { path: "a.ts", oldText: "a", newText: "b" }, "Could not find the exact text in a.ts.", "error"),
 		).toBe("#ab12cd34 edit a.ts +1 −1 · ✗ Could not find the exact text in a.ts.\n");
+	});
+	it("a failure whose whole result is the line shown has no size; the ✗ stands for a bare `Error:` label", () => {
+		expect(card("bash", { command: "grep -n x a.ts" }, "Command exited with code 1", "error")).toBe(
+			"#ab12cd34 bash grep -n x a.ts · ✗ Command exited with code 1\n",
+		);
+		expect(card("read", { path: "a.ts" }, "Error: ENOENT: no such file or directory\n", "error")).toBe(
+			"#ab12cd34 read a.ts · ✗ ENOENT: no such file or directory\n",
+		);
+		// More behind the line (a second line, or a line the card clips): the size says how much.
+		expect(card("read", { path: "a.ts" }, "Error: ENOENT\n    at open (fs.js:1)", "error")).toBe(
+			"#ab12cd34 read a.ts · 35 · ✗ ENOENT\n",
+		);
+		const long = `Error: ${"x".repeat(120)}`;
+		expect(card("bash", { command: "make" }, long, "error")).toBe(
+			`#ab12cd34 bash make · 127 · ✗ ${"x".repeat(99)}…\n`,
+		);
+		// Named errors keep their names; a label with nothing after it stays.
+		expect(card("bash", { command: "node a.js" }, "TypeError: x is not a function", "error")).toBe(
+			"#ab12cd34 bash node a.js · ✗ TypeError: x is not a function\n",
+		);
+		expect(card("bash", { command: "node a.js" }, "Error:", "error")).toBe("#ab12cd34 bash node a.js · ✗ Error:\n");
+		expect(failureLine("step\nerror: pathspec 'x' did not match\n")).toBe("pathspec 'x' did not match");
+		expect(failureLine("src/a.ts(1,1): error TS2304: Cannot find name")).toBe(
+			"src/a.ts(1,1): error TS2304: Cannot find name",
+		);
 	});
 	it("images are counted after the size", () => {
 		const r = round("read", { path: "shot.png" }, "Read image file [image/png]", "ok", [

@@ -155,7 +155,7 @@ describe("blocks", () => {
 		);
 		expect(out).toBe("[shell #19] the user ran: ls · exit 0\na\nb\n");
 	});
-	it("a long `!` run is capped like a tool result; a failed one names its error line in the header", () => {
+	it("a long `!` run is capped like older prose; a failed one names its error line in the header", () => {
 		const output = `${"compiling module\n".repeat(100)}src/a.ts(3,1): error TS2304: Cannot find name 'x'.\n${"more output\n".repeat(100)}`;
 		const shell = (exitCode: number) =>
 			renderBlock(
@@ -169,7 +169,7 @@ describe("blocks", () => {
 					cancelled: false,
 					truncated: false,
 				},
-				{ ...config, tailResultMaxChars: 200 },
+				{ ...config, proseMaxChars: 200 },
 			);
 		const failed = shell(2);
 		expect(failed.split("\n")[0]).toBe(
@@ -252,7 +252,7 @@ describe("request layout", () => {
 			"» Looking.\n",
 			"#3 read cli.ts · 25\n",
 			"#5 edit 〃 +1 −1\n",
-			"#7 bash npm test · 9 · ✗ 1 failing\n",
+			"#7 bash npm test · ✗ 1 failing\n",
 			[
 				APPENDIX_HEADER,
 				"[tool #5] edit",
@@ -287,7 +287,7 @@ describe("request layout", () => {
 		const closed = texts(req, 1);
 		expect(closed.at(-1)).toBe("</executor_log>\n<question>\nTests fail; should I mock the fs?\n</question>\n");
 		// Former tail rounds are cards now, and reasoning is gone.
-		expect(closed).toContain("#7 bash npm test · 9 · ✗ 1 failing\n");
+		expect(closed).toContain("#7 bash npm test · ✗ 1 failing\n");
 		expect(closed.join("")).not.toContain("[reasoning");
 		expect(texts(req, 2)).toEqual(["Severity: concern\nDo not mock fs."]);
 		expect(texts(req, 3)).toEqual([
@@ -442,8 +442,9 @@ describe("v2 terseness", () => {
 			{ kind: "prose", id: "p2", pos: 1, text: "h".repeat(30) + "m".repeat(50) + "t".repeat(30) },
 			{ ...config, proseMaxChars: 60 },
 		);
-		// The gap line counts against the cap: 35 chars of text + the gap line (25 chars at most).
-		expect(long).toBe(`»#1 ${"h".repeat(21)}\n[… 75 chars omitted …]\n${"t".repeat(14)}\n`);
+		// The mark, the id and the gap line count against the cap: the block is 60 chars, newline included.
+		expect(long).toBe(`»#1 ${"h".repeat(19)}\n[… 79 chars omitted …]\n${"t".repeat(12)}\n`);
+		expect(long.length).toBe(60);
 		expect(expandEntry(foldAll([assistant("p2", { text: "full text" })]), "#1")).toEqual({
 			kind: "ok",
 			text: "prose:\nfull text",

@@ -12,7 +12,7 @@ import { trimCandidates } from "../../src/policy/budget/trim.ts";
 import { changedPaths, foldAll, foldEvents, type LedgerState, partsText, runKey } from "../../src/reducers/index.ts";
 import {
 	DEFAULT_LEDGER_CONFIG,
-	errorExcerpt,
+	failureLine,
 	flatten,
 	type LedgerConfig,
 	neutralise,
@@ -82,7 +82,8 @@ function expectations(events: readonly LedgerEvent[], state: LedgerState, config
 			if (failing?.key === runKey(call)) failing = undefined;
 		} else failing = { id: e.id, key: runKey(call), text: partsText(e.parts) };
 	}
-	const line = failing === undefined ? "" : oneLine(neutralise(errorExcerpt(failing.text)));
+	// The card's ✗ stands for a bare `Error:` label: the line's message is what must be there.
+	const line = failing === undefined ? "" : oneLine(neutralise(failureLine(failing.text)));
 	if (line.length > 0) out.push({ what: `error line of #${failing!.id}`, text: line.slice(0, 60) });
 	return out;
 }
