@@ -28,7 +28,7 @@ import {
 	TOOL_IMAGE_NO_PATH,
 	TOOL_IMAGE_WITH_PATH,
 } from "./constants.ts";
-import { errorExcerpt, failureLine } from "./error-excerpt.ts";
+import { failureLine } from "./error-excerpt.ts";
 import { neutralise } from "./neutralise.ts";
 import { ordinalId } from "./ordinal.ts";
 import { capWithGap, clip, compactSize, oneLine, safeHead } from "./text.ts";
@@ -114,7 +114,7 @@ export function cardLine(id: string, round: Round, status: CardStatus = round.st
 	// A failure whose whole result is the one line shown (`Command exited with code 1`) has no size
 	// worth saying: there is nothing more behind the card.
 	const wholeResultShown =
-		status === "error" && images === 0 && text.trim() === errorExcerpt(text) && failure.length <= ERROR_LINE_MAX;
+		status === "error" && images === 0 && !text.trim().includes("\n") && failure.length <= ERROR_LINE_MAX;
 	if (finished && !wholeResultShown && (argument.resultSize || images > 0)) {
 		let size = argument.resultSize ? compactSize(text.length) : "";
 		if (images > 0) size += `${size.length > 0 ? " + " : ""}${images} image${images === 1 ? "" : "s"}`;
