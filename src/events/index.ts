@@ -19,6 +19,7 @@ export type { EntryLinks, EntryRecord, KnownEntry, KnownRecord, OpaqueEntry, Opa
 export type { ParsedSession, ReadStats, SessionHeaderInfo } from "./jsonl.ts";
 export { parseSessionText } from "./jsonl.ts";
 export { migrateEntries } from "./migrate.ts";
+export { assertNever } from "./never.ts";
 export { type NormalizeOptions, normalizeBranch } from "./normalize.ts";
 export * from "./records.ts";
 export type * from "./types.ts";
