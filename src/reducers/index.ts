@@ -5,3 +5,4 @@ export * from "./hidden-work.ts";
 export * from "./spend.ts";
 export * from "./state.ts";
 export * from "./trim-anchor.ts";
+export * from "./facts.ts";

@@ -1,0 +1,209 @@
+/**
+ * What the branch holds that an advisor needs, by category (docs/request-format.md#the-fact-audit):
+ * the raw material of the fact-survival audit. Folded from every event of the branch — compactions
+ * and trims hide nothing here — so the audit can ask of any request whether it still carries each
+ * fact as text. How a fact is written for that comparison (framing defused, whitespace collapsed,
+ * the length judged) is the renderer's side: src/render/fact-audit.ts.
+ *
+ * A separate fold beside the ledger, like the spend: the ledger forgets at a compaction, the facts
+ * must not. Unlike the other folds it is written without immer: the facts only accumulate, into the
+ * thousands on a long branch, and a draft of such a record costs a copy of all of it on every fold,
+ * while copying the small parts that change and appending to the rest costs only the new facts.
+ */
+
+import { ADVISOR_TOOL_NAME, assertNever, CUSTOM_TYPES, type LedgerEvent, type ToolCallInfo } from "../events/index.ts";
+import { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
+import { failureLine } from "./error-line.ts";
+import { changedPaths, runKey } from "./hidden-work.ts";
+import { relativePath } from "./paths.ts";
+import { collapse, commandFact, runFailed, shellCommand, splitCd } from "./shell.ts";
+import { isTestCommand, testSummaryLine } from "./test-summary.ts";
+
+export const FACT_CATEGORIES = [
+	"user",
+	"edited",
+	"read",
+	"command",
+	"failure",
+	"test",
+	"prose",
+	"identifier",
+	"advice",
+] as const;
+
+export type FactCategory = (typeof FACT_CATEGORIES)[number];
+
+/** One fact as the branch holds it: the raw text the audit looks for (src/render/fact-audit.ts shapes it). */
+export interface Fact {
+	category: FactCategory;
+	text: string;
+}
+
+/** A call waiting for its result: what its result is judged against. */
+interface OpenCall {
+	call: ToolCallInfo;
+}
+
+export interface FactState {
+	readonly cwd: string | undefined;
+	/** Facts that only accumulate, each once, in the order first seen (frozen objects, reused across folds). */
+	readonly kept: readonly Fact[];
+	/** `category\0text` of every kept fact. Never mutated once the fold that made it returns. */
+	readonly seen: ReadonlySet<string>;
+	/** Failures no later success of the same run resolved, by run key. */
+	readonly failures: ReadonlyMap<string, Fact>;
+	/** The newest summary line of each test command, by its command fact. */
+	readonly tests: ReadonlyMap<string, Fact>;
+	/** The newest executor prose. */
+	readonly prose: Fact | undefined;
+	/** Calls waiting for their result, by call id. */
+	readonly calls: ReadonlyMap<string, OpenCall>;
+}
+
+export function emptyFacts(cwd?: string): FactState {
+	return { cwd, kept: [], seen: new Set(), failures: new Map(), tests: new Map(), prose: undefined, calls: new Map() };
+}
+
+/** Tools that read a file by path. */
+const READING_TOOLS = new Set(["read", "read_file", "view", "view_file", "open_file"]);
+
+/** A backticked span that names something: no blanks, a letter in it, not too long to be a name. */
+const BACKTICKED = /`([^`\s]{2,80})`/g;
+
+function isName(span: string): boolean {
+	return /[A-Za-z_]/.test(span) && !/^[-=*#>]+$/.test(span);
+}
+
+function pathOf(args: Record<string, unknown>): string | undefined {
+	for (const key of ["path", "file_path", "filePath", "file"]) {
+		const value = args[key];
+		if (typeof value === "string" && value.trim().length > 0) return value.trim();
+	}
+	return undefined;
+}
+
+/** The state a fold works on: copies of the input's parts, made when the fold starts. */
+interface Draft {
+	cwd: string | undefined;
+	kept: Fact[];
+	seen: Set<string>;
+	failures: Map<string, Fact>;
+	tests: Map<string, Fact>;
+	prose: Fact | undefined;
+	calls: Map<string, OpenCall>;
+}
+
+function keep(draft: Draft, category: FactCategory, text: string): void {
+	if (text.trim().length === 0) return;
+	const key = `${category}\u0000${text}`;
+	if (draft.seen.has(key)) return;
+	draft.seen.add(key);
+	draft.kept.push(Object.freeze({ category, text }));
+}
+
+/** Which runs are the same run: a shell command where it ran (a `cd` into the cwd is no move), else runKey. */
+function sameRunKey(call: ToolCallInfo, cwd: string | undefined): string {
+	const command = shellCommand(call);
+	if (command === undefined) return runKey(call);
+	const at = splitCd(command, cwd);
+	return `$\u0000${at.dir ?? "."}\u0000${collapse(at.command)}`;
+}
+
+function onResult(draft: Draft, call: ToolCallInfo, isError: boolean, text: string): void {
+	const cwd = draft.cwd;
+	const failed = runFailed(call, isError, () => text);
+	if (!failed) for (const path of changedPaths(call)) keep(draft, "edited", relativePath(path, cwd));
+	const path = pathOf(call.arguments);
+	if (READING_TOOLS.has(call.name.toLowerCase()) && path !== undefined) keep(draft, "read", relativePath(path, cwd));
+	const key = sameRunKey(call, cwd);
+	if (failed) {
+		const line = failureLine(text);
+		if (line.length > 0) draft.failures.set(key, Object.freeze({ category: "failure", text: line }));
+		else draft.failures.delete(key);
+	} else draft.failures.delete(key);
+	const command = shellCommand(call);
+	if (command !== undefined && isTestCommand(command)) {
+		const summary = testSummaryLine(text);
+		if (summary !== undefined)
+			draft.tests.set(commandFact(command, cwd), Object.freeze({ category: "test", text: summary }));
+	}
+}
+
+function apply(draft: Draft, event: LedgerEvent): void {
+	switch (event.kind) {
+		case "user":
+			keep(draft, "user", partsText(event.parts));
+			return;
+		case "assistant": {
+			if (event.text.trim().length > 0) {
+				draft.prose = Object.freeze({ category: "prose", text: event.text });
+				for (const match of event.text.matchAll(BACKTICKED)) {
+					if (isName(match[1]!)) keep(draft, "identifier", match[1]!);
+				}
+			}
+			for (const call of event.calls) {
+				if (call.name === ADVISOR_TOOL_NAME) continue;
+				draft.calls.set(call.id, { call });
+				const command = shellCommand(call);
+				if (command !== undefined) keep(draft, "command", commandFact(command, draft.cwd));
+			}
+			return;
+		}
+		case "toolResult": {
+			if (event.toolName === ADVISOR_TOOL_NAME) {
+				const advice = completedAdvice(event);
+				if (advice !== undefined) keep(draft, "advice", advice);
+				draft.calls.delete(event.callId);
+				return;
+			}
+			const open = draft.calls.get(event.callId);
+			draft.calls.delete(event.callId);
+			// A result whose call is not on the branch: its arguments are unknown, as on its card.
+			const call = open?.call ?? { id: event.callId, name: event.toolName, arguments: {} };
+			onResult(draft, call, event.isError, partsText(event.parts));
+			return;
+		}
+		case "bashRun":
+			if (!event.excluded) keep(draft, "command", commandFact(event.command, draft.cwd));
+			return;
+		case "customMessage":
+			if (event.customType === CUSTOM_TYPES.review) {
+				const advice = reviewAdvice(event);
+				if (advice !== undefined) keep(draft, "advice", advice);
+			}
+			return;
+		case "compaction":
+		case "branchSummary":
+		case "modelChange":
+		case "thinkingLevel":
+		case "custom":
+		case "other":
+			return;
+		default:
+			return assertNever(event, "ledger event");
+	}
+}
+
+/** Folding a branch in one go or in any number of pieces gives the same state; the input is never changed. */
+export function foldFacts(state: FactState, events: readonly LedgerEvent[]): FactState {
+	if (events.length === 0) return state;
+	const draft: Draft = {
+		cwd: state.cwd,
+		kept: [...state.kept],
+		seen: new Set(state.seen),
+		failures: new Map(state.failures),
+		tests: new Map(state.tests),
+		prose: state.prose,
+		calls: new Map(state.calls),
+	};
+	for (const event of events) apply(draft, event);
+	return draft;
+}
+
+/** Every fact of the branch, by category in FACT_CATEGORIES order within each kind of source. */
+export function branchFacts(state: FactState): Fact[] {
+	const out: Fact[] = [...state.kept];
+	out.push(...state.failures.values(), ...state.tests.values());
+	if (state.prose !== undefined) out.push(state.prose);
+	return out;
+}

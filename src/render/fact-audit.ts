@@ -1,0 +1,226 @@
+/**
+ * The fact-survival audit, request side (docs/request-format.md#the-fact-audit): of the facts the
+ * branch holds (src/reducers/facts.ts), which does a request carry as text? A fact is carried when
+ * its judged form appears in the request — an omission that `advisor_expand` could fill does not
+ * count. Both sides are compared with whitespace collapsed (a card shows `Tests 3 failed`, the
+ * output said `Tests  3 failed`), and executor text is matched as the request writes it (framing
+ * defused) or as written. Names and paths must stand as whole tokens: `a.ts` is not carried by
+ * `data.ts`.
+ *
+ * The same audit runs over any list of units — a ledger request's content parts, or the messages
+ * of Pi's own context for the baseline — and is incremental across the points of a branch: a fact
+ * found in a unit that is still there is still carried, and a fact missing last time can only turn
+ * up in a unit that is new.
+ */
+
+import { FACT_CATEGORIES, type Fact, type FactCategory } from "../reducers/index.ts";
+import { neutralise } from "./neutralise.ts";
+
+/** How many characters of a fact's collapsed text are judged; the rest of a long text may be capped. */
+export const JUDGED_CHARS: Readonly<Record<FactCategory, number>> = Object.freeze({
+	user: 200,
+	edited: Number.POSITIVE_INFINITY,
+	read: Number.POSITIVE_INFINITY,
+	command: 100,
+	failure: 80,
+	test: 100,
+	prose: 300,
+	identifier: Number.POSITIVE_INFINITY,
+	advice: 200,
+});
+
+/** Categories whose facts must stand as whole tokens. */
+const TOKEN_CATEGORIES: ReadonlySet<FactCategory> = new Set(["edited", "read", "identifier"]);
+
+function collapse(text: string): string {
+	return text.replace(/\s+/g, " ").trim();
+}
+
+interface Forms {
+	/** Collapsed and cut to its judged length: what a request that writes text on one line carries. */
+	collapsed: string;
+	/** As the ledger writes executor text (framing defused), collapsed and cut. */
+	shown: string;
+	/** As written, cut to its judged length: what a request that carries the text unchanged holds. */
+	written: string;
+	token: boolean;
+}
+
+const formsOf = new WeakMap<Fact, Forms>();
+
+function forms(fact: Fact): Forms {
+	let f = formsOf.get(fact);
+	if (f === undefined) {
+		const max = JUDGED_CHARS[fact.category];
+		const cut = (text: string) => (text.length > max ? text.slice(0, max).trimEnd() : text);
+		f = {
+			collapsed: cut(collapse(fact.text)),
+			shown: cut(collapse(neutralise(fact.text))),
+			written: cut(fact.text.trim()),
+			token: TOKEN_CATEGORIES.has(fact.category),
+		};
+		formsOf.set(fact, f);
+	}
+	return f;
+}
+
+const NAME_CHAR = /[A-Za-z0-9_$]/;
+const PATH_LEAD = /[A-Za-z0-9_$./\\-]/;
+
+/** `needle` in `text` with no name character right after it and no name or path character right before. */
+function containsToken(text: string, needle: string): boolean {
+	let at = text.indexOf(needle);
+	while (at !== -1) {
+		const before = at === 0 ? "" : text[at - 1]!;
+		const after = text[at + needle.length] ?? "";
+		if ((before === "" || !PATH_LEAD.test(before)) && (after === "" || !NAME_CHAR.test(after))) return true;
+		at = text.indexOf(needle, at + 1);
+	}
+	return false;
+}
+
+function holds(text: string, fact: Forms, as: AuditSide): boolean {
+	const find = fact.token ? containsToken : (t: string, n: string) => t.includes(n);
+	if (as === "written") return fact.written.length > 0 && find(text, fact.written);
+	if (fact.collapsed.length > 0 && find(text, fact.collapsed)) return true;
+	return fact.shown !== fact.collapsed && fact.shown.length > 0 && find(text, fact.shown);
+}
+
+/**
+ * How a request holds executor text: `ledger` — rewritten (framing defused, one-line forms), so units
+ * and facts are compared with whitespace collapsed; `written` — unchanged (Pi's own context), so each
+ * fact is looked for as written.
+ */
+export type AuditSide = "ledger" | "written";
+
+/**
+ * One unit of a request as the audit sees it: a key that is the same only for the same unit, and
+ * its text (a function when making it costs: it is only called for a unit the audit has not seen).
+ */
+export interface AuditUnit {
+	key: unknown;
+	text: string | (() => string);
+}
+
+export interface FactTally {
+	total: number;
+	carried: number;
+}
+
+export type FactCounts = Record<FactCategory, FactTally>;
+
+export function emptyCounts(): FactCounts {
+	const counts = {} as FactCounts;
+	for (const category of FACT_CATEGORIES) counts[category] = { total: 0, carried: 0 };
+	return counts;
+}
+
+export function addCounts(into: FactCounts, more: FactCounts): FactCounts {
+	for (const category of FACT_CATEGORIES) {
+		into[category].total += more[category].total;
+		into[category].carried += more[category].carried;
+	}
+	return into;
+}
+
+/** What one side's audit keeps from point to point of a branch. */
+export interface AuditMemo {
+	/** The unit each fact was found in, by key (stable units only). */
+	found: WeakMap<Fact, unknown>;
+	/** Facts missing at the previous point. */
+	missing: WeakSet<Fact>;
+	/** Facts audited at the previous point. */
+	known: WeakSet<Fact>;
+	/** Collapsed unit texts of the previous point, by key. */
+	texts: Map<unknown, string>;
+}
+
+export function createAuditMemo(): AuditMemo {
+	return { found: new WeakMap(), missing: new WeakSet(), known: new WeakSet(), texts: new Map() };
+}
+
+export interface AuditResult {
+	counts: FactCounts;
+	missing: Fact[];
+}
+
+/**
+ * Which facts the units carry. `stableUnits` leading units are stable (a fact found there is
+ * remembered by unit); the rest change from point to point and are searched last.
+ * `as`: how the units hold executor text (see AuditSide).
+ */
+export function auditUnits(
+	units: readonly AuditUnit[],
+	stableUnits: number,
+	facts: readonly Fact[],
+	memo: AuditMemo,
+	as: AuditSide,
+): AuditResult {
+	const previous = memo.texts;
+	const texts = new Map<unknown, string>();
+	const text: string[] = [];
+	const fresh: boolean[] = [];
+	for (const unit of units) {
+		const known = previous.get(unit.key);
+		let t = known;
+		if (t === undefined) {
+			const raw = typeof unit.text === "string" ? unit.text : unit.text();
+			t = as === "ledger" ? collapse(raw) : raw;
+		}
+		texts.set(unit.key, t);
+		text.push(t);
+		fresh.push(known === undefined);
+	}
+	memo.texts = texts;
+	const stable = Math.min(stableUnits, units.length);
+	// Where to look: units new since the last point first (a new fact is almost always in one), stable
+	// ones before volatile ones so a find is remembered; then the units seen before, newest first.
+	const order: number[] = [];
+	for (let i = stable - 1; i >= 0; i--) if (fresh[i]) order.push(i);
+	for (let i = stable; i < units.length; i++) if (fresh[i]) order.push(i);
+	const freshCount = order.length;
+	for (let i = stable - 1; i >= 0; i--) if (!fresh[i]) order.push(i);
+	for (let i = stable; i < units.length; i++) if (!fresh[i]) order.push(i);
+
+	const stableKeys = new Set<unknown>();
+	for (let i = 0; i < stable; i++) stableKeys.add(units[i]!.key);
+
+	const counts = emptyCounts();
+	const missing: Fact[] = [];
+	for (const fact of facts) {
+		const f = forms(fact);
+		const tally = counts[fact.category];
+		tally.total++;
+		let carried = false;
+		const at = memo.found.get(fact);
+		if (at !== undefined && stableKeys.has(at)) carried = true;
+		else {
+			// A fact missing last time can only be in a unit that is new since.
+			const searched = memo.known.has(fact) && memo.missing.has(fact) ? freshCount : order.length;
+			for (let k = 0; k < searched; k++) {
+				const i = order[k]!;
+				if (holds(text[i]!, f, as)) {
+					carried = true;
+					if (i < stable) memo.found.set(fact, units[i]!.key);
+					else memo.found.delete(fact);
+					break;
+				}
+			}
+		}
+		memo.known.add(fact);
+		if (carried) {
+			tally.carried++;
+			memo.missing.delete(fact);
+		} else {
+			missing.push(fact);
+			memo.missing.add(fact);
+			memo.found.delete(fact);
+		}
+	}
+	return { counts, missing };
+}
+
+/** The share of facts carried, 1 when there are none. */
+export function carriedShare(tally: FactTally): number {
+	return tally.total === 0 ? 1 : tally.carried / tally.total;
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import type { Fact } from "../../src/reducers/facts.ts";
+import { type AuditUnit, auditUnits, createAuditMemo } from "../../src/render/fact-audit.ts";
+
+const fact = (category: Fact["category"], text: string): Fact => Object.freeze({ category, text });
+const units = (...texts: string[]): AuditUnit[] => texts.map((text, i) => ({ key: `${i}:${text}`, text }));
+const carried = (us: AuditUnit[], facts: Fact[], side: "ledger" | "written" = "ledger", stable = us.length) =>
+	auditUnits(us, stable, facts, createAuditMemo(), side).missing.map((f) => f.text);
+
+describe("a fact is carried when the request holds it as text", () => {
+	it("whitespace is compared collapsed on the ledger side", () => {
+		const summary = fact("test", "Tests  3 failed | 41 passed (44)");
+		expect(carried(units("#5 bash npm test · 2k · Tests 3 failed | 41 passed (44)"), [summary])).toEqual([]);
+		expect(carried(units("Tests  3 failed | 41 passed (44)"), [summary], "written")).toEqual([]);
+		expect(carried(units("Tests 3 failed"), [summary])).toEqual([summary.text]);
+	});
+	it("names and paths stand as whole tokens", () => {
+		const path = fact("read", "a.ts");
+		const name = fact("identifier", "run");
+		expect(carried(units("#2 read src/data.ts · 1k", "runner()"), [path, name])).toEqual(["a.ts", "run"]);
+		expect(carried(units("#2 read a.ts · 1k", "call `run` now."), [path, name])).toEqual([]);
+	});
+	it("only the judged length counts: the rest of a long text may be capped", () => {
+		const long = fact("user", `${"word ".repeat(40)}${"tail ".repeat(400)}`);
+		const shown = `${"word ".repeat(40)}${"tail ".repeat(2)}\n[… 1990 chars omitted …]`;
+		expect(carried(units(shown), [long])).toEqual([]);
+		expect(carried(units(`${"word ".repeat(10)}\n[… 3000 chars omitted …]`), [long])).toHaveLength(1);
+	});
+	it("executor text is matched as the ledger writes it, framing defused", () => {
+		const hostile = fact("prose", "see </executor_log> here");
+		expect(carried(units("» see ‹/executor_log› here"), [hostile])).toEqual([]);
+	});
+});
+
+describe("the audit is incremental over the points of a branch", () => {
+	it("gives what a fresh audit gives at every point", () => {
+		const facts = [fact("command", "npm test"), fact("identifier", "foo"), fact("read", "src/a.ts")];
+		const points: AuditUnit[][] = [
+			units("head", "#1 bash npm test · 1k", "[appendix] src/a.ts"),
+			units("head", "#1 bash npm test · 1k", "#2 read src/a.ts", "[appendix] `foo`"),
+			units("head", "#1 bash npm test · 1k", "#2 read src/a.ts", "» about `foo`", "[appendix]"),
+			units("other head", "[appendix]"),
+		];
+		const stable = [2, 3, 4, 1];
+		const memo = createAuditMemo();
+		points.forEach((us, i) => {
+			const incremental = auditUnits(us, stable[i]!, facts, memo, "ledger");
+			const fresh = auditUnits(us, stable[i]!, facts, createAuditMemo(), "ledger");
+			expect(incremental).toEqual(fresh);
+		});
+	});
+});
