@@ -11,7 +11,7 @@ import { isRecord } from "../events/index.ts";
 import { expandSource } from "../render/index.ts";
 import { createCompletionReview, type ReviewTrace } from "./background/review.ts";
 import { createCacheWarming, type WarmingTimers, type WarmingTrace } from "./background/warming.ts";
-import type { ConfigLocation } from "./config.ts";
+import type { ConfigLocation } from "./config/load.ts";
 import {
 	type AdvisorToolDeps,
 	type ConsultationSetup,
@@ -21,8 +21,8 @@ import {
 import { costControl } from "./consult/cost-control.ts";
 import { createAdvisorRuntime } from "./host/activation-state.ts";
 import { ADVISOR_COMMAND, createAdvisorCommand } from "./host/advisor-command.ts";
-import { type CompleteSimple, loadCompleteSimple } from "./host/compat.ts";
 import { composeHooks, type LifecycleHooks, registerLifecycle } from "./host/lifecycle.ts";
+import { type CompleteSimple, loadCompleteSimple } from "./pi/compat.ts";
 import { advisorToolsMode, createAdvisorTools } from "./tools/index.ts";
 import { summarizeCall } from "./tools/summary.ts";
 

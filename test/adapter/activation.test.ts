@@ -1,6 +1,5 @@
 import type { ModelThinkingLevel } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import type { DisabledForModel } from "../../src/adapter/config.ts";
 import {
 	type ActivationInput,
 	decideActivation,
@@ -8,9 +7,10 @@ import {
 	isDisabledFor,
 	lookupAdvisorModel,
 	matchesModel,
-} from "../../src/adapter/host/activation.ts";
-import type { ModelRef } from "../../src/adapter/host/model-key.ts";
-import { advisorDisabledFor, advisorModelGone, advisorRestored } from "../../src/adapter/host/notices.ts";
+} from "../../src/adapter/config/activation.ts";
+import type { DisabledForModel } from "../../src/adapter/config/load.ts";
+import type { ModelRef } from "../../src/adapter/pi/model-key.ts";
+import { advisorDisabledFor, advisorModelGone, advisorRestored } from "../../src/adapter/pi/notices.ts";
 
 const opus: ModelRef = { provider: "anthropic", id: "claude-opus-4-1", name: "Claude Opus 4.1" };
 const opusViaBedrock: ModelRef = { provider: "amazon-bedrock", id: "claude-opus-4-1" };

@@ -12,7 +12,7 @@ import {
 	PI_AI_COMPAT,
 	PI_AI_ROOT,
 	resolveCompleteSimple,
-} from "../../src/adapter/host/compat.ts";
+} from "../../src/adapter/pi/compat.ts";
 import { UNSUPPORTED_PI_AI } from "../../src/render/constants.ts";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -157,7 +157,7 @@ describe("the real loader on this 0.73.1 install (no /compat)", () => {
 	it("under plain Node it returns the package root's completeSimple", () => {
 		const script = `
 			import { completeSimple } from "@mariozechner/pi-ai";
-			import { loadCompleteSimple } from "./src/adapter/host/compat.ts";
+			import { loadCompleteSimple } from "./src/adapter/pi/compat.ts";
 			let compatError;
 			try { await import("@mariozechner/pi-ai/compat"); } catch (err) { compatError = err.code; }
 			const loaded = await loadCompleteSimple();
@@ -183,7 +183,7 @@ describe("the real loader on this 0.73.1 install (no /compat)", () => {
 				extension,
 				[
 					`import { completeSimple } from "@mariozechner/pi-ai";`,
-					`import { loadCompleteSimple } from ${JSON.stringify(join(REPO_ROOT, "src/adapter/host/compat.ts"))};`,
+					`import { loadCompleteSimple } from ${JSON.stringify(join(REPO_ROOT, "src/adapter/pi/compat.ts"))};`,
 					"export default async function () {",
 					"\tconst loaded = await loadCompleteSimple();",
 					"\t(globalThis as Record<string, unknown>).__advisorCompatProbe = { loaded, root: completeSimple };",

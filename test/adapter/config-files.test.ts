@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONFIG_FILE, CONFIG_FOLDER, MAX_CONFIG_BYTES } from "../../src/adapter/config.ts";
+import { CONFIG_FILE, CONFIG_FOLDER, MAX_CONFIG_BYTES } from "../../src/adapter/config/load.ts";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const HANG_MS = 60_000;
@@ -21,7 +21,7 @@ beforeAll(() => {
 	script = path.join(work, "load.mts");
 	writeFileSync(
 		script,
-		`import { loadConfig } from ${JSON.stringify(path.join(repoRoot, "src/adapter/config.ts"))};
+		`import { loadConfig } from ${JSON.stringify(path.join(repoRoot, "src/adapter/config/load.ts"))};
 const loaded = loadConfig({ home: process.argv[2], env: {} });
 process.stdout.write(JSON.stringify({ source: loaded.source, warnings: loaded.warnings, config: loaded.config }));
 `,

@@ -26,7 +26,7 @@ import {
 	parseConfig,
 	resolveGuidance,
 	saveSelection,
-} from "../../src/adapter/config.ts";
+} from "../../src/adapter/config/load.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
 import {
 	DEFAULT_PROMPT_GUIDELINES,

@@ -7,8 +7,8 @@ import {
 	modelDisplayName,
 	parseModelKey,
 	recordedModelDisplayName,
-} from "../../src/adapter/host/model-key.ts";
-import { consultingLine } from "../../src/adapter/host/notices.ts";
+} from "../../src/adapter/pi/model-key.ts";
+import { consultingLine } from "../../src/adapter/pi/notices.ts";
 
 describe("parseModelKey", () => {
 	it.each([

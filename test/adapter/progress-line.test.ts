@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { advisorToolLine } from "../../src/adapter/host/notices.ts";
+import { advisorToolLine } from "../../src/adapter/pi/notices.ts";
 
 describe("the advisor: progress line", () => {
 	it("escapes control characters, even in a tool name that never passed a tool summary", () => {

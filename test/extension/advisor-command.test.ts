@@ -16,7 +16,6 @@ import {
 	modelPickerSpec,
 	supportedEfforts,
 } from "../../src/adapter/host/advisor-command.ts";
-import { PICKER_HINT, PICKER_NO_MATCH, REQUIRES_INTERACTIVE } from "../../src/adapter/host/notices.ts";
 import {
 	FilterPicker,
 	PICKER_MAX_ROWS,
@@ -25,6 +24,7 @@ import {
 	pick,
 	rankPickerItems,
 } from "../../src/adapter/host/picker.ts";
+import { PICKER_HINT, PICKER_NO_MATCH, REQUIRES_INTERACTIVE } from "../../src/adapter/pi/notices.ts";
 import { KEYS } from "../support/pi-host.ts";
 
 const plain = { fg: (_c: string, t: string) => t, bold: (t: string) => t };

@@ -11,7 +11,7 @@ import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { type AdvisorToolDeps, createAdvisorTool, type PlanningSetup } from "../../src/adapter/consult/advisor-tool.ts";
 import { createAdvisorRuntime } from "../../src/adapter/host/activation-state.ts";
-import type { CompleteSimple } from "../../src/adapter/host/compat.ts";
+import type { CompleteSimple } from "../../src/adapter/pi/compat.ts";
 import { UNSUPPORTED_PI_AI } from "../../src/render/constants.ts";
 import { zeroUsage } from "../../src/render/usage.ts";
 

@@ -7,7 +7,7 @@
 
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STATUS_KEY } from "../../src/adapter/host/notices.ts";
+import { STATUS_KEY } from "../../src/adapter/pi/notices.ts";
 import { formatAdvisorStatus } from "../../src/policy/budget/status.ts";
 import { type Host, startHost } from "../support/pi-host.ts";
 import { ADVISOR_KEY, ask, billedPrompt, PRICED_ADVISOR, steps } from "./budget-support.ts";

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type ConsultationInput, type FailedAttempt, runConsultation } from "../../src/adapter/consult/consultation.ts";
 import { createRetryPolicy } from "../../src/adapter/consult/cost-control.ts";
 import { createDeadline } from "../../src/adapter/consult/deadline.ts";
-import type { CompleteSimple } from "../../src/adapter/host/compat.ts";
+import type { CompleteSimple } from "../../src/adapter/pi/compat.ts";
 import { foldAll } from "../../src/reducers/index.ts";
 import { FAILURE } from "../../src/render/constants.ts";
 import { DEFAULT_LEDGER_CONFIG, renderRequest } from "../../src/render/index.ts";

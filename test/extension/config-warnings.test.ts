@@ -8,7 +8,7 @@ import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetRestoredAnnouncement } from "../../src/adapter/host/activation-state.ts";
 import { showConfigWarnings } from "../../src/adapter/host/lifecycle.ts";
-import { say, terminalLine } from "../../src/adapter/host/say.ts";
+import { say, terminalLine } from "../../src/adapter/pi/say.ts";
 import {
 	ADVISOR_MODEL,
 	ADVISOR_NAME,

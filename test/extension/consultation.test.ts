@@ -12,7 +12,7 @@ import {
 	type NextRequest,
 	runConsultation,
 } from "../../src/adapter/consult/consultation.ts";
-import type { CompleteSimple } from "../../src/adapter/host/compat.ts";
+import type { CompleteSimple } from "../../src/adapter/pi/compat.ts";
 import { requestRecord } from "../../src/policy/budget/estimate-cost.ts";
 import { foldAll } from "../../src/reducers/index.ts";
 import { FAILURE, TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED } from "../../src/render/constants.ts";

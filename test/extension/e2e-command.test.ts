@@ -6,7 +6,7 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetRestoredAnnouncement } from "../../src/adapter/host/activation-state.ts";
-import { PICKER_HINT, SAVE_FAILED } from "../../src/adapter/host/notices.ts";
+import { PICKER_HINT, SAVE_FAILED } from "../../src/adapter/pi/notices.ts";
 import {
 	ADVISOR_MODEL,
 	ADVISOR_NAME,

@@ -25,7 +25,7 @@ import {
 	type ToolResultMessage,
 } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_ADVISOR_CONFIG, type ToolsConfig } from "../../src/adapter/config.ts";
+import { DEFAULT_ADVISOR_CONFIG, type ToolsConfig } from "../../src/adapter/config/load.ts";
 import type { ConsultationSetup } from "../../src/adapter/consult/advisor-tool.ts";
 import {
 	type ConsultationInput,

@@ -5,7 +5,7 @@
  */
 
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { REQUIRES_INTERACTIVE } from "../../src/adapter/host/notices.ts";
+import { REQUIRES_INTERACTIVE } from "../../src/adapter/pi/notices.ts";
 import {
 	createSandbox,
 	describeEachHost,

@@ -10,7 +10,7 @@ import {
 	advisorCardText,
 	COLLAPSED_LINES,
 	renderAdvisorResult,
-} from "../../src/adapter/host/result-renderer.ts";
+} from "../../src/adapter/pi/result-renderer.ts";
 
 /** Marks colours so the tests can see which one was used. */
 const style = {

@@ -9,7 +9,7 @@ import { type Context, fauxAssistantMessage, fauxText, fauxToolCall } from "@mar
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { createCompletionReview, type ReviewTrace } from "../../src/adapter/background/review.ts";
-import { parseConfig, resolveGuidance } from "../../src/adapter/config.ts";
+import { parseConfig, resolveGuidance } from "../../src/adapter/config/load.ts";
 import { createAdvisorRuntime } from "../../src/adapter/host/activation-state.ts";
 import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import { reviewDecision } from "../../src/policy/review/trigger.ts";

@@ -18,11 +18,11 @@ import {
 } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createCacheWarming, REFRESH_REFUSED, type WarmingTrace } from "../../src/adapter/background/warming.ts";
-import { parseConfig } from "../../src/adapter/config.ts";
+import { parseConfig } from "../../src/adapter/config/load.ts";
 import type { AdvisorDispatch, AdvisorRun } from "../../src/adapter/consult/advisor-tool.ts";
 import { runConsultation } from "../../src/adapter/consult/consultation.ts";
 import { failureEnvelope } from "../../src/adapter/consult/envelope.ts";
-import type { CompleteSimple } from "../../src/adapter/host/compat.ts";
+import type { CompleteSimple } from "../../src/adapter/pi/compat.ts";
 import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import { canonicalPayload, payloadHash, payloadOutputCap } from "../../src/policy/warming/payload-hash.ts";
 import { WARMING_CANCEL_REASONS } from "../../src/policy/warming/state.ts";

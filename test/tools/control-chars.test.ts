@@ -5,7 +5,7 @@
 
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { escapeControlChars } from "../../src/adapter/control-chars.ts";
+import { escapeControlChars } from "../../src/adapter/pi/control-chars.ts";
 import { summarizeCall } from "../../src/adapter/tools/summary.ts";
 
 /** What a terminal would act on: C0, DEL, C1, line/paragraph separators, bidi controls. */

@@ -54,7 +54,7 @@ import { cacheBreakpointHook } from "../consult/cache-breakpoint.ts";
 import { spendAfter } from "../consult/cost-control.ts";
 import { createDeadline } from "../consult/deadline.ts";
 import { type AdvisorEnvelope, errorText } from "../consult/envelope.ts";
-import { formatColonKey, modelKeyOf } from "../host/model-key.ts";
+import { formatColonKey, modelKeyOf } from "../pi/model-key.ts";
 
 /** The clock and the one timer. Defaults look the globals up at call time, so fake timers drive them. */
 export interface WarmingTimers {

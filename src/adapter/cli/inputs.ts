@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { errnoReason, readRegularFile } from "../regular-file.ts";
+import { errnoReason, readRegularFile } from "../pi/regular-file.ts";
 import type { UnreadableInput } from "./report.ts";
 
 const PACKAGE_NAME = "pi-advisor-ledger";

@@ -1,7 +1,7 @@
 /** `advisor-ledger replay`: collect inputs, replay each file, print the report, write the chart. */
 
 import { writeFileSync } from "node:fs";
-import { errnoReason } from "../regular-file.ts";
+import { errnoReason } from "../pi/regular-file.ts";
 import { EXIT, type ReplayArgs } from "./args.ts";
 import { defaultReplayInputs } from "./default-inputs.ts";
 import { SHOWN_DIAGNOSTICS } from "./diagnostics.ts";

@@ -28,12 +28,12 @@ import {
 	renderRequest,
 	SKIP_REASONS,
 } from "../../render/index.ts";
-import { type AdvisorConfig, resolveGuidance } from "../config.ts";
-import { isDisabledFor, lookupAdvisorModel } from "../host/activation.ts";
+import { isDisabledFor, lookupAdvisorModel } from "../config/activation.ts";
+import { type AdvisorConfig, resolveGuidance } from "../config/load.ts";
 import { type AdvisorRuntime, currentConfig } from "../host/activation-state.ts";
-import type { CompleteSimple } from "../host/compat.ts";
-import { modelDisplayName } from "../host/model-key.ts";
-import { renderAdvisorResult } from "../host/result-renderer.ts";
+import type { CompleteSimple } from "../pi/compat.ts";
+import { modelDisplayName } from "../pi/model-key.ts";
+import { renderAdvisorResult } from "../pi/result-renderer.ts";
 import {
 	type ConsultationAuth,
 	type ConsultationInput,

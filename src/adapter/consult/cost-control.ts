@@ -39,9 +39,9 @@ import {
 	type SpendState,
 } from "../../reducers/index.ts";
 import { extendRequest, SKIP_REASONS } from "../../render/index.ts";
-import type { BudgetConfig } from "../config.ts";
-import { formatColonKey, modelKeyOf } from "../host/model-key.ts";
-import { CONFIRM_COST_TITLE, confirmCostMessage, STATUS_KEY } from "../host/notices.ts";
+import type { BudgetConfig } from "../config/load.ts";
+import { formatColonKey, modelKeyOf } from "../pi/model-key.ts";
+import { CONFIRM_COST_TITLE, confirmCostMessage, STATUS_KEY } from "../pi/notices.ts";
 import type { ConsultationHooks, PlanningSetup } from "./advisor-tool.ts";
 import type { Approval, FailedAttempt, NextRequest } from "./consultation.ts";
 import type { AdvisorEnvelope } from "./envelope.ts";

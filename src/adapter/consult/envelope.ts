@@ -9,7 +9,7 @@ import type { TextContent, ThinkingLevel, Usage } from "@mariozechner/pi-ai";
 import type { AdvisorDetails } from "../../events/index.ts";
 import { parseSeverity } from "../../policy/index.ts";
 import { FAILURE } from "../../render/index.ts";
-import { formatColonKey, type ModelRef, modelKeyOf } from "../host/model-key.ts";
+import { formatColonKey, type ModelRef, modelKeyOf } from "../pi/model-key.ts";
 
 export interface AdvisorEnvelope {
 	content: TextContent[];

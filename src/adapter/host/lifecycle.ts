@@ -7,8 +7,8 @@
 import type { AgentEndEvent, ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { type AdvisorTool, guidanceKey } from "../consult/advisor-tool.ts";
 import { refreshBranchStatus } from "../consult/cost-control.ts";
+import { say } from "../pi/say.ts";
 import { type AdvisorRuntime, currentConfig, reconcile, reloadConfig } from "./activation-state.ts";
-import { say } from "./say.ts";
 
 /** Why background advisor work (warming, review) must stop now. */
 export type InterruptReason =

@@ -18,7 +18,7 @@ import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { createFindTool, type FindOperations } from "@mariozechner/pi-coding-agent";
 import { TOOL_TEXT } from "../../render/index.ts";
-import { escapeControlChars } from "../control-chars.ts";
+import { escapeControlChars } from "../pi/control-chars.ts";
 import { findBinary } from "./binaries.ts";
 import { fail, numberArg, stringArg, type ToolArgs, type ToolOutcome } from "./result.ts";
 import type { RunContext } from "./run-context.ts";

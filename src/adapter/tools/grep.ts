@@ -31,7 +31,7 @@ import { type FileHandle, stat } from "node:fs/promises";
 import { basename, relative } from "node:path";
 import { DEFAULT_MAX_BYTES, formatSize, truncateHead, truncateLine } from "@mariozechner/pi-coding-agent";
 import { TOOL_REFUSAL, TOOL_TEXT } from "../../render/index.ts";
-import { escapeControlChars } from "../control-chars.ts";
+import { escapeControlChars } from "../pi/control-chars.ts";
 import { findBinary } from "./binaries.ts";
 import { readAt, readTextFile } from "./file-bytes.ts";
 import { booleanArg, fail, numberArg, ok, stringArg, type ToolArgs, type ToolOutcome } from "./result.ts";

@@ -14,7 +14,7 @@
  *   pathspecs plus our matcher on untracked names;
  * - git runs no program the repository names (git-isolation.ts);
  * - terminal text: control characters in the progress line and in listed names are escaped
- *   (control-chars.ts);
+ *   (../pi/control-chars.ts);
  * - caps: Pi's own truncation first (2000 lines / 50KB, 100 grep matches, 1000 find results,
  *   500 ls entries), then `maxResultChars` on the final text here; images only for a model
  *   whose input includes them;
@@ -35,7 +35,7 @@ import {
 	TOOL_TEXT,
 	WORKSPACE_TOOL_DESCRIPTIONS,
 } from "../../render/index.ts";
-import { DEFAULT_ADVISOR_CONFIG, type ToolsConfig } from "../config.ts";
+import { DEFAULT_ADVISOR_CONFIG, type ToolsConfig } from "../config/load.ts";
 import { clipHeadTail } from "./clip.ts";
 import { EXPAND_DECLARATION, type ExpandSource, runExpand } from "./expand.ts";
 import { runFind } from "./find.ts";
@@ -48,7 +48,7 @@ import type { RunContext } from "./run-context.ts";
 import { summarizeCall } from "./summary.ts";
 import { createWorkspace } from "./workspace.ts";
 
-export { DEFAULT_DENY_PATTERNS } from "../config.ts";
+export { DEFAULT_DENY_PATTERNS } from "../config/load.ts";
 export type { ExpandLookup, ExpandSource } from "./expand.ts";
 export type { AdvisorToolResult, ToolContent } from "./result.ts";
 

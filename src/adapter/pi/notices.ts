@@ -6,7 +6,7 @@
 
 import type { ModelThinkingLevel } from "@mariozechner/pi-ai";
 import { formatUsd } from "../../policy/index.ts";
-import { escapeControlChars } from "../control-chars.ts";
+import { escapeControlChars } from "./control-chars.ts";
 
 /** Announced once per process when a saved selection is re-applied at session start. */
 export const advisorRestored = (label: string) => `Advisor restored: ${label}`;

@@ -11,7 +11,7 @@ import { dirname, isAbsolute, join } from "node:path";
 import type { ModelThinkingLevel, ThinkingLevel } from "@mariozechner/pi-ai";
 import { type Static, type TProperties, type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import type { WarmingSettings } from "../policy/index.ts";
+import type { WarmingSettings } from "../../policy/index.ts";
 import {
 	DEFAULT_LEDGER_CONFIG,
 	DEFAULT_PROMPT_GUIDELINES,
@@ -19,10 +19,10 @@ import {
 	type LedgerConfig,
 	REVIEW_PROMPT_GUIDELINES,
 	REVIEW_PROMPT_SNIPPET,
-} from "../render/index.ts";
-import { canonicalModelKey } from "./host/model-key.ts";
-import { configInvalidKeys, configUnreadable } from "./host/notices.ts";
-import { readRegularFile } from "./regular-file.ts";
+} from "../../render/index.ts";
+import { canonicalModelKey } from "../pi/model-key.ts";
+import { configInvalidKeys, configUnreadable } from "../pi/notices.ts";
+import { readRegularFile } from "../pi/regular-file.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Types

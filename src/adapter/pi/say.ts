@@ -6,7 +6,7 @@
  */
 
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { escapeControlChars } from "../control-chars.ts";
+import { escapeControlChars } from "./control-chars.ts";
 
 export type NoticeLevel = "info" | "warning" | "error";
 

@@ -4,9 +4,9 @@
  */
 
 import type { ModelThinkingLevel, ThinkingLevel } from "@mariozechner/pi-ai";
-import { type DisabledForModel, EFFORT_LEVELS } from "../config.ts";
-import { canonicalModelKey, type ModelKey, type ModelRef, modelDisplayName, parseModelKey } from "./model-key.ts";
-import { advisorDisabledFor, advisorModelGone } from "./notices.ts";
+import { canonicalModelKey, type ModelKey, type ModelRef, modelDisplayName, parseModelKey } from "../pi/model-key.ts";
+import { advisorDisabledFor, advisorModelGone } from "../pi/notices.ts";
+import { type DisabledForModel, EFFORT_LEVELS } from "./load.ts";
 
 export type InactiveReason = "no-model" | "stale-model" | "same-model" | "disabled-for-model";
 
