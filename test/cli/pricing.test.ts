@@ -1,11 +1,10 @@
-// Prompt-cache pricing of the replay report: the arithmetic (pricing.ts), the per-session cache
-// tally and its prices (report.ts), the baseline's prefix shares (baseline-cache.ts) and the
+// Prompt-cache pricing of the replay report: the arithmetic (report/cache-cost.ts), the per-session cache
+// tally and its prices (report/report.ts), the baseline's prefix shares (baseline/cache-share.ts) and the
 // model lookup in pi-ai's registry. Worked examples are computed by hand in the comments.
 import type { Message } from "@mariozechner/pi-ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { baselineRequest, baselineShares } from "../../src/adapter/cli/baseline-cache.ts";
-import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../src/adapter/cli/price-model.ts";
+import { baselineRequest, baselineShares } from "../../src/adapter/cli/baseline/cache-share.ts";
 import {
 	addSplits,
 	cachedPrefix,
@@ -15,9 +14,10 @@ import {
 	priceSplit,
 	priceUncached,
 	splitPrompt,
-} from "../../src/adapter/cli/pricing.ts";
-import { addCacheTotals, cacheOf, type PointReport, priceReport } from "../../src/adapter/cli/report.ts";
-import { formatUsd, usdDigits } from "../../src/adapter/cli/text-report.ts";
+} from "../../src/adapter/cli/report/cache-cost.ts";
+import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../src/adapter/cli/report/price-lookup.ts";
+import { addCacheTotals, cacheOf, type PointReport, priceReport } from "../../src/adapter/cli/report/report.ts";
+import { formatUsd, usdDigits } from "../../src/adapter/cli/report/text.ts";
 
 /** Claude Sonnet 4.5 in pi-ai 0.73.1: $3 input, $0.30 cache read, $3.75 cache write per million tokens. */
 const SONNET = { input: 3, cacheRead: 0.3, cacheWrite: 3.75 };

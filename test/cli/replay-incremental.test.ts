@@ -4,19 +4,19 @@
 // replaces, over generated sessions (compactions, tree navigation, parallel calls, consultations).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { baselineMessages, inventoryMessage, prepareBaseline } from "../../src/adapter/cli/baseline.ts";
-import { baselineRequest } from "../../src/adapter/cli/baseline-cache.ts";
-import { advanceBaseline, cursorMessages, emptyBaseline, pointMessages } from "../../src/adapter/cli/baseline-track.ts";
-import { scanPoints } from "../../src/adapter/cli/points.ts";
+import { baselineRequest } from "../../src/adapter/cli/baseline/cache-share.ts";
+import { baselineMessages, inventoryMessage, prepareBaseline } from "../../src/adapter/cli/baseline/messages.ts";
+import { advanceBaseline, cursorMessages, emptyBaseline, pointMessages } from "../../src/adapter/cli/baseline/track.ts";
 import {
 	createReplayShared,
 	depthFirstLeaves,
 	type ReplayOptions,
 	replayBranch,
 	replayText,
-} from "../../src/adapter/cli/replay.ts";
-import { emptyDiagnostics } from "../../src/adapter/cli/report.ts";
-import { calledToolNames, sessionTools } from "../../src/adapter/cli/tool-set.ts";
+} from "../../src/adapter/cli/replay/engine.ts";
+import { scanPoints } from "../../src/adapter/cli/replay/points.ts";
+import { calledToolNames, sessionTools } from "../../src/adapter/cli/replay/tool-set.ts";
+import { emptyDiagnostics } from "../../src/adapter/cli/report/report.ts";
 import {
 	type EntryRecord,
 	type LedgerEvent,

@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ReplayReport } from "../../src/adapter/cli/report.ts";
+import type { ReplayReport } from "../../src/adapter/cli/report/report.ts";
 import { type Built, buildCli, repoRoot, runBuilt, sampleText } from "./helpers.ts";
 
 let built: Built;

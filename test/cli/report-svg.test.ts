@@ -4,10 +4,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../src/adapter/cli/price-model.ts";
-import { type FileReplay, replayText } from "../../src/adapter/cli/replay.ts";
-import { buildReport, type ReplayReport } from "../../src/adapter/cli/report.ts";
-import { renderSvg } from "../../src/adapter/cli/svg.ts";
+import { type FileReplay, replayText } from "../../src/adapter/cli/replay/engine.ts";
+import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../src/adapter/cli/report/price-lookup.ts";
+import { buildReport, type ReplayReport } from "../../src/adapter/cli/report/report.ts";
+import { renderSvg } from "../../src/adapter/cli/report/svg.ts";
 import { samplesDir } from "./helpers.ts";
 
 const replays = new Map<string, FileReplay>();

@@ -3,11 +3,11 @@
 // incremental replay builds the same bytes as folding from scratch.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { advisorPoints, simulatedPoints } from "../../src/adapter/cli/points.ts";
-import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../src/adapter/cli/price-model.ts";
-import { MIN_CACHED_TOKENS } from "../../src/adapter/cli/pricing.ts";
-import { replayText } from "../../src/adapter/cli/replay.ts";
-import { buildReport, percentile, type ReplayReport } from "../../src/adapter/cli/report.ts";
+import { replayText } from "../../src/adapter/cli/replay/engine.ts";
+import { advisorPoints, simulatedPoints } from "../../src/adapter/cli/replay/points.ts";
+import { MIN_CACHED_TOKENS } from "../../src/adapter/cli/report/cache-cost.ts";
+import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../src/adapter/cli/report/price-lookup.ts";
+import { buildReport, percentile, type ReplayReport } from "../../src/adapter/cli/report/report.ts";
 import { readSession } from "../../src/events/index.ts";
 import { sessionArb } from "../support/session-gen.ts";
 

@@ -9,7 +9,7 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errnoReason, readRegularFile } from "../pi/regular-file.ts";
-import type { UnreadableInput } from "./report.ts";
+import type { UnreadableInput } from "./report/report.ts";
 
 const PACKAGE_NAME = "pi-advisor-ledger";
 

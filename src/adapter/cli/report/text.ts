@@ -1,6 +1,6 @@
 /** The replay report as text for a terminal: a table per session, then totals and the lists. */
 
-import type { CacheSplit } from "./pricing.ts";
+import type { CacheSplit } from "./cache-cost.ts";
 import type { PriceReport, ReplayReport, SessionReport, TokenStats, UsdPair } from "./report.ts";
 
 export interface Style {

@@ -11,10 +11,16 @@
  */
 
 import type { UserMessage } from "@mariozechner/pi-ai";
-import type { EntryRecord, LedgerEvent, ToolResultEvent } from "../../events/index.ts";
-import { listLeaves, migrateEntries, normalizeBranch, parseSessionText, selectBranches } from "../../events/index.ts";
-import { cacheShares } from "../../policy/index.ts";
-import { emptyLedger, foldAll, foldEvents, type LedgerState } from "../../reducers/index.ts";
+import type { EntryRecord, LedgerEvent, ToolResultEvent } from "../../../events/index.ts";
+import {
+	listLeaves,
+	migrateEntries,
+	normalizeBranch,
+	parseSessionText,
+	selectBranches,
+} from "../../../events/index.ts";
+import { cacheShares } from "../../../policy/index.ts";
+import { emptyLedger, foldAll, foldEvents, type LedgerState } from "../../../reducers/index.ts";
 import {
 	createRenderMemo,
 	DEFAULT_LEDGER_CONFIG,
@@ -26,11 +32,11 @@ import {
 	type RenderOptions,
 	renderRequest,
 	userWords,
-} from "../../render/index.ts";
-import { inventoryMessage } from "./baseline.ts";
-import { type BaselineRequest, baselineRequest, baselineShares } from "./baseline-cache.ts";
-import { advanceBaseline, type BaselineCursor, emptyBaseline, pointMessages } from "./baseline-track.ts";
-import { countDiagnostics, mergeDiagnostics } from "./diagnostics.ts";
+} from "../../../render/index.ts";
+import { type BaselineRequest, baselineRequest, baselineShares } from "../baseline/cache-share.ts";
+import { inventoryMessage } from "../baseline/messages.ts";
+import { advanceBaseline, type BaselineCursor, emptyBaseline, pointMessages } from "../baseline/track.ts";
+import { countDiagnostics, mergeDiagnostics } from "../diagnostics.ts";
 import { type ConsultationPoint, type PointScan, pointsOfScan, scanPoints } from "./points.ts";
 
 export { DEFAULT_EVERY } from "./points.ts";
@@ -45,7 +51,7 @@ import {
 	round,
 	type SessionReport,
 	sessionTotals,
-} from "./report.ts";
+} from "../report/report.ts";
 import { calledToolNames, sessionTools } from "./tool-set.ts";
 
 export interface ReplayOptions {

@@ -10,8 +10,8 @@
  *   missing ones), so a point never splits a batch of parallel calls.
  */
 
-import type { LedgerEvent, ToolResultEvent } from "../../events/index.ts";
-import { ADVISOR_TOOL_NAME } from "../../events/index.ts";
+import type { LedgerEvent, ToolResultEvent } from "../../../events/index.ts";
+import { ADVISOR_TOOL_NAME } from "../../../events/index.ts";
 
 /** Simulated points: one every this many tool rounds, by default. */
 export const DEFAULT_EVERY = 10;

@@ -3,7 +3,7 @@
  * (`replay --json`) is this object as is; README documents every field, and the names are stable.
  */
 
-import type { DiagnosticReason } from "../../events/index.ts";
+import type { DiagnosticReason } from "../../../events/index.ts";
 import {
 	addSplits,
 	type CacheSplit,
@@ -14,7 +14,7 @@ import {
 	priceSplit,
 	priceUncached,
 	splitPrompt,
-} from "./pricing.ts";
+} from "./cache-cost.ts";
 
 export const REPORT_VERSION = 1;
 

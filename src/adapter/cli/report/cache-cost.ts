@@ -5,7 +5,7 @@
  * model's prices come in as numbers (docs/cli.md explains the report).
  */
 
-import { MIN_CACHED_TOKENS } from "../../policy/index.ts";
+import { MIN_CACHED_TOKENS } from "../../../policy/index.ts";
 
 export { MIN_CACHED_TOKENS };
 

@@ -10,7 +10,7 @@
  */
 
 import type { Message } from "@mariozechner/pi-ai";
-import { estimateMessageTokens, IMAGE_TOKENS } from "../../render/index.ts";
+import { estimateMessageTokens, IMAGE_TOKENS } from "../../../render/index.ts";
 
 /** A message's content parts as the cache sees them. */
 interface MessageUnits {

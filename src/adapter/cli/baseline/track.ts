@@ -12,9 +12,9 @@
 
 import type { Message, UserMessage } from "@mariozechner/pi-ai";
 import { buildSessionContext, convertToLlm, type SessionEntry } from "@mariozechner/pi-coding-agent";
-import type { EntryRecord } from "../../events/index.ts";
-import { estimateMessageTokens } from "../../render/index.ts";
-import { messageChars } from "./baseline-cache.ts";
+import type { EntryRecord } from "../../../events/index.ts";
+import { estimateMessageTokens } from "../../../render/index.ts";
+import { messageChars } from "./cache-share.ts";
 
 export interface BaselineCursor {
 	/** Backing store; only the first `length` items belong to this cursor. */

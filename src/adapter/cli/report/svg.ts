@@ -10,7 +10,7 @@
  */
 
 import type { PriceReport, ReplayReport, SessionReport } from "./report.ts";
-import { formatRate, formatTokens, formatUsd, usdDigits } from "./text-report.ts";
+import { formatRate, formatTokens, formatUsd, usdDigits } from "./text.ts";
 
 const PANEL_W = 420;
 const PANEL_H = 210;

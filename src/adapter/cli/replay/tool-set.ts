@@ -22,11 +22,11 @@ import {
 	createReadToolDefinition,
 	createWriteToolDefinition,
 } from "@mariozechner/pi-coding-agent";
-import type { EntryRecord } from "../../events/index.ts";
-import { ADVISOR_TOOL_NAME } from "../../events/index.ts";
-import type { CatalogueEntry } from "../../render/index.ts";
-import { ADVISOR_TOOL_DESCRIPTION } from "../../render/index.ts";
-import { createAdvisorTools, DEFAULT_TOOLS_CONFIG } from "../tools/index.ts";
+import type { EntryRecord } from "../../../events/index.ts";
+import { ADVISOR_TOOL_NAME } from "../../../events/index.ts";
+import type { CatalogueEntry } from "../../../render/index.ts";
+import { ADVISOR_TOOL_DESCRIPTION } from "../../../render/index.ts";
+import { createAdvisorTools, DEFAULT_TOOLS_CONFIG } from "../../tools/index.ts";
 
 export interface SessionTools {
 	/** The ledger's tool catalogue (name + description). */
