@@ -19,7 +19,7 @@ import {
 	type InvestigationPlan,
 } from "./consult/advisor-tool.ts";
 import { costControl } from "./consult/cost-control.ts";
-import { createAdvisorRuntime } from "./host/activation-state.ts";
+import { createAdvisorRuntime, currentConfig } from "./host/activation-state.ts";
 import { ADVISOR_COMMAND, createAdvisorCommand } from "./host/advisor-command.ts";
 import { composeHooks, type LifecycleHooks, registerLifecycle } from "./host/lifecycle.ts";
 import { type CompleteSimple, loadCompleteSimple } from "./pi/compat.ts";
@@ -54,7 +54,9 @@ export function createAdvisorExtension(options: AdvisorExtensionOptions = {}): (
 		const runtime = createAdvisorRuntime(options.location);
 		const toolDeps: AdvisorToolDeps = {
 			pi,
-			runtime,
+			config: () => currentConfig(runtime),
+			ledger: runtime.ledger,
+			findModel: () => runtime.findModel,
 			loadCompleteSimple: options.loadCompleteSimple ?? loadCompleteSimple,
 			investigation: options.investigation ?? defaultInvestigation,
 			consultationHooks: options.consultationHooks ?? costControl({ pi }),
@@ -75,8 +77,8 @@ export function createAdvisorExtension(options: AdvisorExtensionOptions = {}): (
 		};
 		const review = createCompletionReview({
 			pi,
-			runtime,
 			pipeline: toolDeps,
+			advisorActive: () => runtime.activation?.active === true,
 			...(options.now !== undefined ? { now: options.now } : {}),
 			...(options.review?.onTrace !== undefined ? { onTrace: options.review.onTrace } : {}),
 		});

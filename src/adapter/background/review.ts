@@ -61,8 +61,7 @@ import {
 import { reviewMessage, zeroUsage } from "../../render/index.ts";
 import { type AdvisorToolDeps, runAdvisor } from "../consult/advisor-tool.ts";
 import type { AdvisorEnvelope } from "../consult/envelope.ts";
-import { type AdvisorRuntime, currentConfig } from "../host/activation-state.ts";
-import type { InterruptReason } from "../host/lifecycle.ts";
+import type { InterruptReason } from "./interrupt.ts";
 
 /** How a started review ended, as its usage record says. */
 export type ReviewOutcome = "advice" | "skipped" | "failed" | "timeout" | "cancelled";
@@ -87,9 +86,13 @@ export type ReviewTrace =
 
 export interface ReviewDeps {
 	pi: Pick<ExtensionAPI, "sendMessage"> & Partial<Pick<ExtensionAPI, "appendEntry">>;
-	runtime: AdvisorRuntime;
-	/** The advisor tool's pipeline deps (model, auth, investigation, budget hooks). */
+	/**
+	 * The advisor tool's pipeline deps (the config, the session ledger, model, auth, investigation,
+	 * budget hooks): the review reads the same config and ledger the tool does.
+	 */
 	pipeline: AdvisorToolDeps;
+	/** Whether advisor() is in the executor's active set (the host's last activation decision). */
+	advisorActive: () => boolean;
 	now?: () => number;
 	onTrace?: (trace: ReviewTrace) => void;
 }
@@ -187,7 +190,7 @@ export function createCompletionReview(deps: ReviewDeps): CompletionReview {
 
 	const branchState = (ctx: ExtensionContext) => {
 		const sm = ctx.sessionManager;
-		return deps.runtime.ledger.update(sm.getSessionId(), sm.getBranch(), sm.getEntries(), sm.getCwd()).state;
+		return deps.pipeline.ledger.update(sm.getSessionId(), sm.getBranch(), sm.getEntries(), sm.getCwd()).state;
 	};
 
 	const runActive = (ctx: ExtensionContext): boolean => {
@@ -260,7 +263,7 @@ export function createCompletionReview(deps: ReviewDeps): CompletionReview {
 		const cancelled = flight.cancelledBy !== undefined;
 		const { outcome, advice } = outcomeOf(envelope, cancelled);
 		const severity = advice !== undefined ? reviewSeverity(advice) : undefined;
-		const config = currentConfig(deps.runtime);
+		const config = deps.pipeline.config();
 		const usage: Usage = envelope.usage ?? envelope.details.usage ?? zeroUsage();
 		const data = {
 			...reviewUsageRecord({
@@ -307,7 +310,7 @@ export function createCompletionReview(deps: ReviewDeps): CompletionReview {
 			trace({ type: "not-started", reason: "in-flight" });
 			return;
 		}
-		const config = currentConfig(deps.runtime);
+		const config = deps.pipeline.config();
 		if (!config.review.enabled) {
 			trace({ type: "not-started", reason: "disabled" });
 			return;
@@ -331,7 +334,7 @@ export function createCompletionReview(deps: ReviewDeps): CompletionReview {
 			return;
 		}
 		// Off costs nothing: no model, a stale one, the executor's own model or a disabled executor.
-		if (deps.runtime.activation?.active !== true) {
+		if (!deps.advisorActive()) {
 			trace({ type: "not-started", reason: "advisor-inactive", answerEntryId: decision.answerEntryId });
 			return;
 		}
@@ -412,7 +415,7 @@ export function createCompletionReview(deps: ReviewDeps): CompletionReview {
 			// (it is already queued), within the review's own bound.
 			if (running) {
 				nextEnd ??= signal();
-				await boundedBy(nextEnd.promise, currentConfig(deps.runtime).budget.timeoutSec * 1000);
+				await boundedBy(nextEnd.promise, deps.pipeline.config().budget.timeoutSec * 1000);
 			}
 			await inflight?.promise;
 			// The executor turn a blocker started, then the run ends.

@@ -23,6 +23,7 @@ import {
 import { canonicalModelKey } from "../pi/model-key.ts";
 import { configInvalidKeys, configUnreadable } from "../pi/notices.ts";
 import { readRegularFile } from "../pi/regular-file.ts";
+import { DEFAULT_TOOLS_CONFIG, type ToolsConfig, ToolsSchema } from "../tools/config.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -49,16 +50,6 @@ export interface GuidanceConfig {
 	promptSnippet?: string;
 	/** Absent = built-in, which depends on review.enabled (see resolveGuidance). */
 	promptGuidelines?: readonly string[];
-}
-
-export interface ToolsConfig {
-	enabled: boolean;
-	maxRounds: number;
-	maxResultChars: number;
-	/** false leaves only advisor_expand. */
-	repo: boolean;
-	/** A configured list replaces the default; it is never merged with it. */
-	denyPatterns: readonly string[];
 }
 
 export type OnExceed = "confirm" | "skip";
@@ -102,33 +93,6 @@ export interface AdvisorConfig {
 	advice: AdviceConfig;
 }
 
-export const DEFAULT_DENY_PATTERNS: readonly string[] = Object.freeze([
-	".env",
-	".env.*",
-	"*.pem",
-	"*.key",
-	"id_rsa*",
-	"*.p12",
-	"*.pfx",
-	// git's own folder holds remote URLs with tokens; git_diff covers the repository's content.
-	".git",
-	".npmrc",
-	".netrc",
-	".pypirc",
-	".aws",
-	"**/.docker/config.json",
-	".ssh",
-	"*.kdbx",
-]);
-
-const DEFAULT_TOOLS: Readonly<ToolsConfig> = Object.freeze({
-	enabled: true,
-	maxRounds: 3,
-	maxResultChars: 12000,
-	repo: true,
-	denyPatterns: DEFAULT_DENY_PATTERNS,
-});
-
 const DEFAULT_BUDGET: Readonly<BudgetConfig> = Object.freeze({
 	perCallSoftUsd: 1,
 	perCallHardUsd: 3,
@@ -157,7 +121,7 @@ export const DEFAULT_ADVISOR_CONFIG: Readonly<AdvisorConfig> = Object.freeze({
 	disabledForModels: Object.freeze([]),
 	guidance: Object.freeze({}),
 	ledger: DEFAULT_LEDGER_CONFIG,
-	tools: DEFAULT_TOOLS,
+	tools: DEFAULT_TOOLS_CONFIG,
 	budget: DEFAULT_BUDGET,
 	warming: DEFAULT_WARMING,
 	review: DEFAULT_REVIEW,
@@ -203,14 +167,6 @@ const LedgerProps = {
 	proseMaxChars: Count,
 };
 
-const ToolsProps = {
-	enabled: Type.Boolean(),
-	maxRounds: Count,
-	maxResultChars: PositiveCount,
-	repo: Type.Boolean(),
-	denyPatterns: Type.Array(Type.String({ minLength: 1 })),
-};
-
 const BudgetProps = {
 	perCallSoftUsd: NonNegative,
 	perCallHardUsd: NonNegative,
@@ -246,7 +202,7 @@ export const AdvisorFileSchema = Type.Object({
 	disabledForModels: Type.Optional(Type.Array(DisabledEntrySchema)),
 	guidance: Type.Optional(partial(GuidanceProps)),
 	ledger: Type.Optional(partial(LedgerProps)),
-	tools: Type.Optional(partial(ToolsProps)),
+	tools: Type.Optional(partial(ToolsSchema.properties)),
 	budget: Type.Optional(partial(BudgetProps)),
 	warming: Type.Optional(partial(WarmingProps)),
 	review: Type.Optional(partial(ReviewProps)),
@@ -400,8 +356,8 @@ export function parseConfig(raw: JsonObject): { config: AdvisorConfig; invalidKe
 		ledger: readSection("ledger", LedgerProps, { ...DEFAULT_LEDGER_CONFIG }, raw.ledger, bad),
 		tools: readSection(
 			"tools",
-			ToolsProps,
-			{ ...DEFAULT_TOOLS, denyPatterns: [...DEFAULT_DENY_PATTERNS] },
+			ToolsSchema.properties,
+			{ ...DEFAULT_TOOLS_CONFIG, denyPatterns: [...DEFAULT_TOOLS_CONFIG.denyPatterns] },
 			raw.tools,
 			bad,
 		),

@@ -30,10 +30,9 @@ import {
 } from "../../render/index.ts";
 import { isDisabledFor, lookupAdvisorModel } from "../config/activation.ts";
 import { type AdvisorConfig, resolveGuidance } from "../config/load.ts";
-import { type AdvisorRuntime, currentConfig } from "../host/activation-state.ts";
 import type { CompleteSimple } from "../pi/compat.ts";
 import { modelDisplayName } from "../pi/model-key.ts";
-import { renderAdvisorResult } from "../pi/result-renderer.ts";
+import { type FindModel, renderAdvisorResult } from "../pi/result-renderer.ts";
 import {
 	type ConsultationAuth,
 	type ConsultationInput,
@@ -41,6 +40,7 @@ import {
 	runConsultation,
 } from "./consultation.ts";
 import { type AdvisorEnvelope, type EnvelopeBase, errorText, failureEnvelope, identityBase } from "./envelope.ts";
+import type { SessionLedger } from "./session-ledger.ts";
 
 export const ADVISOR_PARAMETERS = Type.Object({});
 
@@ -74,7 +74,15 @@ export interface InvestigationPlan {
 
 export interface AdvisorToolDeps {
 	pi: Pick<ExtensionAPI, "getAllTools" | "getThinkingLevel">;
-	runtime: AdvisorRuntime;
+	/**
+	 * advisor.json as last loaded: read at every call, because session start and /advisor reload it
+	 * (the host keeps it: host/activation-state.ts).
+	 */
+	config: () => AdvisorConfig;
+	/** The session's folded ledger, shared with the completion review and the footer status. */
+	ledger: SessionLedger;
+	/** Pi's model registry as of the last activation check, so the card spells a recorded model by name. */
+	findModel?: () => FindModel | undefined;
 	loadCompleteSimple: () => Promise<CompleteSimple>;
 	now?: () => number;
 	investigation?: (setup: ConsultationSetup) => InvestigationPlan;
@@ -204,7 +212,7 @@ async function pipeline(
 	known: { base?: EnvelopeBase },
 ): Promise<AdvisorRun> {
 	const { ctx, signal } = req;
-	const config = currentConfig(deps.runtime);
+	const config = deps.config();
 	const model = lookupAdvisorModel(config.modelKey, (provider, id) => ctx.modelRegistry.find(provider, id));
 	if (model === undefined) return { envelope: failureEnvelope({ kind: "no-model" }) };
 	const effort = model.reasoning ? config.effort : undefined;
@@ -226,7 +234,7 @@ async function pipeline(
 
 	const sm = ctx.sessionManager;
 	const sessionId = sm.getSessionId();
-	const ledger = deps.runtime.ledger.update(sessionId, sm.getBranch(), sm.getEntries(), sm.getCwd());
+	const ledger = deps.ledger.update(sessionId, sm.getBranch(), sm.getEntries(), sm.getCwd());
 	const setup: ConsultationSetup = {
 		ctx,
 		config,
@@ -337,7 +345,7 @@ async function consult(
 export type AdvisorTool = ToolDefinition<typeof ADVISOR_PARAMETERS, AdvisorDetails>;
 
 export function createAdvisorTool(deps: AdvisorToolDeps): AdvisorTool {
-	const guidance = resolveGuidance(currentConfig(deps.runtime));
+	const guidance = resolveGuidance(deps.config());
 	return {
 		name: ADVISOR_TOOL_NAME,
 		label: ADVISOR_TOOL_LABEL,
@@ -348,7 +356,7 @@ export function createAdvisorTool(deps: AdvisorToolDeps): AdvisorTool {
 		// Never throws: runAdvisor turns every throw into the "threw" envelope, the observers are guarded.
 		execute: (toolCallId, _params, signal, onUpdate, ctx) => consult(deps, toolCallId, signal, onUpdate, ctx),
 		renderResult: (result, options, theme, context) =>
-			renderAdvisorResult(result, options, theme, { ...context, findModel: deps.runtime.findModel }),
+			renderAdvisorResult(result, options, theme, { ...context, findModel: deps.findModel?.() }),
 	};
 }
 

@@ -35,8 +35,8 @@ import {
 	TOOL_TEXT,
 	WORKSPACE_TOOL_DESCRIPTIONS,
 } from "../../render/index.ts";
-import { DEFAULT_ADVISOR_CONFIG, type ToolsConfig } from "../config/load.ts";
 import { clipHeadTail } from "./clip.ts";
+import { DEFAULT_TOOLS_CONFIG, type ToolsConfig } from "./config.ts";
 import { EXPAND_DECLARATION, type ExpandSource, runExpand } from "./expand.ts";
 import { runFind } from "./find.ts";
 import { GIT_DIFF_DECLARATION, runGitDiff } from "./git-diff.ts";
@@ -48,14 +48,10 @@ import type { RunContext } from "./run-context.ts";
 import { summarizeCall } from "./summary.ts";
 import { createWorkspace } from "./workspace.ts";
 
-export { DEFAULT_DENY_PATTERNS } from "../config/load.ts";
+export { DEFAULT_TOOLS_CONFIG, type ToolsConfig, ToolsSchema } from "./config.ts";
+export { DEFAULT_DENY_PATTERNS } from "./deny.ts";
 export type { ExpandLookup, ExpandSource } from "./expand.ts";
 export type { AdvisorToolResult, ToolContent } from "./result.ts";
-
-/** The `tools` keys of advisor.json (docs/configuration.md); config.ts owns the type and its defaults. */
-export type AdvisorToolsConfig = ToolsConfig;
-
-export const DEFAULT_TOOLS_CONFIG: Readonly<AdvisorToolsConfig> = DEFAULT_ADVISOR_CONFIG.tools;
 
 /** A whole call must finish within this, whatever the tool. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 20_000;
@@ -73,7 +69,7 @@ export interface AdvisorToolCall {
 export interface CreateAdvisorToolsOptions {
 	/** The session cwd: the fence for every path. */
 	cwd: string;
-	config: AdvisorToolsConfig;
+	config: ToolsConfig;
 	/** The advisor model's `input` includes "image". */
 	modelAcceptsImages: boolean;
 	expand: ExpandSource;
@@ -90,7 +86,7 @@ export interface AdvisorTools {
 }
 
 /** Which tool set a config yields; it also picks the matching system-prompt paragraph. */
-export function advisorToolsMode(config: Pick<AdvisorToolsConfig, "enabled" | "repo" | "maxRounds">): AdvisorToolsMode {
+export function advisorToolsMode(config: Pick<ToolsConfig, "enabled" | "repo" | "maxRounds">): AdvisorToolsMode {
 	if (!config.enabled || !(config.maxRounds > 0)) return "none";
 	return config.repo ? "repo" : "expand";
 }

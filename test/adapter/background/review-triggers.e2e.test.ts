@@ -9,8 +9,8 @@ import { type Context, fauxAssistantMessage, fauxText, fauxToolCall } from "@mar
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { createCompletionReview, type ReviewTrace } from "../../../src/adapter/background/review.ts";
-import { parseConfig, resolveGuidance } from "../../../src/adapter/config/load.ts";
-import { createAdvisorRuntime } from "../../../src/adapter/host/activation-state.ts";
+import { loadConfig, parseConfig, resolveGuidance } from "../../../src/adapter/config/load.ts";
+import { createSessionLedger } from "../../../src/adapter/consult/session-ledger.ts";
 import { CUSTOM_TYPES } from "../../../src/events/records.ts";
 import { reviewDecision } from "../../../src/policy/review/trigger.ts";
 import {
@@ -382,18 +382,8 @@ describe("one review at a time", () => {
 describe("a host that cannot record usage", () => {
 	it("never starts a review (pi.appendEntry missing)", () => {
 		const traces: ReviewTrace[] = [];
-		const runtime = createAdvisorRuntime({
-			env: { XDG_CONFIG_HOME: "/nonexistent-advisor-test" },
-			home: "/nonexistent",
-		});
-		runtime.loaded = {
-			...runtime.loaded,
-			config: {
-				...runtime.loaded.config,
-				modelKey: REVIEW_CONFIG.modelKey,
-				review: { enabled: true, minToolCalls: 1 },
-			},
-		};
+		const loaded = loadConfig({ env: { XDG_CONFIG_HOME: "/nonexistent-advisor-test" }, home: "/nonexistent" });
+		const config = { ...loaded.config, modelKey: REVIEW_CONFIG.modelKey, review: { enabled: true, minToolCalls: 1 } };
 		const sm = SessionManager.inMemory("/tmp");
 		sm.appendMessage({ role: "user", content: "go", timestamp: 0 });
 		sm.appendMessage({
@@ -427,14 +417,16 @@ describe("a host that cannot record usage", () => {
 		const sent: unknown[] = [];
 		const review = createCompletionReview({
 			pi: { sendMessage: (m: unknown) => sent.push(m) } as never,
-			runtime,
 			pipeline: {
 				pi: {} as never,
-				runtime,
+				config: () => config,
+				ledger: createSessionLedger(),
 				loadCompleteSimple: async () => {
 					throw new Error("never loaded");
 				},
 			},
+			// Never asked: the host cannot record usage, which is judged first.
+			advisorActive: () => false,
 			onTrace: (t) => traces.push(t),
 		});
 		review.runEnded({ sessionManager: sm, isIdle: () => true } as never);

@@ -21,12 +21,12 @@ import {
 	type ConfigLocation,
 	configPaths,
 	DEFAULT_ADVISOR_CONFIG,
-	DEFAULT_DENY_PATTERNS,
 	loadConfig,
 	parseConfig,
 	resolveGuidance,
 	saveSelection,
 } from "../../../src/adapter/config/load.ts";
+import { DEFAULT_DENY_PATTERNS } from "../../../src/adapter/tools/index.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../../src/render/config.ts";
 import {
 	DEFAULT_PROMPT_GUIDELINES,

@@ -9,12 +9,13 @@ import { join } from "node:path";
 import type { Api, AssistantMessage, Model } from "@mariozechner/pi-ai";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/adapter/config/load.ts";
 import {
 	type AdvisorToolDeps,
 	createAdvisorTool,
 	type PlanningSetup,
 } from "../../../src/adapter/consult/advisor-tool.ts";
-import { createAdvisorRuntime } from "../../../src/adapter/host/activation-state.ts";
+import { createSessionLedger } from "../../../src/adapter/consult/session-ledger.ts";
 import type { CompleteSimple } from "../../../src/adapter/pi/compat.ts";
 import { UNSUPPORTED_PI_AI } from "../../../src/render/constants.ts";
 import { zeroUsage } from "../../../src/render/usage.ts";
@@ -50,7 +51,7 @@ function setup(
 	const home = mkdtempSync(join(tmpdir(), "adv-tool-"));
 	mkdirSync(join(home, "pi-advisor-ledger"));
 	writeFileSync(join(home, "pi-advisor-ledger", "advisor.json"), JSON.stringify(config));
-	const runtime = createAdvisorRuntime({ env: { XDG_CONFIG_HOME: home } });
+	const loaded = loadConfig({ env: { XDG_CONFIG_HOME: home } }).config;
 	const authLookups: string[] = [];
 	const sm = SessionManager.inMemory("/tmp/x");
 	sm.appendMessage({ role: "user", content: "Fix it.", timestamp: 0 });
@@ -82,7 +83,8 @@ function setup(
 	const sent: { options: unknown; context: any }[] = [];
 	const tool = createAdvisorTool({
 		pi: { getAllTools, getThinkingLevel: () => "off" },
-		runtime,
+		config: () => loaded,
+		ledger: createSessionLedger(),
 		loadCompleteSimple: async () => {
 			if (complete instanceof Error) throw complete;
 			if (complete) return complete;
@@ -115,7 +117,8 @@ describe("advisor() execute", () => {
 		expect(run).toBeTypeOf("function");
 		const tool = createAdvisorTool({
 			pi: { getAllTools: () => [], getThinkingLevel: () => "off" },
-			runtime: createAdvisorRuntime({ env: { XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), "adv-tool-")) } }),
+			config: () => loadConfig({ env: { XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), "adv-tool-")) } }).config,
+			ledger: createSessionLedger(),
 			loadCompleteSimple: async () => {
 				throw new Error("unused");
 			},

@@ -25,7 +25,7 @@ import {
 	type ToolResultMessage,
 } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_ADVISOR_CONFIG, type ToolsConfig } from "../../../src/adapter/config/load.ts";
+import { DEFAULT_ADVISOR_CONFIG } from "../../../src/adapter/config/load.ts";
 import type { ConsultationSetup } from "../../../src/adapter/consult/advisor-tool.ts";
 import {
 	type ConsultationInput,
@@ -34,6 +34,7 @@ import {
 	runConsultation,
 } from "../../../src/adapter/consult/consultation.ts";
 import { defaultInvestigation } from "../../../src/adapter/extension.ts";
+import type { ToolsConfig } from "../../../src/adapter/tools/index.ts";
 import { foldAll, type LedgerState } from "../../../src/reducers/index.ts";
 import {
 	advisorSystemPrompt,

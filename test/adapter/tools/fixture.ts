@@ -6,10 +6,10 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import {
 	type AdvisorToolResult,
-	type AdvisorToolsConfig,
 	createAdvisorTools,
 	DEFAULT_TOOLS_CONFIG,
 	type ExpandSource,
+	type ToolsConfig,
 } from "../../../src/adapter/tools/index.ts";
 
 /** A 1×1 PNG. */
@@ -71,7 +71,7 @@ export const noExpand: ExpandSource = { lookup: () => ({ kind: "not-found" }) };
 export function toolsFor(
 	root: string,
 	opts: {
-		config?: Partial<AdvisorToolsConfig>;
+		config?: Partial<ToolsConfig>;
 		images?: boolean;
 		expand?: ExpandSource;
 		timeoutMs?: number;

@@ -3,8 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { DEFAULT_DENY_PATTERNS } from "../../../src/adapter/config/load.ts";
-import { createDenyMatcher, gitExcludePathspecs } from "../../../src/adapter/tools/deny.ts";
+import { createDenyMatcher, DEFAULT_DENY_PATTERNS, gitExcludePathspecs } from "../../../src/adapter/tools/deny.ts";
 import { compileGlob } from "../../../src/adapter/tools/glob.ts";
 import { git } from "./fixture.ts";
 
