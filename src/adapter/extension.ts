@@ -11,7 +11,7 @@ import { isRecord } from "../events/index.ts";
 import { expandSource } from "../render/index.ts";
 import { createCompletionReview, type ReviewTrace } from "./background/review.ts";
 import { createCacheWarming, type WarmingTimers, type WarmingTrace } from "./background/warming.ts";
-import type { ConfigLocation } from "./config/load.ts";
+import type { ConfigLocation } from "./config/file.ts";
 import {
 	type AdvisorToolDeps,
 	type ConsultationSetup,

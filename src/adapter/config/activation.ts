@@ -1,12 +1,103 @@
 /**
- * Whether the advisor() tool belongs in the executor's active set (docs/architecture.md). Pure, so every
- * lifecycle hook can re-run it and the answer depends only on what it is given.
+ * The selection keys of advisor.json (`modelKey`, `effort`, `disabledForModels`; docs/configuration.md)
+ * and the rule that reads them: whether the advisor() tool belongs in the executor's active set
+ * (docs/architecture.md). Pure, so every lifecycle hook can re-run it and the answer depends only on
+ * what it is given. `effort` is applied where the request is built (consult/advisor-tool.ts: sent only
+ * to a reasoning model).
  */
 
 import type { ModelThinkingLevel, ThinkingLevel } from "@mariozechner/pi-ai";
+import { type Static, Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import { canonicalModelKey, type ModelKey, type ModelRef, modelDisplayName, parseModelKey } from "../pi/model-key.ts";
 import { advisorDisabledFor, advisorModelGone } from "../pi/notices.ts";
-import { type DisabledForModel, EFFORT_LEVELS } from "./load.ts";
+import type { Assert, Same } from "./section.ts";
+
+// ---------------------------------------------------------------------------------------------
+// The keys
+// ---------------------------------------------------------------------------------------------
+
+/** pi-ai's reasoning levels, lowest first; disabledForModels' minEffort compares in this order. */
+export const EFFORT_LEVELS = Object.freeze([
+	"minimal",
+	"low",
+	"medium",
+	"high",
+	"xhigh",
+] as const) satisfies readonly ThinkingLevel[];
+
+/** A level as resolved: pi-ai's ThinkingLevel. */
+const ResolvedLevelSchema = Type.Union([
+	Type.Literal("minimal"),
+	Type.Literal("low"),
+	Type.Literal("medium"),
+	Type.Literal("high"),
+	Type.Literal("xhigh"),
+]);
+
+export type EffortLevel = Static<typeof ResolvedLevelSchema>;
+export type EffortFitsPiAi = Assert<Same<EffortLevel, ThinkingLevel>>;
+export type EffortLevelsComplete = Assert<Same<(typeof EFFORT_LEVELS)[number], EffortLevel>>;
+
+/** A level as written: also the provider-side name of the top level (pi-ai maps xhigh to "max" on models that have it). */
+export const LevelSchema = Type.Union([ResolvedLevelSchema, Type.Literal("max")]);
+
+/** `effort` as written: absent = no reasoning sent, `off` the same. */
+export const EffortSchema = Type.Union([LevelSchema, Type.Literal("off")]);
+
+/** `modelKey` as written: activation parses it, so an unparseable key can be cleared as stale. */
+export const ModelKeySchema = Type.String();
+
+/** One `disabledForModels` entry as written. */
+export const DisabledEntrySchema = Type.Union([
+	Type.String({ minLength: 1 }),
+	Type.Object({ model: Type.String({ minLength: 1 }), minEffort: Type.Optional(LevelSchema) }),
+]);
+
+/** One `disabledForModels` entry as resolved. */
+export const DisabledForModelSchema = Type.Object({
+	/** `provider/modelId`, legacy `provider:modelId`, or a bare modelId (any provider). */
+	model: Type.String({ minLength: 1 }),
+	/** Only block when the executor thinks at least this hard; absent blocks at every level. */
+	minEffort: Type.Optional(ResolvedLevelSchema),
+});
+
+export type DisabledForModel = Static<typeof DisabledForModelSchema>;
+
+function toLevel(level: Static<typeof LevelSchema>): ThinkingLevel {
+	return level === "max" ? "xhigh" : level;
+}
+
+/** `effort` as resolved: `max` reads as `xhigh`, `off` as absent. */
+export function toEffort(effort: Static<typeof EffortSchema> | undefined): ThinkingLevel | undefined {
+	return effort === undefined || effort === "off" ? undefined : toLevel(effort);
+}
+
+/** Entries are independent rules: a typo in one must not re-enable the advisor for the others. */
+export function readDisabledForModels(value: unknown, bad: string[]): DisabledForModel[] {
+	if (value === undefined || value === null) return [];
+	if (!Array.isArray(value)) {
+		bad.push("disabledForModels");
+		return [];
+	}
+	const out: DisabledForModel[] = [];
+	value.forEach((entry, i) => {
+		if (!Value.Check(DisabledEntrySchema, entry)) {
+			bad.push(`disabledForModels[${i}]`);
+			return;
+		}
+		if (typeof entry === "string") out.push({ model: entry });
+		else
+			out.push(
+				entry.minEffort ? { model: entry.model, minEffort: toLevel(entry.minEffort) } : { model: entry.model },
+			);
+	});
+	return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rule
+// ---------------------------------------------------------------------------------------------
 
 export type InactiveReason = "no-model" | "stale-model" | "same-model" | "disabled-for-model";
 

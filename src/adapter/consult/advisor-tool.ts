@@ -29,7 +29,8 @@ import {
 	SKIP_REASONS,
 } from "../../render/index.ts";
 import { isDisabledFor, lookupAdvisorModel } from "../config/activation.ts";
-import { type AdvisorConfig, resolveGuidance } from "../config/load.ts";
+import { resolveGuidance } from "../config/guidance.ts";
+import type { AdvisorConfig } from "../config/load.ts";
 import type { CompleteSimple } from "../pi/compat.ts";
 import { modelDisplayName } from "../pi/model-key.ts";
 import { type FindModel, renderAdvisorResult } from "../pi/result-renderer.ts";

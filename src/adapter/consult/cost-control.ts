@@ -25,7 +25,6 @@ import {
 	cachingModelFor,
 	fingerprintOf,
 	formatAdvisorStatus,
-	type PlanBudget,
 	type PlanModel,
 	planConsultation,
 	planNextRequest,
@@ -39,7 +38,7 @@ import {
 	type SpendState,
 } from "../../reducers/index.ts";
 import { extendRequest, SKIP_REASONS } from "../../render/index.ts";
-import type { BudgetConfig } from "../config/load.ts";
+import { planBudget } from "../config/budget.ts";
 import { formatColonKey, modelKeyOf } from "../pi/model-key.ts";
 import { CONFIRM_COST_TITLE, confirmCostMessage, STATUS_KEY } from "../pi/notices.ts";
 import type { ConsultationHooks, PlanningSetup } from "./advisor-tool.ts";
@@ -50,18 +49,6 @@ import type { SessionLedger } from "./session-ledger.ts";
 
 export interface CostControlDeps {
 	pi: Pick<ExtensionAPI, "appendEntry">;
-}
-
-/** The gate's limits and the warm window, from advisor.json `budget`. */
-export function planBudget(budget: BudgetConfig): PlanBudget {
-	return {
-		perCallSoftUsd: budget.perCallSoftUsd,
-		perCallHardUsd: budget.perCallHardUsd,
-		sessionUsd: budget.sessionUsd,
-		contextBudgetTokens: budget.contextBudgetTokens,
-		onExceed: budget.onExceed,
-		warmWindowSec: budget.warmWindowSec,
-	};
 }
 
 /** Who is asked, with what, at what price: what every estimate of this consultation shares. */

@@ -7,7 +7,7 @@
 import type { Api, Model, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { lookupAdvisorModel } from "../config/activation.ts";
-import { saveSelection } from "../config/load.ts";
+import { saveSelection } from "../config/save.ts";
 import { formatModelKey, modelDisplayName, modelKeyOf } from "../pi/model-key.ts";
 import {
 	ADVISOR_OFF,

@@ -9,7 +9,8 @@ import { type Context, fauxAssistantMessage, fauxText, fauxToolCall } from "@mar
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { createCompletionReview, type ReviewTrace } from "../../../src/adapter/background/review.ts";
-import { loadConfig, parseConfig, resolveGuidance } from "../../../src/adapter/config/load.ts";
+import { resolveGuidance } from "../../../src/adapter/config/guidance.ts";
+import { loadConfig, parseConfig } from "../../../src/adapter/config/load.ts";
 import { createSessionLedger } from "../../../src/adapter/consult/session-ledger.ts";
 import { CUSTOM_TYPES } from "../../../src/events/records.ts";
 import { reviewDecision } from "../../../src/policy/review/trigger.ts";

@@ -1,5 +1,6 @@
 import type { ModelThinkingLevel } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
+import type { DisabledForModel } from "../../../src/adapter/config/activation.ts";
 import {
 	type ActivationInput,
 	decideActivation,
@@ -8,7 +9,6 @@ import {
 	lookupAdvisorModel,
 	matchesModel,
 } from "../../../src/adapter/config/activation.ts";
-import type { DisabledForModel } from "../../../src/adapter/config/load.ts";
 import type { ModelRef } from "../../../src/adapter/pi/model-key.ts";
 import { advisorDisabledFor, advisorModelGone, advisorRestored } from "../../../src/adapter/pi/notices.ts";
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONFIG_FILE, CONFIG_FOLDER, MAX_CONFIG_BYTES } from "../../../src/adapter/config/load.ts";
+import { CONFIG_FILE, CONFIG_FOLDER, MAX_CONFIG_BYTES } from "../../../src/adapter/config/file.ts";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const HANG_MS = 60_000;
