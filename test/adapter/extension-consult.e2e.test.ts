@@ -7,8 +7,13 @@ import { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "@mar
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventsFromBranch } from "../../src/events/index.ts";
 import { emptyLedger, foldEvents } from "../../src/reducers/index.ts";
-import { advisorSystemPrompt, CONSULT_INSTRUCTION, LOG_OPEN } from "../../src/render/constants.ts";
-import { DEFAULT_LEDGER_CONFIG, renderRequest } from "../../src/render/index.ts";
+import {
+	advisorSystemPrompt,
+	CONSULT_INSTRUCTION,
+	DEFAULT_LEDGER_CONFIG,
+	LOG_OPEN,
+	renderRequest,
+} from "../../src/render/index.ts";
 import { ADVISOR_MODEL, ADVISOR_PROVIDER, type Host, startHost } from "../support/pi-host.ts";
 import { flattenParts, sentCatalogue, texts } from "../support/requests.ts";
 

@@ -5,7 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import { type FauxResponseStep, fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
-import { CUSTOM_TYPES } from "../../src/events/records.ts";
+import { CUSTOM_TYPES } from "../../src/events/index.ts";
 import { ADVISOR_MODEL, ADVISOR_NAME, ADVISOR_PROVIDER, type Host, type ProviderSpec } from "./pi-host.ts";
 
 export const ADVISOR_KEY = `${ADVISOR_PROVIDER}/${ADVISOR_MODEL}`;

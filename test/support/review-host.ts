@@ -15,7 +15,7 @@ import {
 	type Message,
 } from "@mariozechner/pi-ai";
 import { type AdvisorExtensionOptions, createAdvisorExtension } from "../../src/adapter/extension.ts";
-import { CUSTOM_TYPES } from "../../src/events/records.ts";
+import { CUSTOM_TYPES } from "../../src/events/index.ts";
 import { ADVISOR_MODEL, ADVISOR_PROVIDER, type Host, waitFor } from "./pi-host.ts";
 
 /**

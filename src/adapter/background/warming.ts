@@ -27,7 +27,7 @@
 
 import type { AssistantMessage, Usage } from "@mariozechner/pi-ai";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { CUSTOM_TYPES } from "../../events/index.ts";
+import { assertNever, CUSTOM_TYPES } from "../../events/index.ts";
 import {
 	idleWarming,
 	type RefreshGuard,
@@ -51,7 +51,7 @@ import {
 import { zeroUsage } from "../../render/index.ts";
 import type { AdvisorDispatch, AdvisorRun } from "../consult/advisor-tool.ts";
 import { cacheBreakpointHook } from "../consult/cache-breakpoint.ts";
-import { spendAfter } from "../consult/cost-control.ts";
+import { billedUsdOf, spendAfter } from "../consult/cost-control.ts";
 import { createDeadline } from "../consult/deadline.ts";
 import { type AdvisorEnvelope, errorText } from "../consult/envelope.ts";
 import { formatColonKey, modelKeyOf } from "../pi/model-key.ts";
@@ -136,11 +136,6 @@ function completedAdvice(envelope: AdvisorEnvelope): boolean {
 	return envelope.content.some((part) => part.text.trim().length > 0);
 }
 
-function usageCost(usage: Usage): number {
-	const total = usage.cost?.total;
-	return typeof total === "number" && Number.isFinite(total) && total > 0 ? total : 0;
-}
-
 export function createCacheWarming(deps: WarmingDeps): CacheWarming {
 	const timers: WarmingTimers = { ...defaultTimers(), ...deps.timers };
 	const env = deps.env ?? (() => process.env.PI_CACHE_RETENTION);
@@ -209,10 +204,8 @@ export function createCacheWarming(deps: WarmingDeps): CacheWarming {
 						waits.push(inflight.promise);
 					}
 					break;
-				default: {
-					const never: never = action;
-					throw new Error(`unhandled warming action ${JSON.stringify(never)}`);
-				}
+				default:
+					return assertNever(action, "warming action");
 			}
 		}
 		return Promise.all(waits).then(() => undefined);
@@ -313,7 +306,7 @@ export function createCacheWarming(deps: WarmingDeps): CacheWarming {
 				await step({ type: "refreshDone", refreshId, outcome, nowMs: timers.now() });
 				return;
 			}
-			k.spentUsd += usageCost(usage);
+			k.spentUsd += billedUsdOf(usage);
 			const next = decide(k, sentMs ?? timers.now());
 			await step({ type: "refreshDone", refreshId, outcome: "hit", next, nowMs: timers.now() });
 			if (next.warm && state.phase === "armed") trace({ type: "rearmed", refreshId, atMs: next.atMs });

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { assertNever } from "../../events/index.ts";
 import { errnoReason, readRegularFile } from "../pi/regular-file.ts";
 import type { UnreadableInput } from "./report/report.ts";
 
@@ -113,10 +114,8 @@ export function readInput(file: string, maxBytes: number = MAX_SESSION_BYTES): R
 			return { ok: false, error: "no such file or directory" };
 		case "refused":
 			return { ok: false, error: read.reason };
-		default: {
-			const never: never = read;
-			return never;
-		}
+		default:
+			return assertNever(read, "file read");
 	}
 }
 

@@ -19,7 +19,7 @@
 
 import type { Api, Model, Usage } from "@mariozechner/pi-ai";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { CUSTOM_TYPES } from "../../events/index.ts";
+import { assertNever, CUSTOM_TYPES } from "../../events/index.ts";
 import type { Confirmation, GateDecision } from "../../policy/index.ts";
 import {
 	cachingModelFor,
@@ -105,7 +105,7 @@ export function costControl(deps: CostControlDeps): (setup: PlanningSetup) => Co
 				previous: billed ?? previousRequest(setup.spend, who.model),
 				outputSamples: outputSamples(setup.spend, who.model, who.effort),
 				spentUsd: setup.spend.totalUsd,
-				billedUsd: costOf(next.billedUsage),
+				billedUsd: billedUsdOf(next.billedUsage),
 				budget,
 				interactive,
 				confirmation,
@@ -138,10 +138,8 @@ export function costControl(deps: CostControlDeps): (setup: PlanningSetup) => Co
 				}
 				case "send":
 					break;
-				default: {
-					const never: never = decision;
-					throw new Error(`unhandled gate decision ${JSON.stringify(never)}`);
-				}
+				default:
+					return assertNever(decision, "gate decision");
 			}
 			if (persist !== undefined) {
 				// Before the first dispatch, once: every later consultation on the branch renders with it.
@@ -174,7 +172,8 @@ function promptOf(usage: Usage | undefined): number {
 	return parsed === undefined ? 0 : promptTokensOf(parsed);
 }
 
-function costOf(usage: Usage): number {
+/** What a provider billed for a usage, in dollars, read the way the spend fold reads it (0 when it says nothing). */
+export function billedUsdOf(usage: Usage): number {
 	return parseUsage(usage)?.costUsd ?? 0;
 }
 

@@ -6,6 +6,7 @@
  */
 
 import type { completeSimple } from "@mariozechner/pi-ai";
+import { assertNever } from "../../events/index.ts";
 import { UNSUPPORTED_PI_AI } from "../../render/index.ts";
 
 export type CompleteSimple = typeof completeSimple;
@@ -70,10 +71,8 @@ export async function resolveCompleteSimple(importer: ModuleImporter): Promise<C
 				return found.fn;
 			case "absent":
 				continue;
-			default: {
-				const unreachable: never = found;
-				throw new Error(`unhandled attempt ${JSON.stringify(unreachable)}`);
-			}
+			default:
+				return assertNever(found, "completeSimple attempt");
 		}
 	}
 	throw new Error(UNSUPPORTED_PI_AI);

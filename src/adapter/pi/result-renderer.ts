@@ -37,7 +37,11 @@ function textOf(result: CardResult): string {
 	return texts.join("\n");
 }
 
-function firstLine(text: string): string {
+/**
+ * The first non-blank line, trimmed, whatever the line breaks: a provider's error text may break
+ * lines with a lone `\r`, which render's `firstLine` (model-facing, `\n` only) leaves in the line.
+ */
+function headline(text: string): string {
 	return (
 		text
 			.split(/\r\n|\r|\n/)
@@ -83,9 +87,9 @@ export function advisorCardText(
 	const text = textOf(result);
 	const details = result.details ?? {};
 	if (options.isPartial) return style.fg("muted", text);
-	if (options.isError) return style.fg("error", `⚠ ${firstLine(text)}`);
-	if (details.skipped === true) return style.fg("muted", `↷ ${firstLine(text)}`);
-	if (details.errorMessage !== undefined) return style.fg("warning", `⚠ ${firstLine(text)}`);
+	if (options.isError) return style.fg("error", `⚠ ${headline(text)}`);
+	if (details.skipped === true) return style.fg("muted", `↷ ${headline(text)}`);
+	if (details.errorMessage !== undefined) return style.fg("warning", `⚠ ${headline(text)}`);
 
 	const severity = details.severity ?? parseSeverity(text);
 	const verdict =

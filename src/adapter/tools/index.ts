@@ -28,6 +28,7 @@ import {
 	createLsToolDefinition,
 	createReadToolDefinition,
 } from "@mariozechner/pi-coding-agent";
+import { assertNever, isRecord } from "../../events/index.ts";
 import {
 	type AdvisorToolsMode,
 	EXPAND_TOOL_NAME,
@@ -174,7 +175,7 @@ function dispatch(
 		case "git_diff":
 			return runGitDiff(args, ctx);
 		default:
-			return assertNever(name);
+			return assertNever(name, "advisor tool name");
 	}
 }
 
@@ -209,7 +210,7 @@ function declarationsFor(mode: AdvisorToolsMode, cwd: string): Tool[] {
 				GIT_DIFF_DECLARATION,
 			];
 		default:
-			return assertNever(mode);
+			return assertNever(mode, "tools mode");
 	}
 }
 
@@ -253,7 +254,7 @@ function shape(
 			return { content: [{ type: "text", text }, ...images], isError: false };
 		}
 		default:
-			return assertNever(outcome);
+			return assertNever(outcome, "tool outcome");
 	}
 }
 
@@ -281,14 +282,6 @@ function isToolName(name: string): name is AdvisorToolName {
 	);
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-	return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 function isSignal(s: AbortSignal | undefined): s is AbortSignal {
 	return s !== undefined;
-}
-
-function assertNever(x: never): never {
-	throw new Error(`unexpected ${JSON.stringify(x)}`);
 }

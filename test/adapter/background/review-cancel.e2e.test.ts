@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ReviewTrace } from "../../../src/adapter/background/review.ts";
-import { CUSTOM_TYPES } from "../../../src/events/records.ts";
+import { CUSTOM_TYPES } from "../../../src/events/index.ts";
 import { type Host, startHost, waitFor } from "../../support/pi-host.ts";
 import { REVIEW_CONFIG, reviewableRun, testExtension, untilAborted } from "../../support/review-host.ts";
 

@@ -12,8 +12,8 @@ import { createCompletionReview, type ReviewTrace } from "../../../src/adapter/b
 import { resolveGuidance } from "../../../src/adapter/config/guidance.ts";
 import { loadConfig, parseConfig } from "../../../src/adapter/config/load.ts";
 import { createSessionLedger } from "../../../src/adapter/consult/session-ledger.ts";
-import { CUSTOM_TYPES } from "../../../src/events/records.ts";
-import { reviewDecision } from "../../../src/policy/review/trigger.ts";
+import { CUSTOM_TYPES } from "../../../src/events/index.ts";
+import { reviewDecision } from "../../../src/policy/index.ts";
 import {
 	CONSULT_INSTRUCTION,
 	DEFAULT_PROMPT_GUIDELINES,
@@ -23,8 +23,8 @@ import {
 	REVIEW_PROMPT_GUIDELINES,
 	REVIEW_PROMPT_SNIPPET,
 	TAGS,
-} from "../../../src/render/constants.ts";
-import { zeroUsage } from "../../../src/render/usage.ts";
+	zeroUsage,
+} from "../../../src/render/index.ts";
 import { PRICES } from "../../support/budget-host.ts";
 import { assistant, call, resetParents, result, user } from "../../support/events.ts";
 import { gate } from "../../support/mock-llm.ts";

@@ -5,7 +5,7 @@
  */
 
 import type { WarmingTimers } from "../../../src/adapter/background/warming.ts";
-import { CUSTOM_TYPES } from "../../../src/events/records.ts";
+import { CUSTOM_TYPES } from "../../../src/events/index.ts";
 import type { AdvisorEndpoint, Host } from "../../support/pi-host.ts";
 
 /** Sonnet-like prices, USD per million tokens. */

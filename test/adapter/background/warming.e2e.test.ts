@@ -9,8 +9,8 @@ import { type FauxResponseStep, fauxAssistantMessage, fauxText, fauxToolCall } f
 import { afterEach, describe, expect, it } from "vitest";
 import type { WarmingTrace } from "../../../src/adapter/background/warming.ts";
 import { eventsFromBranch } from "../../../src/events/index.ts";
-import { canonicalPayload, payloadHash, payloadOutputCap } from "../../../src/policy/warming/payload-hash.ts";
-import { spendOf } from "../../../src/reducers/spend.ts";
+import { canonicalPayload, payloadHash, payloadOutputCap } from "../../../src/policy/index.ts";
+import { spendOf } from "../../../src/reducers/index.ts";
 import { gate, type MockLlm, type MockLlmReply, startMockLlm } from "../../support/mock-llm.ts";
 import { type Host, startHost, waitFor } from "../../support/pi-host.ts";
 import { testExtension } from "../../support/review-host.ts";

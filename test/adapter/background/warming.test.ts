@@ -23,11 +23,9 @@ import type { AdvisorDispatch, AdvisorRun } from "../../../src/adapter/consult/a
 import { runConsultation } from "../../../src/adapter/consult/consultation.ts";
 import { failureEnvelope } from "../../../src/adapter/consult/envelope.ts";
 import type { CompleteSimple } from "../../../src/adapter/pi/compat.ts";
-import { CUSTOM_TYPES } from "../../../src/events/records.ts";
-import { canonicalPayload, payloadHash, payloadOutputCap } from "../../../src/policy/warming/payload-hash.ts";
-import { WARMING_CANCEL_REASONS } from "../../../src/policy/warming/state.ts";
-import { foldAll } from "../../../src/reducers/index.ts";
-import { emptySpend } from "../../../src/reducers/spend.ts";
+import { CUSTOM_TYPES } from "../../../src/events/index.ts";
+import { canonicalPayload, payloadHash, payloadOutputCap, WARMING_CANCEL_REASONS } from "../../../src/policy/index.ts";
+import { emptySpend, foldAll } from "../../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerRequest, renderRequest } from "../../../src/render/index.ts";
 import { assistant, call, resetParents, result, user } from "../../support/events.ts";
 import { type MockApi, startMockLlm } from "../../support/mock-llm.ts";

@@ -15,7 +15,7 @@ import {
 	structuralProblems,
 } from "../../../scripts/sample-features.ts";
 import { renderAt } from "../../../src/adapter/cli/render-command.ts";
-import { flatten } from "../../../src/render/request.ts";
+import { flatten } from "../../../src/render/index.ts";
 
 const SAMPLES = fileURLToPath(new URL("../../../samples/", import.meta.url));
 

@@ -17,8 +17,7 @@ import {
 } from "../../../src/adapter/consult/advisor-tool.ts";
 import { createSessionLedger } from "../../../src/adapter/consult/session-ledger.ts";
 import type { CompleteSimple } from "../../../src/adapter/pi/compat.ts";
-import { UNSUPPORTED_PI_AI } from "../../../src/render/constants.ts";
-import { zeroUsage } from "../../../src/render/usage.ts";
+import { UNSUPPORTED_PI_AI, zeroUsage } from "../../../src/render/index.ts";
 
 function model(provider: string, id: string, reasoning = true): Model<Api> {
 	return {

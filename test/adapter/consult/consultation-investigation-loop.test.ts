@@ -38,13 +38,14 @@ import type { ToolsConfig } from "../../../src/adapter/tools/index.ts";
 import { foldAll, type LedgerState } from "../../../src/reducers/index.ts";
 import {
 	advisorSystemPrompt,
+	DEFAULT_LEDGER_CONFIG,
 	FAILURE,
+	renderRequest,
 	TOOL_BUDGET_SPENT,
 	TOOL_CALL_REFUSED,
 	TOOL_TEXT,
 	TOOLS_AFTER_SPENT,
-} from "../../../src/render/constants.ts";
-import { DEFAULT_LEDGER_CONFIG, renderRequest } from "../../../src/render/index.ts";
+} from "../../../src/render/index.ts";
 import { assistant, call, resetParents, result, user } from "../../support/events.ts";
 
 const APP_SOURCE = "export const answer = 41;\n";

@@ -13,10 +13,16 @@ import {
 	runConsultation,
 } from "../../../src/adapter/consult/consultation.ts";
 import type { CompleteSimple } from "../../../src/adapter/pi/compat.ts";
-import { requestRecord } from "../../../src/policy/budget/estimate-cost.ts";
+import { requestRecord } from "../../../src/policy/index.ts";
 import { foldAll } from "../../../src/reducers/index.ts";
-import { FAILURE, TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED } from "../../../src/render/constants.ts";
-import { DEFAULT_LEDGER_CONFIG, renderRequest, zeroUsage } from "../../../src/render/index.ts";
+import {
+	DEFAULT_LEDGER_CONFIG,
+	FAILURE,
+	renderRequest,
+	TOOL_BUDGET_SPENT,
+	TOOL_CALL_REFUSED,
+	zeroUsage,
+} from "../../../src/render/index.ts";
 import { assistant, call, resetParents, user } from "../../support/events.ts";
 
 const model = {

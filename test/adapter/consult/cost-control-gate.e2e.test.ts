@@ -8,8 +8,8 @@
 import { type FauxResponseStep, fauxAssistantMessage, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { CONFIRM_COST_TITLE } from "../../../src/adapter/pi/notices.ts";
-import { formatUsd } from "../../../src/policy/budget/status.ts";
-import { FAILURE, SKIP_REASONS } from "../../../src/render/constants.ts";
+import { formatUsd } from "../../../src/policy/index.ts";
+import { FAILURE, SKIP_REASONS } from "../../../src/render/index.ts";
 import { ADVISOR_KEY, anchorEntries, ask, PRICED_ADVISOR } from "../../support/budget-host.ts";
 import { type Host, type HostOptions, startHost } from "../../support/pi-host.ts";
 

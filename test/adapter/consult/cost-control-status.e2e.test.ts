@@ -8,7 +8,7 @@
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STATUS_KEY } from "../../../src/adapter/pi/notices.ts";
-import { formatAdvisorStatus } from "../../../src/policy/budget/status.ts";
+import { formatAdvisorStatus } from "../../../src/policy/index.ts";
 import { ADVISOR_KEY, ask, billedPrompt, PRICED_ADVISOR, steps } from "../../support/budget-host.ts";
 import { type Host, startHost } from "../../support/pi-host.ts";
 

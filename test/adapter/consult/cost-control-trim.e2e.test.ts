@@ -8,11 +8,14 @@
 
 import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventsFromBranch } from "../../../src/events/index.ts";
-import { CUSTOM_TYPES } from "../../../src/events/records.ts";
+import { CUSTOM_TYPES, eventsFromBranch } from "../../../src/events/index.ts";
 import { emptyLedger, foldEvents } from "../../../src/reducers/index.ts";
-import { TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "../../../src/render/constants.ts";
-import { DEFAULT_LEDGER_CONFIG, renderRequest } from "../../../src/render/index.ts";
+import {
+	DEFAULT_LEDGER_CONFIG,
+	renderRequest,
+	TRIM_OMISSION_MARKER,
+	TRIM_WORDS_INTRO,
+} from "../../../src/render/index.ts";
 import {
 	ADVISOR_KEY,
 	anchorEntries,

@@ -15,8 +15,7 @@ import { createRetryPolicy } from "../../../src/adapter/consult/cost-control.ts"
 import { createDeadline } from "../../../src/adapter/consult/deadline.ts";
 import type { CompleteSimple } from "../../../src/adapter/pi/compat.ts";
 import { foldAll } from "../../../src/reducers/index.ts";
-import { FAILURE } from "../../../src/render/constants.ts";
-import { DEFAULT_LEDGER_CONFIG, renderRequest } from "../../../src/render/index.ts";
+import { DEFAULT_LEDGER_CONFIG, FAILURE, renderRequest } from "../../../src/render/index.ts";
 import { assistant, call, resetParents, user } from "../../support/events.ts";
 
 const model = {

@@ -9,11 +9,9 @@ import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { spendAfter } from "../../../src/adapter/consult/cost-control.ts";
 import { createSessionLedger } from "../../../src/adapter/consult/session-ledger.ts";
-import { eventsFromBranch } from "../../../src/events/index.ts";
-import { CUSTOM_TYPES } from "../../../src/events/records.ts";
-import { formatAdvisorStatus } from "../../../src/policy/budget/status.ts";
-import { spendOf } from "../../../src/reducers/spend.ts";
-import { trimAnchorOf } from "../../../src/reducers/trim-anchor.ts";
+import { CUSTOM_TYPES, eventsFromBranch } from "../../../src/events/index.ts";
+import { formatAdvisorStatus } from "../../../src/policy/index.ts";
+import { spendOf, trimAnchorOf } from "../../../src/reducers/index.ts";
 
 function usage(input: number, cacheRead: number, total: number): Usage {
 	return {

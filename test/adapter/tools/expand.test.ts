@@ -2,9 +2,8 @@ import { describe, expect, test } from "vitest";
 import { clipHeadTail, fairShares } from "../../../src/adapter/tools/clip.ts";
 import { parseExpandIds } from "../../../src/adapter/tools/expand.ts";
 import type { ExpandSource } from "../../../src/adapter/tools/index.ts";
-import type { LedgerState } from "../../../src/reducers/state.ts";
-import { EXPAND_MAX_IDS } from "../../../src/render/constants.ts";
-import { expandSource } from "../../../src/render/expand.ts";
+import type { LedgerState } from "../../../src/reducers/index.ts";
+import { EXPAND_MAX_IDS, expandSource } from "../../../src/render/index.ts";
 import { run, textOf, toolsFor } from "./fixture.ts";
 
 /** The ledger core's part, faked: a map of visible ids. Hidden/!!/off-branch ids are simply absent. */

@@ -10,6 +10,7 @@
  */
 
 import type { Message } from "@mariozechner/pi-ai";
+import { assertNever } from "../../../events/index.ts";
 import { estimateMessageTokens, IMAGE_TOKENS } from "../../../render/index.ts";
 
 /** A message's content parts as the cache sees them. */
@@ -53,10 +54,8 @@ function messageMarker(message: Message): string {
 		case "user":
 		case "assistant":
 			return `\u0001${message.role}\u0000`;
-		default: {
-			const never: never = message;
-			return String(never);
-		}
+		default:
+			return assertNever(message, "message role");
 	}
 }
 

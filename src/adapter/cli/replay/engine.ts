@@ -13,6 +13,7 @@
 import type { UserMessage } from "@mariozechner/pi-ai";
 import type { EntryRecord, LedgerEvent, ToolResultEvent } from "../../../events/index.ts";
 import {
+	isRecord,
 	listLeaves,
 	migrateEntries,
 	normalizeBranch,
@@ -74,10 +75,6 @@ export const DEFAULT_SCRATCH_SAMPLES = 3;
 export interface FileReplay {
 	sessions: SessionReport[];
 	diagnostics: FileDiagnostics;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function count(value: unknown): number {

@@ -5,6 +5,7 @@
  * model's prices come in as numbers (docs/cli.md explains the report).
  */
 
+import { assertNever } from "../../../events/index.ts";
 import { MIN_CACHED_TOKENS } from "../../../policy/index.ts";
 
 export { MIN_CACHED_TOKENS };
@@ -60,10 +61,8 @@ export function splitPrompt(model: CachingModel, prompt: number, cached: number)
 			return { prompt, read, write: 0, uncached: prompt - read };
 		case "breakpoint":
 			return { prompt, read, write: prompt - read, uncached: 0 };
-		default: {
-			const never: never = model;
-			return never;
-		}
+		default:
+			return assertNever(model, "caching model");
 	}
 }
 

@@ -10,7 +10,7 @@
  */
 
 import type { PriceReport, ReplayReport, SessionReport } from "./report.ts";
-import { formatRate, formatTokens, formatUsd, usdDigits } from "./text.ts";
+import { formatRate, formatTokens, formatUsdFixed, usdDigits } from "./text.ts";
 
 const PANEL_W = 420;
 const PANEL_H = 210;
@@ -198,7 +198,9 @@ function costPanel(price: PriceReport, points: number, x0: number, y0: number, w
 			parts.push(
 				`<rect x="${10 + COST_LABEL_W}" y="${by}" width="${bw.toFixed(1)}" height="${BAR_H}" fill="${colour as string}"/>`,
 			);
-			parts.push(text(10 + COST_LABEL_W + bw + 5, by + BAR_H - 3, 10, `${formatUsd(v, digits)}${suffix as string}`));
+			parts.push(
+				text(10 + COST_LABEL_W + bw + 5, by + BAR_H - 3, 10, `${formatUsdFixed(v, digits)}${suffix as string}`),
+			);
 		});
 	});
 	parts.push("</g>");

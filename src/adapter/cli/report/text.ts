@@ -1,5 +1,6 @@
 /** The replay report as text for a terminal: a table per session, then totals and the lists. */
 
+import { assertNever } from "../../../events/index.ts";
 import type { CacheSplit } from "./cache-cost.ts";
 import type { PriceReport, ReplayReport, SessionReport, TokenStats, UsdPair } from "./report.ts";
 
@@ -53,10 +54,8 @@ function kindLabel(s: SessionReport): string {
 			return "sim";
 		case "none":
 			return "";
-		default: {
-			const never: never = s.pointKind;
-			return never;
-		}
+		default:
+			return assertNever(s.pointKind, "point kind");
 	}
 }
 
@@ -72,9 +71,10 @@ function statsRow(label: string, stats: TokenStats): string[] {
 
 /**
  * Dollars with a fixed number of decimals, so the amounts of one table line up and a cheap line is
- * never rounded to nothing next to an expensive one.
+ * never rounded to nothing next to an expensive one. (What the extension shows the user follows
+ * another rule, policy's `formatUsd`: tenths of a cent under $1, cents above.)
  */
-export function formatUsd(n: number, digits = 2): string {
+export function formatUsdFixed(n: number, digits = 2): string {
 	return `$${n.toFixed(digits)}`;
 }
 
@@ -148,9 +148,12 @@ function priceLines(report: ReplayReport, price: PriceReport, style: Style): str
 	];
 	const digits = usdDigits(rows.flatMap(([, usd]) => [usd.baseline, usd.ledger]));
 	for (const [label, usd, baseline, ledger] of rows) {
-		out.push(row([label, "baseline", ...splitCells(baseline), formatUsd(usd.baseline, digits), ""], widths));
+		out.push(row([label, "baseline", ...splitCells(baseline), formatUsdFixed(usd.baseline, digits), ""], widths));
 		out.push(
-			row(["", "ledger", ...splitCells(ledger), formatUsd(usd.ledger, digits), ratioText(usd.ratio, style)], widths),
+			row(
+				["", "ledger", ...splitCells(ledger), formatUsdFixed(usd.ledger, digits), ratioText(usd.ratio, style)],
+				widths,
+			),
 		);
 	}
 	return out;

@@ -17,7 +17,7 @@ import {
 } from "../../../../src/adapter/cli/report/cache-cost.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../../../src/adapter/cli/report/price-lookup.ts";
 import { addCacheTotals, cacheOf, type PointReport, priceReport } from "../../../../src/adapter/cli/report/report.ts";
-import { formatUsd, usdDigits } from "../../../../src/adapter/cli/report/text.ts";
+import { formatUsdFixed, usdDigits } from "../../../../src/adapter/cli/report/text.ts";
 
 /** Claude Sonnet 4.5 in pi-ai 0.73.1: $3 input, $0.30 cache read, $3.75 cache write per million tokens. */
 const SONNET = { input: 3, cacheRead: 0.3, cacheWrite: 3.75 };
@@ -138,8 +138,8 @@ describe("dollar formatting", () => {
 		expect(usdDigits([0.9785, 0.0822])).toBe(4);
 		expect(usdDigits([120, 15])).toBe(2);
 		expect(usdDigits([0, 0])).toBe(2);
-		expect(formatUsd(0.0822, 4)).toBe("$0.0822");
-		expect(formatUsd(9.78, 3)).toBe("$9.780");
+		expect(formatUsdFixed(0.0822, 4)).toBe("$0.0822");
+		expect(formatUsdFixed(9.78, 3)).toBe("$9.780");
 	});
 });
 
