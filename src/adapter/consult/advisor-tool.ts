@@ -212,77 +212,14 @@ async function pipeline(
 	req: AdvisorRunRequest,
 	known: { base?: EnvelopeBase },
 ): Promise<AdvisorRun> {
-	const { ctx, signal } = req;
-	const config = deps.config();
-	const model = lookupAdvisorModel(config.modelKey, (provider, id) => ctx.modelRegistry.find(provider, id));
-	if (model === undefined) return { envelope: failureEnvelope({ kind: "no-model" }) };
-	const effort = model.reasoning ? config.effort : undefined;
-	const base = identityBase(model, effort);
-	known.base = base;
-
-	const executor = ctx.model;
-	if (executor !== undefined && executor.id === model.id) {
-		const reason = SKIP_REASONS.sameModel(modelDisplayName(model));
-		return { envelope: failureEnvelope({ kind: "skipped", reason }, base) };
-	}
-	if (executor !== undefined && isDisabledFor(executor, deps.pi.getThinkingLevel(), config.disabledForModels)) {
-		const reason = SKIP_REASONS.disabledForModel(modelDisplayName(executor));
-		return { envelope: failureEnvelope({ kind: "skipped", reason }, base) };
-	}
-
-	const auth = await resolveAuth(ctx, model, base);
+	const chosen = chooseModel(deps, req, known);
+	if (!chosen.ok) return { envelope: chosen.envelope };
+	const { config, model, effort, base } = chosen;
+	const auth = await resolveAuth(req.ctx, model, base);
 	if (!auth.ok) return { envelope: auth.envelope };
-
-	const sm = ctx.sessionManager;
-	const sessionId = sm.getSessionId();
-	const ledger = deps.ledger.update(sessionId, sm.getBranch(), sm.getEntries(), sm.getCwd());
-	const setup: ConsultationSetup = {
-		ctx,
-		config,
-		model,
-		effort,
-		state: ledger.state,
-		signal,
-		mode: req.mode,
-		interactive: req.interactive ?? ctx.hasUI,
-	};
-	const plan = deps.investigation?.(setup) ?? { toolsMode: "none" };
-	// The system prompt's tool paragraph and the declarations come from the same plan: a mode
-	// without tools to back it would promise the advisor tools it does not have.
-	const tools = plan.tools !== undefined && plan.tools.declarations.length > 0 ? plan.tools : undefined;
-	const renderOptions: RenderOptions = {
-		config: config.ledger,
-		catalogue: deps.pi.getAllTools().map(({ name, description }) => ({ name, description })),
-		tools: tools?.declarations ?? [],
-		toolsMode: tools === undefined ? "none" : plan.toolsMode,
-		mode: req.mode,
-		...(req.inFlightCallId !== undefined ? { inFlightCallId: req.inFlightCallId } : {}),
-	};
-	const render = (overrides: Partial<RenderOptions> = {}) =>
-		renderRequest(ledger.state, { ...renderOptions, ...overrides }, ledger.memo);
-	let rendered: LedgerRequest | undefined;
-	const plain = () => {
-		rendered ??= render();
-		return rendered;
-	};
-	const now = deps.now ?? Date.now;
-	const routingKey = `advisor:${sessionId}`;
-	const planning: PlanningSetup = {
-		...setup,
-		get request() {
-			return plain();
-		},
-		render,
-		renderOptions,
-		memo: ledger.memo,
-		spend: ledger.spend,
-		anchor: ledger.anchor,
-		routingKey,
-		now,
-	};
+	const { planning, tools } = planConsultationSetup(deps, req, chosen);
 	const { request: planned, settle, ...hooks } = (await deps.consultationHooks?.(planning)) ?? {};
-	const request = planned ?? plain();
-
+	const request = planned ?? planning.request;
 	const complete = await deps.loadCompleteSimple();
 
 	const input: ConsultationInput = {
@@ -291,9 +228,9 @@ async function pipeline(
 		model,
 		auth: auth.auth,
 		effort,
-		sessionId: routingKey,
+		sessionId: planning.routingKey,
 		request,
-		signal,
+		signal: req.signal,
 		adviceMaxChars: config.advice.maxChars,
 	};
 	const onProgress = req.onProgress;
@@ -308,8 +245,102 @@ async function pipeline(
 	}
 	return {
 		envelope,
-		dispatch: { config, model, effort, auth: auth.auth, routingKey, request, spend: ledger.spend, complete },
+		dispatch: {
+			config,
+			model,
+			effort,
+			auth: auth.auth,
+			routingKey: planning.routingKey,
+			request,
+			spend: planning.spend,
+			complete,
+		},
 	};
+}
+
+/** The model a run asks, once the checks that come before any credential lookup passed. */
+type Chosen =
+	| { ok: true; config: AdvisorConfig; model: Model<Api>; effort: ThinkingLevel | undefined; base: EnvelopeBase }
+	| { ok: false; envelope: AdvisorEnvelope };
+
+/**
+ * The advisor model (no model → the no-model row), the effort read once, and the skips: the
+ * executor's own model, or an executor in `disabledForModels`.
+ */
+function chooseModel(deps: AdvisorToolDeps, req: AdvisorRunRequest, known: { base?: EnvelopeBase }): Chosen {
+	const { ctx } = req;
+	const config = deps.config();
+	const model = lookupAdvisorModel(config.modelKey, (provider, id) => ctx.modelRegistry.find(provider, id));
+	if (model === undefined) return { ok: false, envelope: failureEnvelope({ kind: "no-model" }) };
+	const effort = model.reasoning ? config.effort : undefined;
+	const base = identityBase(model, effort);
+	known.base = base;
+
+	const executor = ctx.model;
+	if (executor !== undefined && executor.id === model.id) {
+		const reason = SKIP_REASONS.sameModel(modelDisplayName(model));
+		return { ok: false, envelope: failureEnvelope({ kind: "skipped", reason }, base) };
+	}
+	if (executor !== undefined && isDisabledFor(executor, deps.pi.getThinkingLevel(), config.disabledForModels)) {
+		const reason = SKIP_REASONS.disabledForModel(modelDisplayName(executor));
+		return { ok: false, envelope: failureEnvelope({ kind: "skipped", reason }, base) };
+	}
+	return { ok: true, config, model, effort, base };
+}
+
+/**
+ * The ledger folded up to the branch, the investigation tools, and what the budget hooks read: the
+ * request rendered on first read, and a way to render it again with other options.
+ */
+function planConsultationSetup(
+	deps: AdvisorToolDeps,
+	req: AdvisorRunRequest,
+	chosen: Extract<Chosen, { ok: true }>,
+): { planning: PlanningSetup; tools: InvestigationTools | undefined } {
+	const { ctx } = req;
+	const sm = ctx.sessionManager;
+	const sessionId = sm.getSessionId();
+	const ledger = deps.ledger.update(sessionId, sm.getBranch(), sm.getEntries(), sm.getCwd());
+	const setup: ConsultationSetup = {
+		ctx,
+		config: chosen.config,
+		model: chosen.model,
+		effort: chosen.effort,
+		state: ledger.state,
+		signal: req.signal,
+		mode: req.mode,
+		interactive: req.interactive ?? ctx.hasUI,
+	};
+	const plan = deps.investigation?.(setup) ?? { toolsMode: "none" };
+	// The system prompt's tool paragraph and the declarations come from the same plan: a mode
+	// without tools to back it would promise the advisor tools it does not have.
+	const tools = plan.tools !== undefined && plan.tools.declarations.length > 0 ? plan.tools : undefined;
+	const renderOptions: RenderOptions = {
+		config: chosen.config.ledger,
+		catalogue: deps.pi.getAllTools().map(({ name, description }) => ({ name, description })),
+		tools: tools?.declarations ?? [],
+		toolsMode: tools === undefined ? "none" : plan.toolsMode,
+		mode: req.mode,
+		...(req.inFlightCallId !== undefined ? { inFlightCallId: req.inFlightCallId } : {}),
+	};
+	const render = (overrides: Partial<RenderOptions> = {}) =>
+		renderRequest(ledger.state, { ...renderOptions, ...overrides }, ledger.memo);
+	let rendered: LedgerRequest | undefined;
+	const planning: PlanningSetup = {
+		...setup,
+		get request() {
+			rendered ??= render();
+			return rendered;
+		},
+		render,
+		renderOptions,
+		memo: ledger.memo,
+		spend: ledger.spend,
+		anchor: ledger.anchor,
+		routingKey: `advisor:${sessionId}`,
+		now: deps.now ?? Date.now,
+	};
+	return { planning, tools };
 }
 
 async function consult(

@@ -250,11 +250,8 @@ export function replayBranch(
 	shared: ReplayShared = createReplayShared(options.scratchSamples),
 ): SessionReport {
 	const config = options.config ?? DEFAULT_LEDGER_CONFIG;
-	const now = options.now ?? (() => performance.now());
-	const { events, file, path } = input;
-	const scan = scanPoints(events, shared.scan);
+	const scan = scanPoints(input.events, shared.scan);
 	const points: ConsultationPoint[] = pointsOfScan(scan, options.every);
-	const inventory = inventoryOf(input.tools);
 	const renderOptions: RenderOptions = {
 		config,
 		catalogue: input.tools.catalogue,
@@ -262,10 +259,48 @@ export function replayBranch(
 		toolsMode: "repo",
 		mode: "consult",
 	};
-	const leafId = input.leafId ?? null;
+	const { common, reused, trail } = reusedPoints(input, points, shared, config);
+	const sampled = sampledPoints(points.length, reused, shared);
+	if (points.length > reused) warmUp(input.events.slice(0, points[reused]!.upTo), renderOptions);
+	const { userIndex, users } = userChecks(input, shared, common, config);
+	const last = trail.at(-1);
+	const run: BranchRun = {
+		input,
+		renderOptions,
+		inventory: inventoryOf(input.tools),
+		memo: shared.memo,
+		now: options.now ?? (() => performance.now()),
+		sampled,
+		userIndex,
+		users,
+		state: last?.state ?? emptyLedger(input.cwd),
+		baseline: last?.baseline ?? emptyBaseline,
+		folded: last?.point.upTo ?? 0,
+		previous: last?.request,
+		previousBaseline: last?.baselineRequest,
+		found: last?.found ?? new Map(),
+		usersSoFar: 0,
+	};
+	for (let index = reused; index < points.length; index++) trail.push(replayPoint(run, points[index]!, index, config));
+	shared.path = input.path;
+	shared.trail = trail;
+	shared.scan = scan;
+	shared.userIndex = userIndex;
+	return branchReport(input, points, trail, userIndex);
+}
 
-	// The points this branch shares with the branch replayed before it: the same point on the
-	// same entries (the same objects) gives the same request, baseline and report.
+/**
+ * The points this branch shares with the branch replayed before it: the same point on the same
+ * entries (the same objects) gives the same request, baseline and report. `common` is the length
+ * of the shared path.
+ */
+function reusedPoints(
+	input: BranchInput,
+	points: readonly ConsultationPoint[],
+	shared: ReplayShared,
+	config: LedgerConfig,
+): { common: number; reused: number; trail: PointState[] } {
+	const { path } = input;
 	let common = 0;
 	const limit = Math.min(path.length, shared.path.length);
 	while (common < limit && path[common] === shared.path[common]) common++;
@@ -280,28 +315,31 @@ export function replayBranch(
 		shared.trail[reused]!.config === config
 	)
 		reused++;
-	const trail = shared.trail.slice(0, reused);
+	return { common, reused, trail: shared.trail.slice(0, reused) };
+}
 
-	// Sampled among the points this branch replays itself, from the file's allowance (a sample
-	// refolds its whole prefix: once per file, not once per leaf). A branch's first point folds
-	// everything either way, so it is not a comparison: sampled from the second on.
+/**
+ * Sampled among the points this branch replays itself, from the file's allowance (a sample refolds
+ * its whole prefix: once per file, not once per leaf). A branch's first point folds everything
+ * either way, so it is not a comparison: sampled from the second on.
+ */
+function sampledPoints(points: number, reused: number, shared: ReplayShared): Set<number> {
 	const firstSampled = Math.max(1, reused);
 	const sampled = new Set(
-		[...scratchIndices(Math.max(0, points.length - firstSampled), shared.scratchLeft)].map((i) => i + firstSampled),
+		[...scratchIndices(Math.max(0, points - firstSampled), shared.scratchLeft)].map((i) => i + firstSampled),
 	);
 	shared.scratchLeft -= sampled.size;
+	return sampled;
+}
 
-	if (points.length > reused) warmUp(events.slice(0, points[reused]!.upTo), renderOptions);
-	const { memo } = shared;
-	const last = trail.at(-1);
-	let state = last?.state ?? emptyLedger(input.cwd);
-	let baseline = last?.baseline ?? emptyBaseline;
-	let folded = last?.point.upTo ?? 0;
-	let previous = last?.request;
-	let previousBaseline = last?.baselineRequest;
-	let found: ReadonlyMap<string, Found> = last?.found ?? new Map();
-
-	// User messages by event index: the ones before the fork are the previous branch's.
+/** User messages by event index (the ones before the fork are the previous branch's), each with the block it must render as. */
+function userChecks(
+	input: BranchInput,
+	shared: ReplayShared,
+	common: number,
+	config: LedgerConfig,
+): { userIndex: number[]; users: UserCheck[] } {
+	const { events } = input;
 	const userIndex: number[] = [];
 	for (const i of shared.userIndex) {
 		if (i >= common) break;
@@ -320,76 +358,117 @@ export function replayBranch(
 		}
 		return check;
 	});
-	let usersSoFar = 0;
+	return { userIndex, users };
+}
 
-	for (let index = reused; index < points.length; index++) {
-		const point = points[index]!;
-		const options: RenderOptions = { ...renderOptions, inFlightCallId: point.callId };
-		const t0 = now();
-		state = foldEvents(state, events.slice(folded, point.upTo));
-		const request = renderRequest(state, options, memo);
-		const incrementalMs = now() - t0;
+/** What the points of one branch read, and what each advances for the next. */
+interface BranchRun {
+	readonly input: BranchInput;
+	readonly renderOptions: RenderOptions;
+	readonly inventory: UserMessage;
+	readonly memo: RenderMemo;
+	readonly now: () => number;
+	/** Point indices also built from scratch (the timing comparison and the bytes check). */
+	readonly sampled: ReadonlySet<number>;
+	readonly userIndex: readonly number[];
+	readonly users: readonly UserCheck[];
+	state: LedgerState;
+	baseline: BaselineCursor;
+	/** Events folded so far. */
+	folded: number;
+	previous: LedgerRequest | undefined;
+	previousBaseline: BaselineRequest | undefined;
+	found: ReadonlyMap<string, Found>;
+	/** Users before the current point. */
+	usersSoFar: number;
+}
 
-		let scratchMs: number | undefined;
-		let mismatch = false;
-		if (sampled.has(index)) {
-			const t1 = now();
-			const scratch = renderRequest(foldAll(events.slice(0, point.upTo), input.cwd), options, createRenderMemo());
-			scratchMs = now() - t1;
-			// Incremental ≡ batch fold is an invariant; a difference is a bug worth seeing, not a crash.
-			mismatch = scratch.hash !== request.hash;
-		}
+/** One point: fold what is new, render, measure, and compare with the baseline and the previous point. */
+function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, config: LedgerConfig): PointState {
+	const { input, now } = run;
+	const { events } = input;
+	const options: RenderOptions = { ...run.renderOptions, inFlightCallId: point.callId };
+	const t0 = now();
+	run.state = foldEvents(run.state, events.slice(run.folded, point.upTo));
+	const request = renderRequest(run.state, options, run.memo);
+	const incrementalMs = now() - t0;
 
-		baseline = advanceBaseline(baseline, path, folded, point.upTo);
-		folded = point.upTo;
-		while (usersSoFar < users.length && userIndex[usersSoFar]! < point.upTo) usersSoFar++;
-		const checked = checkUsers(request, users.slice(0, usersSoFar), found);
-		found = checked.found;
-
-		const atEntryId = events[point.upTo - 1]!.id;
-		const sent = pointMessages(baseline, inventory, point.callId);
-		const baselineNow = baselineRequest(sent.messages, sent);
-		const report: PointReport = {
-			atEntryId,
-			kind: point.kind,
-			baseline: baselineNow.tokens,
-			ledger: request.tokens,
-			ledgerStable: request.stable.tokens,
-			incrementalMs: round(incrementalMs, 3),
-		};
-		if (point.callId !== undefined) report.callId = point.callId;
-		if (previous !== undefined) {
-			const shares = cacheShares(previous, request);
-			report.cacheShare = { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
-		}
-		if (previousBaseline !== undefined) {
-			const shares = baselineShares(previousBaseline, baselineNow);
-			report.baselineCacheShare = { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
-		}
-		const billed = billedUsage(point.result);
-		if (billed !== undefined) report.billed = billed;
-		if (scratchMs !== undefined) report.scratchMs = round(scratchMs, 3);
-		trail.push({
-			point,
-			tools: input.tools,
-			config,
-			report,
-			missing: checked.missing,
-			state,
-			request,
-			baseline,
-			baselineRequest: baselineNow,
-			found,
-			mismatch,
-		});
-		previous = request;
-		previousBaseline = baselineNow;
+	let scratchMs: number | undefined;
+	let mismatch = false;
+	if (run.sampled.has(index)) {
+		const t1 = now();
+		const scratch = renderRequest(foldAll(events.slice(0, point.upTo), input.cwd), options, createRenderMemo());
+		scratchMs = now() - t1;
+		// Incremental ≡ batch fold is an invariant; a difference is a bug worth seeing, not a crash.
+		mismatch = scratch.hash !== request.hash;
 	}
-	shared.path = path;
-	shared.trail = trail;
-	shared.scan = scan;
-	shared.userIndex = userIndex;
 
+	run.baseline = advanceBaseline(run.baseline, input.path, run.folded, point.upTo);
+	run.folded = point.upTo;
+	while (run.usersSoFar < run.users.length && run.userIndex[run.usersSoFar]! < point.upTo) run.usersSoFar++;
+	const checked = checkUsers(request, run.users.slice(0, run.usersSoFar), run.found);
+	run.found = checked.found;
+
+	const sent = pointMessages(run.baseline, run.inventory, point.callId);
+	const baselineNow = baselineRequest(sent.messages, sent);
+	const report = pointReport(run, point, request, baselineNow, incrementalMs, scratchMs);
+	run.previous = request;
+	run.previousBaseline = baselineNow;
+	return {
+		point,
+		tools: input.tools,
+		config,
+		report,
+		missing: checked.missing,
+		state: run.state,
+		request,
+		baseline: run.baseline,
+		baselineRequest: baselineNow,
+		found: run.found,
+		mismatch,
+	};
+}
+
+function pointReport(
+	run: BranchRun,
+	point: ConsultationPoint,
+	request: LedgerRequest,
+	baselineNow: BaselineRequest,
+	incrementalMs: number,
+	scratchMs: number | undefined,
+): PointReport {
+	const report: PointReport = {
+		atEntryId: run.input.events[point.upTo - 1]!.id,
+		kind: point.kind,
+		baseline: baselineNow.tokens,
+		ledger: request.tokens,
+		ledgerStable: request.stable.tokens,
+		incrementalMs: round(incrementalMs, 3),
+	};
+	if (point.callId !== undefined) report.callId = point.callId;
+	if (run.previous !== undefined) {
+		const shares = cacheShares(run.previous, request);
+		report.cacheShare = { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
+	}
+	if (run.previousBaseline !== undefined) {
+		const shares = baselineShares(run.previousBaseline, baselineNow);
+		report.baselineCacheShare = { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
+	}
+	const billed = billedUsage(point.result);
+	if (billed !== undefined) report.billed = billed;
+	if (scratchMs !== undefined) report.scratchMs = round(scratchMs, 3);
+	return report;
+}
+
+/** The branch's report from its points: totals, the lists, and each user message missing at its first point. */
+function branchReport(
+	input: BranchInput,
+	points: readonly ConsultationPoint[],
+	trail: readonly PointState[],
+	userIndex: readonly number[],
+): SessionReport {
+	const { file } = input;
+	const leafId = input.leafId ?? null;
 	// A user message counts as missing at the first point where its block is not in the request.
 	const missing = new Map<string, MissingUserMessage>();
 	for (const step of trail) {

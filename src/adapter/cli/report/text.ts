@@ -160,23 +160,41 @@ function priceLines(report: ReplayReport, price: PriceReport, style: Style): str
 }
 
 export function renderTextReport(report: ReplayReport, style: Style = plain): string {
-	const out: string[] = [];
+	const out: string[] = [
+		...headerLines(report, style),
+		"",
+		...sessionTable(report, style),
+		"",
+		...tokenLines(report, style),
+		"",
+		...(report.price !== undefined ? [...priceLines(report, report.price, style), ""] : []),
+		...reuseLines(report, style),
+		"",
+		...listLines(report, style),
+		...diagnosticLines(report.diagnostics, style),
+		"",
+		...LEGEND.map((line) => style.dim(line)),
+	];
+	return `${out.join("\n")}\n`;
+}
+
+function headerLines(report: ReplayReport, style: Style): string[] {
 	const files = report.diagnostics.files;
-	out.push(
+	return [
 		style.bold(
 			`Replayed ${plural(report.sessions.length, "session")} from ${plural(files, "file")}: ${plural(report.points, "consultation point")}`,
 		),
-	);
-	out.push(
 		style.dim(
 			`Points: every real advisor() call; sessions without one get a simulated point every ${report.options.every} tool rounds and at the last entry${report.options.allLeaves ? "; every leaf replayed" : "; leaf path only"}.`,
 		),
-	);
-	out.push("");
+	];
+}
 
+/** One row per session, then the totals. */
+function sessionTable(report: ReplayReport, style: Style): string[] {
 	const widths = [40, 9, 12, 11, 7, 7, 5, 6, 7, 11];
 	const header = ["session", "points", "baseline", "ledger", "ratio", "effect.", ">base", "users", "missing", "reuse"];
-	out.push(style.bold(row(header, widths)));
+	const out = [style.bold(row(header, widths))];
 	for (const s of report.sessions) {
 		const cells = [
 			s.leafId !== null && report.options.allLeaves ? `${s.file}@${s.leafId}` : s.file,
@@ -194,47 +212,41 @@ export function renderTextReport(report: ReplayReport, style: Style = plain): st
 		if (s.largerThanBaseline.length > 0 || s.userMessages.missing > 0) line = style.yellow(line);
 		out.push(line);
 	}
-	out.push(
-		style.bold(
-			row(
-				[
-					"total",
-					String(report.points),
-					formatTokens(report.tokens.baseline.total),
-					formatTokens(report.tokens.ledger.total),
-					fixed(report.tokens.ratio),
-					fixed(report.cache.effectiveRatio),
-					String(report.largerThanBaseline.length),
-					String(report.userMessages.total),
-					String(report.userMessages.missing),
-					`${fixed(report.cacheShare.tokenPrefix.p50, 2)} / ${fixed(report.cacheShare.breakpoint.p50, 2)}`,
-				],
-				widths,
-			),
-		),
-	);
-	out.push("");
+	const total = [
+		"total",
+		String(report.points),
+		formatTokens(report.tokens.baseline.total),
+		formatTokens(report.tokens.ledger.total),
+		fixed(report.tokens.ratio),
+		fixed(report.cache.effectiveRatio),
+		String(report.largerThanBaseline.length),
+		String(report.userMessages.total),
+		String(report.userMessages.missing),
+		`${fixed(report.cacheShare.tokenPrefix.p50, 2)} / ${fixed(report.cacheShare.breakpoint.p50, 2)}`,
+	];
+	out.push(style.bold(row(total, widths)));
+	return out;
+}
 
+/** Tokens per consultation on both sides, and the two ratios. */
+function tokenLines(report: ReplayReport, style: Style): string[] {
 	const statWidths = [28, 14, 10, 10, 10];
-	out.push(style.bold(row(["tokens per consultation", "total", "p50", "p90", "max"], statWidths)));
-	out.push(row(statsRow("baseline (Pi context+tools)", report.tokens.baseline), statWidths));
-	out.push(row(statsRow("ledger", report.tokens.ledger), statWidths));
-	out.push(`ratio ledger/baseline (total): ${ratioText(report.tokens.ratio, style)}`);
-	out.push(
+	return [
+		style.bold(row(["tokens per consultation", "total", "p50", "p90", "max"], statWidths)),
+		row(statsRow("baseline (Pi context+tools)", report.tokens.baseline), statWidths),
+		row(statsRow("ledger", report.tokens.ledger), statWidths),
+		`ratio ledger/baseline (total): ${ratioText(report.tokens.ratio, style)}`,
 		`effective cost ledger/baseline, both cached (uncached + 0.1 × cached): ${ratioText(report.cache.effectiveRatio, style)}`,
-	);
-	out.push("");
+	];
+}
 
-	if (report.price !== undefined) {
-		out.push(...priceLines(report, report.price, style));
-		out.push("");
-	}
-
+/** Prefix reuse between consultations, the bytes check, and what the recorded calls were billed. */
+function reuseLines(report: ReplayReport, style: Style): string[] {
 	const c = report.cacheShare;
 	const b = report.baselineCacheShare;
-	out.push(
+	const out = [
 		`Share of the previous consultation repeated as a prefix, median (mean) over ${plural(c.pairs, "pair")}: ledger token prefix ${fixed(c.tokenPrefix.p50)} (${fixed(c.tokenPrefix.mean)}), breakpoints ${fixed(c.breakpoint.p50)} (${fixed(c.breakpoint.mean)}); baseline token prefix ${fixed(b.tokenPrefix.p50)} (${fixed(b.tokenPrefix.mean)}), breakpoints ${fixed(b.breakpoint.p50)} (${fixed(b.breakpoint.mean)})`,
-	);
+	];
 	if (report.timing.mismatches > 0)
 		out.push(style.red(`Incremental and from-scratch requests differed at ${report.timing.mismatches} points.`));
 	if (report.billed.points > 0) {
@@ -242,8 +254,12 @@ export function renderTextReport(report: ReplayReport, style: Style = plain): st
 			`Billed usage recorded by ${plural(report.billed.points, "advisor call")}: ${formatTokens(report.billed.prompt)} prompt tokens (all attempts and investigation rounds) vs ${formatTokens(report.billed.ledgerEstimate)} estimated for their first request; ${formatTokens(report.billed.output)} output tokens`,
 		);
 	}
-	out.push("");
+	return out;
+}
 
+/** Requests larger than their baseline, and user messages missing from a request. */
+function listLines(report: ReplayReport, style: Style): string[] {
+	const out: string[] = [];
 	const larger = report.largerThanBaseline;
 	if (larger.length === 0) out.push(style.green("No request is larger than its baseline."));
 	else {
@@ -254,21 +270,22 @@ export function renderTextReport(report: ReplayReport, style: Style = plain): st
 			);
 		}
 	}
-
 	const users = report.userMessages;
 	const usersLine = `User messages the requests had to carry: ${users.total}; missing from a request: ${users.missing}`;
 	out.push(users.missing === 0 ? usersLine : style.red(usersLine));
 	for (const m of users.missingMessages) {
 		out.push(`  ${m.file}: user message ${m.entryId} missing from the request after ${m.atEntryId}`);
 	}
+	return out;
+}
 
-	const d = report.diagnostics;
+function diagnosticLines(d: ReplayReport["diagnostics"], style: Style): string[] {
 	const unknownTypes = Object.entries(d.unknownEntryTypes)
 		.map(([type, n]) => `${type} ×${n}`)
 		.join(", ");
-	out.push(
+	const out = [
 		`Reader diagnostics: ${plural(d.badLines, "bad line")}, ${plural(d.unknownEntries, "unknown entry", "unknown entries")}${unknownTypes === "" ? "" : ` (${unknownTypes})`}, ${plural(d.brokenParents, "broken parent link")}`,
-	);
+	];
 	for (const m of d.messages) out.push(style.dim(`  ${m}`));
 	if (d.filesWithoutPoints.length > 0) {
 		out.push(`Files without any consultation point (${d.filesWithoutPoints.length}):`);
@@ -278,7 +295,5 @@ export function renderTextReport(report: ReplayReport, style: Style = plain): st
 		out.push(style.red(`Unreadable inputs, skipped (${d.unreadable.length}):`));
 		for (const u of d.unreadable) out.push(`  ${u.path}: ${u.error}`);
 	}
-	out.push("");
-	out.push(...LEGEND.map((line) => style.dim(line)));
-	return `${out.join("\n")}\n`;
+	return out;
 }
