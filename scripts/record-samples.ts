@@ -1314,7 +1314,7 @@ function readme(results: Verified[], withAdvisor: boolean, outDir: string): stri
 		"The scenario content (prompts, scripted turns, tool-call ids, repo files, git hashes) is fixed; entry ids and",
 		"timestamps are Pi's own (random / wall clock) and change on every recording. The header `cwd` is the temp repo",
 		"path (`$TMPDIR/pi-advisor-ledger-samples/<name>/repo`). Feature names below are defined in",
-		"`scripts/sample-features.ts` and checked by `test/samples.test.ts`.",
+		"`scripts/sample-features.ts` and checked by `test/adapter/cli/samples.test.ts`.",
 		"",
 		...piMonoSection(outDir),
 		...long.flatMap((r) => scenarioSection(r, withAdvisor)),

@@ -1,6 +1,6 @@
 // Feature detectors for the recorded Pi session samples (samples/*.jsonl).
 // Pure functions over plain JSON.parse output: used by scripts/record-samples.ts to verify what it
-// recorded and by test/samples.test.ts to check the committed files. Deliberately independent of the
+// recorded and by test/adapter/cli/samples.test.ts to check the committed files. Deliberately independent of the
 // project's own session reader.
 
 export interface SampleFile {
@@ -66,7 +66,7 @@ const afterFirstMessage = (entries: any[], type: string) => {
 
 /**
  * Every feature a sample can exhibit. Keys are stable: they are listed in samples/README.md,
- * in the scenario definitions and in test/samples.test.ts.
+ * in the scenario definitions and in test/adapter/cli/samples.test.ts.
  */
 export const FEATURES = {
 	/** read tool succeeded on a text file */

@@ -2,6 +2,8 @@
  * The layering (docs/architecture.md): src/events, src/reducers, src/render and src/policy are pure —
  * no I/O, clock, randomness, network or Pi runtime — and imports run one way,
  * events ← reducers ← render ← policy ← adapter, across folders only through the folder's index.ts.
+ * Inside the adapter too: pi ← tools ← config ← consult ← background ← host ← extension.ts, with cli
+ * beside (it may import pi, tools and config; only bench/ and tests import it).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -36,9 +38,13 @@ const allSources = LAYERS.flatMap(sourcesOf);
 /** Code only: comments may mention what the code must not do. */
 const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
 
-/** Every relative module a file imports or re-exports, resolved to a path from the repository root. */
+/** Every relative module a file imports, re-exports or loads with import(), resolved to a path from the repository root. */
 function relativeImports(file: string, text: string): string[] {
-	const specs = [...code(text).matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+["'](\.[^"']+)["']/g)];
+	const body = code(text);
+	const specs = [
+		...body.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+["'](\.[^"']+)["']/g),
+		...body.matchAll(/\bimport\(\s*["'](\.[^"']+)["']\s*\)/g),
+	];
 	return specs.map((m) => path.join(path.dirname(file), m[1]!));
 }
 
@@ -95,5 +101,57 @@ describe("imports run one way, across folders only through index.ts", () => {
 		for (const layer of PURE) {
 			expect(allSources.some(([file]) => file === path.join("src", layer, "index.ts"))).toBe(true);
 		}
+	});
+});
+
+/**
+ * The adapter's parts, bottom first, and the parts each may import besides itself (the core layers
+ * are the table above's business). A part is a folder of src/adapter, or extension.ts at its root.
+ */
+const ADAPTER_PARTS = ["pi", "tools", "config", "consult", "background", "host", "extension.ts", "cli"] as const;
+type AdapterPart = (typeof ADAPTER_PARTS)[number];
+
+const ADAPTER_ALLOWED: Record<AdapterPart, readonly AdapterPart[]> = {
+	pi: [],
+	tools: ["pi"],
+	config: ["pi", "tools"],
+	consult: ["pi", "tools", "config"],
+	background: ["pi", "tools", "config", "consult"],
+	host: ["pi", "tools", "config", "consult", "background"],
+	"extension.ts": ["pi", "tools", "config", "consult", "background", "host"],
+	cli: ["pi", "tools", "config"],
+};
+
+function adapterPartOf(file: string): string | undefined {
+	const [top, layer, part] = file.split(path.sep);
+	return top === "src" && layer === "adapter" ? part : undefined;
+}
+
+describe("inside the adapter, imports run one way", () => {
+	const adapterFiles = sourcesOf("adapter");
+	const edges = adapterFiles.flatMap(([file, text]) =>
+		relativeImports(file, text)
+			.map((target) => ({ file, target, from: adapterPartOf(file), to: adapterPartOf(target) }))
+			.filter((e) => e.to !== undefined),
+	);
+
+	it("every file of src/adapter is in a part of the table", () => {
+		const stray = adapterFiles
+			.map(([file]) => file)
+			.filter((file) => !(ADAPTER_PARTS as readonly string[]).includes(adapterPartOf(file)!));
+		expect(stray).toEqual([]);
+	});
+
+	it("sees edges between the parts (the scan itself works)", () => {
+		expect(edges.some((e) => e.from === "extension.ts" && e.to === "host")).toBe(true);
+		expect(edges.some((e) => e.from === "consult" && e.to === "pi")).toBe(true);
+		expect(edges.some((e) => e.from === "cli" && e.to === "tools")).toBe(true);
+	});
+
+	it("only the edges in the table", () => {
+		const bad = edges.filter(
+			(e) => e.from !== e.to && !ADAPTER_ALLOWED[e.from as AdapterPart].includes(e.to as AdapterPart),
+		);
+		expect(bad.map((e) => `${e.file} → ${e.target}`)).toEqual([]);
 	});
 });

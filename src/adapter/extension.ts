@@ -11,7 +11,7 @@ import { isRecord } from "../events/index.ts";
 import { expandSource } from "../render/index.ts";
 import { createCompletionReview, type ReviewTrace } from "./background/review.ts";
 import { createCacheWarming, type WarmingTimers, type WarmingTrace } from "./background/warming.ts";
-import type { ConfigLocation } from "./config.ts";
+import type { ConfigLocation } from "./config/file.ts";
 import {
 	type AdvisorToolDeps,
 	type ConsultationSetup,
@@ -19,10 +19,10 @@ import {
 	type InvestigationPlan,
 } from "./consult/advisor-tool.ts";
 import { costControl } from "./consult/cost-control.ts";
-import { createAdvisorRuntime } from "./host/activation-state.ts";
+import { createAdvisorRuntime, currentConfig } from "./host/activation-state.ts";
 import { ADVISOR_COMMAND, createAdvisorCommand } from "./host/advisor-command.ts";
-import { type CompleteSimple, loadCompleteSimple } from "./host/compat.ts";
 import { composeHooks, type LifecycleHooks, registerLifecycle } from "./host/lifecycle.ts";
+import { type CompleteSimple, loadCompleteSimple } from "./pi/compat.ts";
 import { advisorToolsMode, createAdvisorTools } from "./tools/index.ts";
 import { summarizeCall } from "./tools/summary.ts";
 
@@ -54,7 +54,9 @@ export function createAdvisorExtension(options: AdvisorExtensionOptions = {}): (
 		const runtime = createAdvisorRuntime(options.location);
 		const toolDeps: AdvisorToolDeps = {
 			pi,
-			runtime,
+			config: () => currentConfig(runtime),
+			ledger: runtime.ledger,
+			findModel: () => runtime.findModel,
 			loadCompleteSimple: options.loadCompleteSimple ?? loadCompleteSimple,
 			investigation: options.investigation ?? defaultInvestigation,
 			consultationHooks: options.consultationHooks ?? costControl({ pi }),
@@ -75,8 +77,8 @@ export function createAdvisorExtension(options: AdvisorExtensionOptions = {}): (
 		};
 		const review = createCompletionReview({
 			pi,
-			runtime,
 			pipeline: toolDeps,
+			advisorActive: () => runtime.activation?.active === true,
 			...(options.now !== undefined ? { now: options.now } : {}),
 			...(options.review?.onTrace !== undefined ? { onTrace: options.review.onTrace } : {}),
 		});

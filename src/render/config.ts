@@ -1,21 +1,33 @@
-/** The `ledger` keys of advisor.json (docs/configuration.md): how much of the branch reaches the advisor verbatim. */
-export interface LedgerConfig {
+/**
+ * The `ledger` section of advisor.json (docs/configuration.md): how much of the branch reaches the
+ * advisor verbatim. Schema, defaults and type in one place, beside the renderer that applies them
+ * (blocks.ts, request.ts); the adapter's loader checks each key against this schema on its own.
+ */
+
+import { type Static, Type } from "@sinclair/typebox";
+
+export const LedgerSchema = Type.Object({
 	/** Newest tool rounds of the open segment rendered verbatim; every other round is a one-line card. */
-	tailToolCalls: number;
+	tailToolCalls: Type.Integer({ minimum: 0 }),
 	/** Cap per verbatim part (call arguments, reasoning, prose, the question, advice). */
-	tailMaxChars: number;
+	tailMaxChars: Type.Integer({ minimum: 1 }),
 	/**
 	 * Cap on each verbatim tool result in the appendix. The appendix is never cached, so its results
 	 * are capped tighter than the other verbatim parts; the text past the cap stays expandable.
 	 */
-	tailResultMaxChars: number;
+	tailResultMaxChars: Type.Integer({ minimum: 1 }),
 	/** A longer user message keeps head and tail around an expandable gap. */
-	userMessageMaxChars: number;
+	userMessageMaxChars: Type.Integer({ minimum: 1 }),
 	/** Visible extension messages are previewed up to this many characters. */
-	customPreviewChars: number;
-	/** Older executor prose in the log keeps head and tail around an expandable gap; the newest is whole in the appendix. */
-	proseMaxChars: number;
-}
+	customPreviewChars: Type.Integer({ minimum: 0 }),
+	/**
+	 * Older executor prose in the log, and the output of the user's `!` runs, keep head and tail
+	 * around an expandable gap; the newest prose is whole in the appendix.
+	 */
+	proseMaxChars: Type.Integer({ minimum: 0 }),
+});
+
+export type LedgerConfig = Static<typeof LedgerSchema>;
 
 export const DEFAULT_LEDGER_CONFIG: Readonly<LedgerConfig> = Object.freeze({
 	tailToolCalls: 2,

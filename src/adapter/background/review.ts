@@ -49,6 +49,7 @@ import type { Usage } from "@mariozechner/pi-ai";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { CUSTOM_TYPES, type Severity } from "../../events/index.ts";
 import {
+	type ReviewDecision,
 	type ReviewDelivery,
 	type ReviewSkipReason,
 	reviewDecision,
@@ -61,8 +62,7 @@ import {
 import { reviewMessage, zeroUsage } from "../../render/index.ts";
 import { type AdvisorToolDeps, runAdvisor } from "../consult/advisor-tool.ts";
 import type { AdvisorEnvelope } from "../consult/envelope.ts";
-import { type AdvisorRuntime, currentConfig } from "../host/activation-state.ts";
-import type { InterruptReason } from "../host/lifecycle.ts";
+import type { InterruptReason } from "./interrupt.ts";
 
 /** How a started review ended, as its usage record says. */
 export type ReviewOutcome = "advice" | "skipped" | "failed" | "timeout" | "cancelled";
@@ -87,9 +87,13 @@ export type ReviewTrace =
 
 export interface ReviewDeps {
 	pi: Pick<ExtensionAPI, "sendMessage"> & Partial<Pick<ExtensionAPI, "appendEntry">>;
-	runtime: AdvisorRuntime;
-	/** The advisor tool's pipeline deps (model, auth, investigation, budget hooks). */
+	/**
+	 * The advisor tool's pipeline deps (the config, the session ledger, model, auth, investigation,
+	 * budget hooks): the review reads the same config and ledger the tool does.
+	 */
 	pipeline: AdvisorToolDeps;
+	/** Whether advisor() is in the executor's active set (the host's last activation decision). */
+	advisorActive: () => boolean;
 	now?: () => number;
 	onTrace?: (trace: ReviewTrace) => void;
 }
@@ -167,260 +171,329 @@ function outcomeOf(envelope: AdvisorEnvelope, cancelled: boolean): { outcome: Re
 	return cancelled ? { outcome: "cancelled" } : { outcome: "advice", advice };
 }
 
-export function createCompletionReview(deps: ReviewDeps): CompletionReview {
-	const now = deps.now ?? Date.now;
-	const trace = (t: ReviewTrace) => {
-		try {
-			deps.onTrace?.(t);
-		} catch {
-			// A trace listener never breaks the review.
-		}
-	};
-	let running = false;
-	let inflight: InFlight | undefined;
+/** What one completion review keeps between Pi's events (one per loaded copy of the extension). */
+interface ReviewState {
+	readonly deps: ReviewDeps;
+	readonly now: () => number;
+	/** An agent_start seen without its agent_end. */
+	running: boolean;
+	inflight: InFlight | undefined;
 	/** An agent_end arrived while a review was in flight. */
-	let missed: ExtensionContext | undefined;
+	missed: ExtensionContext | undefined;
 	/** Resolved by the next agent_end (a shutdown that overtook it waits on this). */
-	let nextEnd: Signal | undefined;
+	nextEnd: Signal | undefined;
 	/** A headless review started an executor turn that has not ended yet. */
-	let woken: Signal | undefined;
+	woken: Signal | undefined;
+}
 
-	const branchState = (ctx: ExtensionContext) => {
-		const sm = ctx.sessionManager;
-		return deps.runtime.ledger.update(sm.getSessionId(), sm.getBranch(), sm.getEntries(), sm.getCwd()).state;
+export function createCompletionReview(deps: ReviewDeps): CompletionReview {
+	const review: ReviewState = {
+		deps,
+		now: deps.now ?? Date.now,
+		running: false,
+		inflight: undefined,
+		missed: undefined,
+		nextEnd: undefined,
+		woken: undefined,
 	};
-
-	const runActive = (ctx: ExtensionContext): boolean => {
-		if (running) return true;
-		try {
-			return !ctx.isIdle();
-		} catch {
-			return true;
-		}
-	};
-
-	const record = (data: unknown): void => {
-		const append = deps.pi.appendEntry;
-		if (typeof append !== "function") return;
-		try {
-			append.call(deps.pi, CUSTOM_TYPES.usage, data);
-		} catch {
-			// The session is gone; reviews are cancelled (and recorded) before that, normally.
-		}
-	};
-
-	const deliver = (flight: InFlight, ctx: ExtensionContext, advice: string, envelope: AdvisorEnvelope) => {
-		const { answerEntryId } = flight;
-		const state = branchState(ctx);
-		const delivery = reviewDelivery(advice, {
-			wokeThisPrompt: wokeSinceLastUserMessage(state),
-			// Headless, the host is not idle while it holds the reviewed run open (Pi 1.x): only a run
-			// started after it (a second `pi -p` message) counts as another run.
-			runActive: flight.headless ? running : runActive(ctx),
-		});
-		if (delivery.show) {
-			const message = reviewMessage({
-				advice,
-				answerEntryId,
-				delivery,
-				...(envelope.usage !== undefined ? { usage: envelope.usage } : {}),
-				...(envelope.details.advisorModel !== undefined ? { advisorModel: envelope.details.advisorModel } : {}),
-				...(envelope.details.effort !== undefined ? { effort: envelope.details.effort } : {}),
-			});
-			if (!flight.headless || delivery.deliverAs === "nextTurn") {
-				deps.pi.sendMessage(message, reviewSendOptions(delivery));
-				return delivery;
-			}
-			// Pi 1.x is still inside the reviewed run (agent_before_settle): a follow-up continues it.
-			// Pi 0.73 is idle (print mode has already printed): a turn starts one more run.
-			const wake = delivery.triggerTurn;
-			if (wake) woken ??= signal();
-			const inRun = !idle(ctx);
-			deps.pi.sendMessage(
-				message,
-				wake
-					? { triggerTurn: true, deliverAs: "followUp" }
-					: // Appended inside the run it would become the run's last message, and print mode
-						// prints the last message only when it is the executor's: queue it for the next
-						// prompt instead. Once the run is over it is simply stored.
-						inRun
-						? { deliverAs: "nextTurn" }
-						: { triggerTurn: false },
-			);
-			// Nothing started (the host refused): nothing to wait for.
-			if (wake && idle(ctx)) {
-				woken?.resolve();
-				woken = undefined;
-			}
-		}
-		return delivery;
-	};
-
-	const settle = (ctx: ExtensionContext, flight: InFlight, envelope: AdvisorEnvelope) => {
-		const cancelled = flight.cancelledBy !== undefined;
-		const { outcome, advice } = outcomeOf(envelope, cancelled);
-		const severity = advice !== undefined ? reviewSeverity(advice) : undefined;
-		const config = currentConfig(deps.runtime);
-		const usage: Usage = envelope.usage ?? envelope.details.usage ?? zeroUsage();
-		const data = {
-			...reviewUsageRecord({
-				// A record without a model is dropped by the spend fold: always name one.
-				model: envelope.details.advisorModel ?? config.modelKey ?? "unknown",
-				...(envelope.details.effort !== undefined ? { effort: envelope.details.effort } : {}),
-				usage,
-				answerEntryId: flight.answerEntryId,
-				...(severity !== undefined ? { severity } : {}),
-				...(envelope.details.request !== undefined ? { request: envelope.details.request } : {}),
-				timestampMs: now(),
-			}),
-			outcome,
-			...(envelope.details.errorMessage !== undefined ? { errorMessage: envelope.details.errorMessage } : {}),
-		};
-		// 1. The bill, before anything is shown.
-		record(data);
-		if (inflight === flight) inflight = undefined;
-		const settled: ReviewTrace = { type: "settled", answerEntryId: flight.answerEntryId, outcome };
-		if (severity !== undefined) settled.severity = severity;
-		if (flight.cancelledBy !== undefined) {
-			settled.cancelledBy = flight.cancelledBy;
-			trace(settled);
-			return;
-		}
-		// 2. The verdict.
-		if (advice !== undefined) {
-			try {
-				settled.delivery = deliver(flight, ctx, advice, envelope);
-			} catch {
-				// A stale context (the session was replaced without telling us): nothing to show it in.
-			}
-		}
-		trace(settled);
-		// An answer that ended while this review ran gets its own turn now.
-		const pending = missed;
-		missed = undefined;
-		if (pending !== undefined && !runActive(pending)) start(pending);
-	};
-
-	const start = (ctx: ExtensionContext): void => {
-		if (inflight !== undefined) {
-			missed = ctx;
-			trace({ type: "not-started", reason: "in-flight" });
-			return;
-		}
-		const config = currentConfig(deps.runtime);
-		if (!config.review.enabled) {
-			trace({ type: "not-started", reason: "disabled" });
-			return;
-		}
-		let decision: ReturnType<typeof reviewDecision>;
-		try {
-			decision = reviewDecision(branchState(ctx), {
-				enabled: config.review.enabled,
-				minToolCalls: config.review.minToolCalls,
-				hostRecordsUsage: typeof deps.pi.appendEntry === "function",
-			});
-		} catch {
-			return;
-		}
-		if (!decision.review) {
-			trace({
-				type: "not-started",
-				reason: decision.reason,
-				...(decision.answerEntryId !== undefined ? { answerEntryId: decision.answerEntryId } : {}),
-			});
-			return;
-		}
-		// Off costs nothing: no model, a stale one, the executor's own model or a disabled executor.
-		if (deps.runtime.activation?.active !== true) {
-			trace({ type: "not-started", reason: "advisor-inactive", answerEntryId: decision.answerEntryId });
-			return;
-		}
-		const unattended = headless(ctx);
-		if (unattended) {
-			let woke = false;
-			try {
-				woke = wokeSinceLastUserMessage(branchState(ctx));
-			} catch {
-				// Unreadable branch: judge the answer like any other.
-			}
-			if (woke) {
-				trace({ type: "not-started", reason: "after-wake", answerEntryId: decision.answerEntryId });
-				return;
-			}
-		}
-		const controller = new AbortController();
-		const flight: InFlight = {
-			answerEntryId: decision.answerEntryId,
-			controller,
-			promise: Promise.resolve(),
-			cancelledBy: undefined,
-			headless: unattended,
-		};
-		inflight = flight;
-		trace({ type: "started", answerEntryId: decision.answerEntryId, toolCalls: decision.toolCalls });
-		flight.promise = (async () => {
-			const run = await runAdvisor(deps.pipeline, {
-				ctx,
-				mode: "review",
-				signal: controller.signal,
-				interactive: false,
-			});
-			settle(ctx, flight, run.envelope);
-		})().catch(() => {
-			if (inflight === flight) inflight = undefined;
-		});
-	};
-
-	const cancel = async (reason: InterruptReason): Promise<void> => {
-		missed = undefined;
-		const flight = inflight;
-		if (flight === undefined) return;
-		flight.cancelledBy = reason;
-		flight.controller.abort(new Error(`aborted: ${reason}`));
-		await flight.promise;
-	};
-
 	return {
 		runStarted() {
-			running = true;
+			review.running = true;
 		},
-		runEnded(ctx) {
-			running = false;
-			const ended = nextEnd;
-			nextEnd = undefined;
-			const wake = woken;
-			woken = undefined;
-			try {
-				start(ctx);
-			} finally {
-				ended?.resolve();
-				wake?.resolve();
-			}
-		},
+		runEnded: (ctx) => runEnded(review, ctx),
 		async beforeSettle() {
-			const flight = inflight;
+			const flight = review.inflight;
 			if (flight?.headless) await flight.promise;
 		},
-		cancel,
-		async interrupted(reason, ctx, shutdownReason) {
-			const finishing = reason === "session_shutdown" && shutdownReason === "quit" && headless(ctx) && idle(ctx);
-			if (!finishing) {
-				await cancel(reason);
-				return;
-			}
-			// Pi 0.73 may dispose before the run's agent_end reached the extension: let it arrive
-			// (it is already queued), within the review's own bound.
-			if (running) {
-				nextEnd ??= signal();
-				await boundedBy(nextEnd.promise, currentConfig(deps.runtime).budget.timeoutSec * 1000);
-			}
-			await inflight?.promise;
-			// The executor turn a blocker started, then the run ends.
-			await woken?.promise;
-			await cancel(reason);
-		},
-		idle: () => inflight?.promise ?? Promise.resolve(),
+		cancel: (reason) => cancel(review, reason),
+		interrupted: (reason, ctx, shutdownReason) => interrupted(review, reason, ctx, shutdownReason),
+		idle: () => review.inflight?.promise ?? Promise.resolve(),
 	};
+}
+
+function trace(review: ReviewState, t: ReviewTrace): void {
+	try {
+		review.deps.onTrace?.(t);
+	} catch {
+		// A trace listener never breaks the review.
+	}
+}
+
+function branchState(review: ReviewState, ctx: ExtensionContext) {
+	const sm = ctx.sessionManager;
+	return review.deps.pipeline.ledger.update(sm.getSessionId(), sm.getBranch(), sm.getEntries(), sm.getCwd()).state;
+}
+
+function runActive(review: ReviewState, ctx: ExtensionContext): boolean {
+	if (review.running) return true;
+	try {
+		return !ctx.isIdle();
+	} catch {
+		return true;
+	}
+}
+
+function record(review: ReviewState, data: unknown): void {
+	const pi = review.deps.pi;
+	const append = pi.appendEntry;
+	if (typeof append !== "function") return;
+	try {
+		append.call(pi, CUSTOM_TYPES.usage, data);
+	} catch {
+		// The session is gone; reviews are cancelled (and recorded) before that, normally.
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// agent_end: decide, then start in the background
+// ---------------------------------------------------------------------------------------------
+
+function runEnded(review: ReviewState, ctx: ExtensionContext): void {
+	review.running = false;
+	const ended = review.nextEnd;
+	review.nextEnd = undefined;
+	const wake = review.woken;
+	review.woken = undefined;
+	try {
+		start(review, ctx);
+	} finally {
+		ended?.resolve();
+		wake?.resolve();
+	}
+}
+
+/** The answer to review, or undefined when none is due (the trace says why). */
+function due(review: ReviewState, ctx: ExtensionContext): Extract<ReviewDecision, { review: true }> | undefined {
+	const config = review.deps.pipeline.config();
+	if (!config.review.enabled) {
+		trace(review, { type: "not-started", reason: "disabled" });
+		return undefined;
+	}
+	let decision: ReviewDecision;
+	try {
+		decision = reviewDecision(branchState(review, ctx), {
+			enabled: config.review.enabled,
+			minToolCalls: config.review.minToolCalls,
+			hostRecordsUsage: typeof review.deps.pi.appendEntry === "function",
+		});
+	} catch {
+		return undefined;
+	}
+	if (!decision.review) {
+		trace(review, {
+			type: "not-started",
+			reason: decision.reason,
+			...(decision.answerEntryId !== undefined ? { answerEntryId: decision.answerEntryId } : {}),
+		});
+		return undefined;
+	}
+	// Off costs nothing: no model, a stale one, the executor's own model or a disabled executor.
+	if (!review.deps.advisorActive()) {
+		trace(review, { type: "not-started", reason: "advisor-inactive", answerEntryId: decision.answerEntryId });
+		return undefined;
+	}
+	return decision;
+}
+
+/** Headless, an answer the review's own blocker turn produced is not reviewed again. */
+function afterWake(review: ReviewState, ctx: ExtensionContext): boolean {
+	try {
+		return wokeSinceLastUserMessage(branchState(review, ctx));
+	} catch {
+		// Unreadable branch: judge the answer like any other.
+		return false;
+	}
+}
+
+function start(review: ReviewState, ctx: ExtensionContext): void {
+	if (review.inflight !== undefined) {
+		review.missed = ctx;
+		trace(review, { type: "not-started", reason: "in-flight" });
+		return;
+	}
+	const decision = due(review, ctx);
+	if (decision === undefined) return;
+	const unattended = headless(ctx);
+	if (unattended && afterWake(review, ctx)) {
+		trace(review, { type: "not-started", reason: "after-wake", answerEntryId: decision.answerEntryId });
+		return;
+	}
+	const controller = new AbortController();
+	const flight: InFlight = {
+		answerEntryId: decision.answerEntryId,
+		controller,
+		promise: Promise.resolve(),
+		cancelledBy: undefined,
+		headless: unattended,
+	};
+	review.inflight = flight;
+	trace(review, { type: "started", answerEntryId: decision.answerEntryId, toolCalls: decision.toolCalls });
+	flight.promise = (async () => {
+		const run = await runAdvisor(review.deps.pipeline, {
+			ctx,
+			mode: "review",
+			signal: controller.signal,
+			interactive: false,
+		});
+		settle(review, ctx, flight, run.envelope);
+	})().catch(() => {
+		if (review.inflight === flight) review.inflight = undefined;
+	});
+}
+
+// ---------------------------------------------------------------------------------------------
+// The review settles: the bill first, then the verdict
+// ---------------------------------------------------------------------------------------------
+
+/** The `advisor-usage` record of a review that started, whatever happened to it. */
+function usageRecord(
+	review: ReviewState,
+	flight: InFlight,
+	envelope: AdvisorEnvelope,
+	outcome: ReviewOutcome,
+	severity: Severity | undefined,
+) {
+	const { details } = envelope;
+	const usage: Usage = envelope.usage ?? details.usage ?? zeroUsage();
+	return {
+		...reviewUsageRecord({
+			// A record without a model is dropped by the spend fold: always name one.
+			model: details.advisorModel ?? review.deps.pipeline.config().modelKey ?? "unknown",
+			...(details.effort !== undefined ? { effort: details.effort } : {}),
+			usage,
+			answerEntryId: flight.answerEntryId,
+			...(severity !== undefined ? { severity } : {}),
+			...(details.request !== undefined ? { request: details.request } : {}),
+			timestampMs: review.now(),
+		}),
+		outcome,
+		...(details.errorMessage !== undefined ? { errorMessage: details.errorMessage } : {}),
+	};
+}
+
+function settle(review: ReviewState, ctx: ExtensionContext, flight: InFlight, envelope: AdvisorEnvelope): void {
+	const cancelled = flight.cancelledBy !== undefined;
+	const { outcome, advice } = outcomeOf(envelope, cancelled);
+	const severity = advice !== undefined ? reviewSeverity(advice) : undefined;
+	// 1. The bill, before anything is shown.
+	record(review, usageRecord(review, flight, envelope, outcome, severity));
+	if (review.inflight === flight) review.inflight = undefined;
+	const settled: ReviewTrace = { type: "settled", answerEntryId: flight.answerEntryId, outcome };
+	if (severity !== undefined) settled.severity = severity;
+	if (flight.cancelledBy !== undefined) {
+		settled.cancelledBy = flight.cancelledBy;
+		trace(review, settled);
+		return;
+	}
+	// 2. The verdict.
+	if (advice !== undefined) {
+		try {
+			settled.delivery = deliver(review, flight, ctx, advice, envelope);
+		} catch {
+			// A stale context (the session was replaced without telling us): nothing to show it in.
+		}
+	}
+	trace(review, settled);
+	// An answer that ended while this review ran gets its own turn now.
+	const pending = review.missed;
+	review.missed = undefined;
+	if (pending !== undefined && !runActive(review, pending)) start(review, pending);
+}
+
+function deliver(
+	review: ReviewState,
+	flight: InFlight,
+	ctx: ExtensionContext,
+	advice: string,
+	envelope: AdvisorEnvelope,
+): ReviewDelivery {
+	const delivery = reviewDelivery(advice, {
+		wokeThisPrompt: wokeSinceLastUserMessage(branchState(review, ctx)),
+		// Headless, the host is not idle while it holds the reviewed run open (Pi 1.x): only a run
+		// started after it (a second `pi -p` message) counts as another run.
+		runActive: flight.headless ? review.running : runActive(review, ctx),
+	});
+	if (!delivery.show) return delivery;
+	const message = reviewMessage({
+		advice,
+		answerEntryId: flight.answerEntryId,
+		delivery,
+		...(envelope.usage !== undefined ? { usage: envelope.usage } : {}),
+		...(envelope.details.advisorModel !== undefined ? { advisorModel: envelope.details.advisorModel } : {}),
+		...(envelope.details.effort !== undefined ? { effort: envelope.details.effort } : {}),
+	});
+	if (!flight.headless || delivery.deliverAs === "nextTurn") {
+		review.deps.pi.sendMessage(message, reviewSendOptions(delivery));
+		return delivery;
+	}
+	deliverHeadless(review, ctx, message, delivery.triggerTurn);
+	return delivery;
+}
+
+/**
+ * Pi 1.x is still inside the reviewed run (agent_before_settle): a follow-up continues it.
+ * Pi 0.73 is idle (print mode has already printed): a turn starts one more run.
+ */
+function deliverHeadless(
+	review: ReviewState,
+	ctx: ExtensionContext,
+	message: ReturnType<typeof reviewMessage>,
+	wake: boolean,
+): void {
+	if (wake) review.woken ??= signal();
+	const inRun = !idle(ctx);
+	review.deps.pi.sendMessage(
+		message,
+		wake
+			? { triggerTurn: true, deliverAs: "followUp" }
+			: // Appended inside the run it would become the run's last message, and print mode
+				// prints the last message only when it is the executor's: queue it for the next
+				// prompt instead. Once the run is over it is simply stored.
+				inRun
+				? { deliverAs: "nextTurn" }
+				: { triggerTurn: false },
+	);
+	// Nothing started (the host refused): nothing to wait for.
+	if (wake && idle(ctx)) {
+		review.woken?.resolve();
+		review.woken = undefined;
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// The session changes: cancel, or (headless, quitting) let the review finish
+// ---------------------------------------------------------------------------------------------
+
+async function cancel(review: ReviewState, reason: InterruptReason): Promise<void> {
+	review.missed = undefined;
+	const flight = review.inflight;
+	if (flight === undefined) return;
+	flight.cancelledBy = reason;
+	flight.controller.abort(new Error(`aborted: ${reason}`));
+	await flight.promise;
+}
+
+async function interrupted(
+	review: ReviewState,
+	reason: InterruptReason,
+	ctx: ExtensionContext,
+	shutdownReason: string | undefined,
+): Promise<void> {
+	const finishing = reason === "session_shutdown" && shutdownReason === "quit" && headless(ctx) && idle(ctx);
+	if (!finishing) {
+		await cancel(review, reason);
+		return;
+	}
+	// Pi 0.73 may dispose before the run's agent_end reached the extension: let it arrive
+	// (it is already queued), within the review's own bound.
+	if (review.running) {
+		review.nextEnd ??= signal();
+		await boundedBy(review.nextEnd.promise, review.deps.pipeline.config().budget.timeoutSec * 1000);
+	}
+	await review.inflight?.promise;
+	// The executor turn a blocker started, then the run ends.
+	await review.woken?.promise;
+	await cancel(review, reason);
 }
 
 /** `promise`, or nothing after `ms`: a guard against an event that never arrives. */

@@ -27,7 +27,7 @@
 
 import type { AssistantMessage, Usage } from "@mariozechner/pi-ai";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { CUSTOM_TYPES } from "../../events/index.ts";
+import { assertNever, CUSTOM_TYPES } from "../../events/index.ts";
 import {
 	idleWarming,
 	type RefreshGuard,
@@ -51,10 +51,10 @@ import {
 import { zeroUsage } from "../../render/index.ts";
 import type { AdvisorDispatch, AdvisorRun } from "../consult/advisor-tool.ts";
 import { cacheBreakpointHook } from "../consult/cache-breakpoint.ts";
-import { spendAfter } from "../consult/cost-control.ts";
+import { billedUsdOf, spendAfter } from "../consult/cost-control.ts";
 import { createDeadline } from "../consult/deadline.ts";
 import { type AdvisorEnvelope, errorText } from "../consult/envelope.ts";
-import { formatColonKey, modelKeyOf } from "../host/model-key.ts";
+import { formatColonKey, modelKeyOf } from "../pi/model-key.ts";
 
 /** The clock and the one timer. Defaults look the globals up at call time, so fake timers drive them. */
 export interface WarmingTimers {
@@ -136,231 +136,284 @@ function completedAdvice(envelope: AdvisorEnvelope): boolean {
 	return envelope.content.some((part) => part.text.trim().length > 0);
 }
 
-function usageCost(usage: Usage): number {
-	const total = usage.cost?.total;
-	return typeof total === "number" && Number.isFinite(total) && total > 0 ? total : 0;
+/** What one warming chain keeps between timers and consultations (one per loaded copy of the extension). */
+interface WarmingChain {
+	readonly deps: WarmingDeps;
+	readonly timers: WarmingTimers;
+	/** `PI_CACHE_RETENTION` as pi-ai reads it. */
+	readonly env: () => string | undefined;
+	state: WarmingState;
+	timer: unknown;
+	/** The consultation the chain keeps warm; empty while idle. */
+	kept: Kept | undefined;
+	inflight: InFlight | undefined;
 }
 
 export function createCacheWarming(deps: WarmingDeps): CacheWarming {
-	const timers: WarmingTimers = { ...defaultTimers(), ...deps.timers };
-	const env = deps.env ?? (() => process.env.PI_CACHE_RETENTION);
-	const trace = (t: WarmingTrace) => {
-		try {
-			deps.onTrace?.(t);
-		} catch {
-			// A trace listener never breaks the warming.
-		}
+	const chain: WarmingChain = {
+		deps,
+		timers: { ...defaultTimers(), ...deps.timers },
+		env: deps.env ?? (() => process.env.PI_CACHE_RETENTION),
+		state: idleWarming(),
+		timer: undefined,
+		kept: undefined,
+		inflight: undefined,
 	};
-
-	let state: WarmingState = idleWarming();
-	let timer: unknown;
-	let kept: Kept | undefined;
-	let inflight: InFlight | undefined;
-
-	const clearTimer = () => {
-		if (timer !== undefined) timers.clearTimeout(timer);
-		timer = undefined;
-	};
-
-	const decide = (k: Kept, lastTouchMs: number): WarmingDecision => {
-		const d = k.dispatch;
-		return warmingDecision({
-			config: d.config.warming,
-			model: d.model,
-			cacheRetention: resolveCacheRetention(undefined, env()),
-			first: d.request,
-			promptTokens: k.promptTokens,
-			spentUsd: k.spentUsd,
-			budget: { perCallHardUsd: d.config.budget.perCallHardUsd, sessionUsd: d.config.budget.sessionUsd },
-			consultationMs: k.consultationMs,
-			lastTouchMs,
-			nowMs: timers.now(),
-		});
-	};
-
-	const step = (event: WarmingEvent): Promise<void> => {
-		const next = warmingReducer(state, event);
-		state = next.state;
-		if (next.ended !== undefined) trace({ type: "ended", end: next.ended });
-		if (state.phase === "idle") kept = undefined;
-		const waits: Promise<void>[] = [];
-		for (const action of next.actions) {
-			switch (action.type) {
-				case "schedule": {
-					clearTimer();
-					const handle = timers.setTimeout(() => {
-						if (timer !== handle) return;
-						timer = undefined;
-						void step({ type: "tick", nowMs: timers.now() });
-					}, action.delayMs);
-					(handle as { unref?: () => void } | undefined)?.unref?.();
-					timer = handle;
-					break;
-				}
-				case "clearTimer":
-					clearTimer();
-					break;
-				case "refresh":
-					refresh(action.refreshId);
-					break;
-				case "abort":
-					if (inflight !== undefined && inflight.refreshId === action.refreshId) {
-						inflight.controller.abort(new Error(`aborted: ${action.reason}`));
-						waits.push(inflight.promise);
-					}
-					break;
-				default: {
-					const never: never = action;
-					throw new Error(`unhandled warming action ${JSON.stringify(never)}`);
-				}
-			}
-		}
-		return Promise.all(waits).then(() => undefined);
-	};
-
-	const record = (k: Kept, usage: Usage, sentMs: number): boolean => {
-		const append = deps.pi.appendEntry;
-		if (typeof append !== "function") return false;
-		const d = k.dispatch;
-		const data = warmingUsageRecord({
-			model: formatColonKey(modelKeyOf(d.model)),
-			...(d.effort !== undefined ? { effort: d.effort } : {}),
-			usage,
-			request: requestRecord(d.request, {
-				routingKey: d.routingKey,
-				timestampMs: sentMs,
-				payloadHash: k.target.payloadHash,
-			}),
-			timestampMs: timers.now(),
-		});
-		try {
-			append.call(deps.pi, CUSTOM_TYPES.usage, data);
-			return true;
-		} catch {
-			// The session went away under us (it is cancelled before that happens, normally).
-			return false;
-		}
-	};
-
-	const refresh = (refreshId: number) => {
-		const k = kept;
-		const controller = new AbortController();
-		const promise = (async () => {
-			if (k === undefined) {
-				await step({ type: "refreshDone", refreshId, outcome: "error", nowMs: timers.now() });
-				return;
-			}
-			const d = k.dispatch;
-			const breakpoint = cacheBreakpointHook(d.model, d.request.context, d.request.stable);
-			let refusal: Extract<RefreshGuard, { send: false }> | undefined;
-			let sentMs: number | undefined;
-			const onPayload = (payload: unknown, model: { api?: string } | undefined): unknown => {
-				const replaced = breakpoint?.(payload);
-				const guard = refreshGuard({
-					originalHash: k.target.payloadHash,
-					payload: replaced ?? payload,
-					api: model?.api ?? d.model.api,
-				});
-				if (!guard.send) {
-					refusal = guard;
-					throw new Error(REFRESH_REFUSED);
-				}
-				sentMs = timers.now();
-				trace({ type: "refresh-sent", refreshId, consultationId: k.target.consultationId, sentMs });
-				return replaced;
-			};
-			const deadline = createDeadline(d.config.budget.timeoutSec * 1000, timers.now);
-			const signal = AbortSignal.any([controller.signal, deadline.signal]);
-			let message: AssistantMessage | undefined;
-			let thrown: string | undefined;
-			try {
-				message = await d.complete(d.model, d.request.context, {
-					...(d.effort !== undefined ? { reasoning: d.effort } : {}),
-					sessionId: d.routingKey,
-					signal,
-					...(d.auth.apiKey !== undefined ? { apiKey: d.auth.apiKey } : {}),
-					...(d.auth.headers !== undefined ? { headers: d.auth.headers } : {}),
-					maxTokens: WARMING_OUTPUT_TOKENS,
-					maxRetries: 0,
-					onPayload,
-				});
-			} catch (err) {
-				thrown = errorText(err);
-			} finally {
-				deadline.dispose();
-			}
-
-			if (refusal !== undefined) {
-				// Nothing left: nothing billed, nothing recorded; the chain ends.
-				trace({ type: "refresh-refused", refreshId, reason: refusal.reason });
-				await step({ type: "refreshDone", refreshId, outcome: "error", nowMs: timers.now() });
-				return;
-			}
-			const usage = message?.usage ?? zeroUsage();
-			const stop = controller.signal.aborted
-				? "aborted"
-				: thrown !== undefined
-					? "error"
-					: message?.stopReason === "aborted" && deadline.expired()
-						? "error"
-						: message?.stopReason;
-			const outcome = refreshOutcome(usage, stop);
-			// The request left (or may have): its bill belongs to the branch, whatever came back.
-			const recorded =
-				sentMs !== undefined || message !== undefined ? record(k, usage, sentMs ?? timers.now()) : false;
-			trace({ type: "refresh-settled", refreshId, outcome, usage, recorded });
-			if (outcome !== "hit") {
-				await step({ type: "refreshDone", refreshId, outcome, nowMs: timers.now() });
-				return;
-			}
-			k.spentUsd += usageCost(usage);
-			const next = decide(k, sentMs ?? timers.now());
-			await step({ type: "refreshDone", refreshId, outcome: "hit", next, nowMs: timers.now() });
-			if (next.warm && state.phase === "armed") trace({ type: "rearmed", refreshId, atMs: next.atMs });
-		})()
-			.catch(() => undefined)
-			.finally(() => {
-				if (inflight?.refreshId === refreshId) inflight = undefined;
-			});
-		inflight = { refreshId, controller, promise };
-	};
-
 	return {
-		consulted(run, consultationId) {
-			const notArmed = (reason: NotArmedReason, decision?: WarmingDecision) =>
-				trace({
-					type: "not-armed",
-					consultationId,
-					reason,
-					...(decision !== undefined ? { decision } : {}),
-				});
-			const d = run.dispatch;
-			if (d === undefined || !completedAdvice(run.envelope)) return notArmed("no-advice");
-			const record = run.envelope.details.request;
-			if (record === undefined) return notArmed("no-advice");
-			const consultationMs = Math.max(record.timestamp, record.lastSentMs ?? record.timestamp);
-			const k: Kept = {
-				target: { consultationId, payloadHash: record.payloadHash ?? "" },
-				dispatch: d,
-				consultationMs,
-				promptTokens: record.promptTokens,
-				spentUsd: spendAfter(d.spend, run.envelope).totalUsd,
-			};
-			const decision = decide(k, consultationMs);
-			if (decision.warm) {
-				if (record.payloadHash === undefined) return notArmed("no-payload-hash", decision);
-				if (typeof deps.pi.appendEntry !== "function") return notArmed("host-cannot-record-usage", decision);
-			}
-			// The refresh replays what `kept` holds; a cold decision leaves the machine idle (and `kept` empty).
-			kept = k;
-			void step({ type: "consulted", target: k.target, decision, nowMs: timers.now() });
-			if (decision.warm) trace({ type: "armed", consultationId, atMs: decision.atMs, decision });
-			else notArmed(decision.reason, decision);
-		},
-		cancel(reason) {
-			return step({ type: "cancel", reason });
-		},
-		state: () => state,
-		idle: () => inflight?.promise ?? Promise.resolve(),
+		consulted: (run, consultationId) => consulted(chain, run, consultationId),
+		cancel: (reason) => step(chain, { type: "cancel", reason }),
+		state: () => chain.state,
+		idle: () => chain.inflight?.promise ?? Promise.resolve(),
 	};
+}
+
+function trace(chain: WarmingChain, t: WarmingTrace): void {
+	try {
+		chain.deps.onTrace?.(t);
+	} catch {
+		// A trace listener never breaks the warming.
+	}
+}
+
+function clearTimer(chain: WarmingChain): void {
+	if (chain.timer !== undefined) chain.timers.clearTimeout(chain.timer);
+	chain.timer = undefined;
+}
+
+function decide(chain: WarmingChain, k: Kept, lastTouchMs: number): WarmingDecision {
+	const d = k.dispatch;
+	return warmingDecision({
+		config: d.config.warming,
+		model: d.model,
+		cacheRetention: resolveCacheRetention(undefined, chain.env()),
+		first: d.request,
+		promptTokens: k.promptTokens,
+		spentUsd: k.spentUsd,
+		budget: { perCallHardUsd: d.config.budget.perCallHardUsd, sessionUsd: d.config.budget.sessionUsd },
+		consultationMs: k.consultationMs,
+		lastTouchMs,
+		nowMs: chain.timers.now(),
+	});
+}
+
+// ---------------------------------------------------------------------------------------------
+// The machine's actions, carried out
+// ---------------------------------------------------------------------------------------------
+
+/** Feeds the pure machine one event and carries out its actions; resolves once aborted refreshes settled. */
+function step(chain: WarmingChain, event: WarmingEvent): Promise<void> {
+	const next = warmingReducer(chain.state, event);
+	chain.state = next.state;
+	if (next.ended !== undefined) trace(chain, { type: "ended", end: next.ended });
+	if (chain.state.phase === "idle") chain.kept = undefined;
+	const waits: Promise<void>[] = [];
+	for (const action of next.actions) {
+		switch (action.type) {
+			case "schedule":
+				schedule(chain, action.delayMs);
+				break;
+			case "clearTimer":
+				clearTimer(chain);
+				break;
+			case "refresh":
+				refresh(chain, action.refreshId);
+				break;
+			case "abort":
+				if (chain.inflight !== undefined && chain.inflight.refreshId === action.refreshId) {
+					chain.inflight.controller.abort(new Error(`aborted: ${action.reason}`));
+					waits.push(chain.inflight.promise);
+				}
+				break;
+			default:
+				return assertNever(action, "warming action");
+		}
+	}
+	return Promise.all(waits).then(() => undefined);
+}
+
+function schedule(chain: WarmingChain, delayMs: number): void {
+	clearTimer(chain);
+	const handle = chain.timers.setTimeout(() => {
+		if (chain.timer !== handle) return;
+		chain.timer = undefined;
+		void step(chain, { type: "tick", nowMs: chain.timers.now() });
+	}, delayMs);
+	(handle as { unref?: () => void } | undefined)?.unref?.();
+	chain.timer = handle;
+}
+
+function record(chain: WarmingChain, k: Kept, usage: Usage, sentMs: number): boolean {
+	const pi = chain.deps.pi;
+	const append = pi.appendEntry;
+	if (typeof append !== "function") return false;
+	const d = k.dispatch;
+	const data = warmingUsageRecord({
+		model: formatColonKey(modelKeyOf(d.model)),
+		...(d.effort !== undefined ? { effort: d.effort } : {}),
+		usage,
+		request: requestRecord(d.request, {
+			routingKey: d.routingKey,
+			timestampMs: sentMs,
+			payloadHash: k.target.payloadHash,
+		}),
+		timestampMs: chain.timers.now(),
+	});
+	try {
+		append.call(pi, CUSTOM_TYPES.usage, data);
+		return true;
+	} catch {
+		// The session went away under us (it is cancelled before that happens, normally).
+		return false;
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// A refresh: send the first request again, guarded, then tell the machine
+// ---------------------------------------------------------------------------------------------
+
+/** What came back from one refresh request. */
+interface Sent {
+	message: AssistantMessage | undefined;
+	thrown: string | undefined;
+	/** Set when the payload guard stopped the request before it left. */
+	refusal: Extract<RefreshGuard, { send: false }> | undefined;
+	/** When the request left (the guard let it through). */
+	sentMs: number | undefined;
+	/** The refresh's own deadline (`budget.timeoutSec`) ran out. */
+	expired: boolean;
+}
+
+function refresh(chain: WarmingChain, refreshId: number): void {
+	const k = chain.kept;
+	const controller = new AbortController();
+	const promise = (async () => {
+		if (k === undefined) {
+			await step(chain, { type: "refreshDone", refreshId, outcome: "error", nowMs: chain.timers.now() });
+			return;
+		}
+		const sent = await sendRefresh(chain, k, refreshId, controller.signal);
+		await refreshSettled(chain, k, refreshId, controller.signal, sent);
+	})()
+		.catch(() => undefined)
+		.finally(() => {
+			if (chain.inflight?.refreshId === refreshId) chain.inflight = undefined;
+		});
+	chain.inflight = { refreshId, controller, promise };
+}
+
+/** The consultation's first request again; its onPayload throws (pi-ai then sends nothing) unless the guard says send. */
+async function sendRefresh(chain: WarmingChain, k: Kept, refreshId: number, aborted: AbortSignal): Promise<Sent> {
+	const { timers } = chain;
+	const d = k.dispatch;
+	const breakpoint = cacheBreakpointHook(d.model, d.request.context, d.request.stable);
+	const sent: Sent = { message: undefined, thrown: undefined, refusal: undefined, sentMs: undefined, expired: false };
+	const onPayload = (payload: unknown, model: { api?: string } | undefined): unknown => {
+		const replaced = breakpoint?.(payload);
+		const guard = refreshGuard({
+			originalHash: k.target.payloadHash,
+			payload: replaced ?? payload,
+			api: model?.api ?? d.model.api,
+		});
+		if (!guard.send) {
+			sent.refusal = guard;
+			throw new Error(REFRESH_REFUSED);
+		}
+		sent.sentMs = timers.now();
+		trace(chain, { type: "refresh-sent", refreshId, consultationId: k.target.consultationId, sentMs: sent.sentMs });
+		return replaced;
+	};
+	const deadline = createDeadline(d.config.budget.timeoutSec * 1000, timers.now);
+	try {
+		sent.message = await d.complete(d.model, d.request.context, {
+			...(d.effort !== undefined ? { reasoning: d.effort } : {}),
+			sessionId: d.routingKey,
+			signal: AbortSignal.any([aborted, deadline.signal]),
+			...(d.auth.apiKey !== undefined ? { apiKey: d.auth.apiKey } : {}),
+			...(d.auth.headers !== undefined ? { headers: d.auth.headers } : {}),
+			maxTokens: WARMING_OUTPUT_TOKENS,
+			maxRetries: 0,
+			onPayload,
+		});
+	} catch (err) {
+		sent.thrown = errorText(err);
+	} finally {
+		deadline.dispose();
+	}
+	sent.expired = deadline.expired();
+	return sent;
+}
+
+/** The bill of a refresh that left, then the machine's next step: a hit re-decides, anything else ends the chain. */
+async function refreshSettled(
+	chain: WarmingChain,
+	k: Kept,
+	refreshId: number,
+	aborted: AbortSignal,
+	sent: Sent,
+): Promise<void> {
+	const { timers } = chain;
+	if (sent.refusal !== undefined) {
+		// Nothing left: nothing billed, nothing recorded; the chain ends.
+		trace(chain, { type: "refresh-refused", refreshId, reason: sent.refusal.reason });
+		await step(chain, { type: "refreshDone", refreshId, outcome: "error", nowMs: timers.now() });
+		return;
+	}
+	const { message, thrown, sentMs } = sent;
+	const usage = message?.usage ?? zeroUsage();
+	const stop = aborted.aborted
+		? "aborted"
+		: thrown !== undefined
+			? "error"
+			: message?.stopReason === "aborted" && sent.expired
+				? "error"
+				: message?.stopReason;
+	const outcome = refreshOutcome(usage, stop);
+	// The request left (or may have): its bill belongs to the branch, whatever came back.
+	const recorded =
+		sentMs !== undefined || message !== undefined ? record(chain, k, usage, sentMs ?? timers.now()) : false;
+	trace(chain, { type: "refresh-settled", refreshId, outcome, usage, recorded });
+	if (outcome !== "hit") {
+		await step(chain, { type: "refreshDone", refreshId, outcome, nowMs: timers.now() });
+		return;
+	}
+	k.spentUsd += billedUsdOf(usage);
+	const next = decide(chain, k, sentMs ?? timers.now());
+	await step(chain, { type: "refreshDone", refreshId, outcome: "hit", next, nowMs: timers.now() });
+	if (next.warm && chain.state.phase === "armed") trace(chain, { type: "rearmed", refreshId, atMs: next.atMs });
+}
+
+// ---------------------------------------------------------------------------------------------
+// A consultation ended: arm a chain, or say why not
+// ---------------------------------------------------------------------------------------------
+
+function consulted(chain: WarmingChain, run: AdvisorRun, consultationId: string) {
+	const notArmed = (reason: NotArmedReason, decision?: WarmingDecision) =>
+		trace(chain, {
+			type: "not-armed",
+			consultationId,
+			reason,
+			...(decision !== undefined ? { decision } : {}),
+		});
+	const d = run.dispatch;
+	if (d === undefined || !completedAdvice(run.envelope)) return notArmed("no-advice");
+	const request = run.envelope.details.request;
+	if (request === undefined) return notArmed("no-advice");
+	const consultationMs = Math.max(request.timestamp, request.lastSentMs ?? request.timestamp);
+	const k: Kept = {
+		target: { consultationId, payloadHash: request.payloadHash ?? "" },
+		dispatch: d,
+		consultationMs,
+		promptTokens: request.promptTokens,
+		spentUsd: spendAfter(d.spend, run.envelope).totalUsd,
+	};
+	const decision = decide(chain, k, consultationMs);
+	if (decision.warm) {
+		if (request.payloadHash === undefined) return notArmed("no-payload-hash", decision);
+		if (typeof chain.deps.pi.appendEntry !== "function") return notArmed("host-cannot-record-usage", decision);
+	}
+	// The refresh replays what `kept` holds; a cold decision leaves the machine idle (and `kept` empty).
+	chain.kept = k;
+	void step(chain, { type: "consulted", target: k.target, decision, nowMs: chain.timers.now() });
+	if (decision.warm) trace(chain, { type: "armed", consultationId, atMs: decision.atMs, decision });
+	else notArmed(decision.reason, decision);
 }

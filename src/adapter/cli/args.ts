@@ -4,7 +4,7 @@
  * (exit code 1) with a message that names the problem.
  */
 
-import { DEFAULT_EVERY } from "./points.ts";
+import { DEFAULT_EVERY } from "./replay/points.ts";
 
 export const EXIT = Object.freeze({
 	ok: 0,

@@ -5,7 +5,7 @@
 
 import type { Diagnostic, ParsedSession } from "../../events/index.ts";
 import { visibleLine } from "./escape.ts";
-import { addDiagnostics, type Diagnostics, emptyDiagnostics, MAX_DIAGNOSTIC_MESSAGES } from "./report.ts";
+import { addDiagnostics, type Diagnostics, emptyDiagnostics, MAX_DIAGNOSTIC_MESSAGES } from "./report/report.ts";
 
 const BRANCH_REASONS = new Set<Diagnostic["reason"]>(["missing-parent", "cycle", "unknown-leaf"]);
 

@@ -1,10 +1,10 @@
 /**
  * What the CLI prints comes from files anyone could have written (session logs, file names, the
- * reader's messages quoting a bad line): control characters are shown as escapes (src/adapter/control-chars.ts)
+ * reader's messages quoting a bad line): control characters are shown as escapes (src/adapter/pi/control-chars.ts)
  * so none of it can move the cursor, recolour or retitle the terminal.
  */
 
-import { escapeControlChars, escapeControlCharsKeepLines } from "../control-chars.ts";
+import { escapeControlChars, escapeControlCharsKeepLines } from "../pi/control-chars.ts";
 
 /** Multi-line text (a rendered request): tabs and newlines kept, every other control character escaped. */
 export const visible = escapeControlCharsKeepLines;

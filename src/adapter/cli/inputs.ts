@@ -8,8 +8,9 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { errnoReason, readRegularFile } from "../regular-file.ts";
-import type { UnreadableInput } from "./report.ts";
+import { assertNever } from "../../events/index.ts";
+import { errnoReason, readRegularFile } from "../pi/regular-file.ts";
+import type { UnreadableInput } from "./report/report.ts";
 
 const PACKAGE_NAME = "pi-advisor-ledger";
 
@@ -113,10 +114,8 @@ export function readInput(file: string, maxBytes: number = MAX_SESSION_BYTES): R
 			return { ok: false, error: "no such file or directory" };
 		case "refused":
 			return { ok: false, error: read.reason };
-		default: {
-			const never: never = read;
-			return never;
-		}
+		default:
+			return assertNever(read, "file read");
 	}
 }
 

@@ -27,8 +27,8 @@ import { diagnosticsNote } from "./diagnostics.ts";
 import { visible, visibleLine } from "./escape.ts";
 import { displayPath, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
-import { formatTokens, type Style } from "./text-report.ts";
-import { calledToolNames, sessionTools } from "./tool-set.ts";
+import { calledToolNames, sessionTools } from "./replay/tool-set.ts";
+import { formatTokens, type Style } from "./report/text.ts";
 
 export interface RenderSummary {
 	file: string;

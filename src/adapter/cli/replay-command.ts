@@ -1,24 +1,24 @@
 /** `advisor-ledger replay`: collect inputs, replay each file, print the report, write the chart. */
 
 import { writeFileSync } from "node:fs";
-import { errnoReason } from "../regular-file.ts";
+import { errnoReason } from "../pi/regular-file.ts";
 import { EXIT, type ReplayArgs } from "./args.ts";
 import { defaultReplayInputs } from "./default-inputs.ts";
 import { SHOWN_DIAGNOSTICS } from "./diagnostics.ts";
 import { visibleLine, visibleStrings } from "./escape.ts";
 import { collectInputs, displayPath, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
-import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "./price-model.ts";
-import { replayText } from "./replay.ts";
+import { replayText } from "./replay/engine.ts";
+import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "./report/price-lookup.ts";
 import {
 	buildReport,
 	type FileDiagnostics,
 	type ReplayReport,
 	type SessionReport,
 	type UnreadableInput,
-} from "./report.ts";
-import { renderSvg } from "./svg.ts";
-import { renderTextReport } from "./text-report.ts";
+} from "./report/report.ts";
+import { renderSvg } from "./report/svg.ts";
+import { renderTextReport } from "./report/text.ts";
 
 export interface ReplayRun {
 	report: ReplayReport;

@@ -1,5 +1,6 @@
 /** The CLI as a function of argv and the process surface, so tests can run it in-process. */
 
+import { assertNever } from "../../events/index.ts";
 import { EXIT, parseArgs, UsageError } from "./args.ts";
 import type { Io } from "./io.ts";
 
@@ -47,9 +48,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
 			return (await loadCommand(() => import("./replay-command.ts"))).runReplay(args, io);
 		case "render":
 			return (await loadCommand(() => import("./render-command.ts"))).runRender(args, io);
-		default: {
-			const never: never = args;
-			return never;
-		}
+		default:
+			return assertNever(args, "command");
 	}
 }

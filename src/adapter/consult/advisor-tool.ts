@@ -28,12 +28,12 @@ import {
 	renderRequest,
 	SKIP_REASONS,
 } from "../../render/index.ts";
-import { type AdvisorConfig, resolveGuidance } from "../config.ts";
-import { isDisabledFor, lookupAdvisorModel } from "../host/activation.ts";
-import { type AdvisorRuntime, currentConfig } from "../host/activation-state.ts";
-import type { CompleteSimple } from "../host/compat.ts";
-import { modelDisplayName } from "../host/model-key.ts";
-import { renderAdvisorResult } from "../host/result-renderer.ts";
+import { isDisabledFor, lookupAdvisorModel } from "../config/activation.ts";
+import { resolveGuidance } from "../config/guidance.ts";
+import type { AdvisorConfig } from "../config/load.ts";
+import type { CompleteSimple } from "../pi/compat.ts";
+import { modelDisplayName } from "../pi/model-key.ts";
+import { type FindModel, renderAdvisorResult } from "../pi/result-renderer.ts";
 import {
 	type ConsultationAuth,
 	type ConsultationInput,
@@ -41,6 +41,7 @@ import {
 	runConsultation,
 } from "./consultation.ts";
 import { type AdvisorEnvelope, type EnvelopeBase, errorText, failureEnvelope, identityBase } from "./envelope.ts";
+import type { SessionLedger } from "./session-ledger.ts";
 
 export const ADVISOR_PARAMETERS = Type.Object({});
 
@@ -74,7 +75,15 @@ export interface InvestigationPlan {
 
 export interface AdvisorToolDeps {
 	pi: Pick<ExtensionAPI, "getAllTools" | "getThinkingLevel">;
-	runtime: AdvisorRuntime;
+	/**
+	 * advisor.json as last loaded: read at every call, because session start and /advisor reload it
+	 * (the host keeps it: host/activation-state.ts).
+	 */
+	config: () => AdvisorConfig;
+	/** The session's folded ledger, shared with the completion review and the footer status. */
+	ledger: SessionLedger;
+	/** Pi's model registry as of the last activation check, so the card spells a recorded model by name. */
+	findModel?: () => FindModel | undefined;
 	loadCompleteSimple: () => Promise<CompleteSimple>;
 	now?: () => number;
 	investigation?: (setup: ConsultationSetup) => InvestigationPlan;
@@ -203,77 +212,14 @@ async function pipeline(
 	req: AdvisorRunRequest,
 	known: { base?: EnvelopeBase },
 ): Promise<AdvisorRun> {
-	const { ctx, signal } = req;
-	const config = currentConfig(deps.runtime);
-	const model = lookupAdvisorModel(config.modelKey, (provider, id) => ctx.modelRegistry.find(provider, id));
-	if (model === undefined) return { envelope: failureEnvelope({ kind: "no-model" }) };
-	const effort = model.reasoning ? config.effort : undefined;
-	const base = identityBase(model, effort);
-	known.base = base;
-
-	const executor = ctx.model;
-	if (executor !== undefined && executor.id === model.id) {
-		const reason = SKIP_REASONS.sameModel(modelDisplayName(model));
-		return { envelope: failureEnvelope({ kind: "skipped", reason }, base) };
-	}
-	if (executor !== undefined && isDisabledFor(executor, deps.pi.getThinkingLevel(), config.disabledForModels)) {
-		const reason = SKIP_REASONS.disabledForModel(modelDisplayName(executor));
-		return { envelope: failureEnvelope({ kind: "skipped", reason }, base) };
-	}
-
-	const auth = await resolveAuth(ctx, model, base);
+	const chosen = chooseModel(deps, req, known);
+	if (!chosen.ok) return { envelope: chosen.envelope };
+	const { config, model, effort, base } = chosen;
+	const auth = await resolveAuth(req.ctx, model, base);
 	if (!auth.ok) return { envelope: auth.envelope };
-
-	const sm = ctx.sessionManager;
-	const sessionId = sm.getSessionId();
-	const ledger = deps.runtime.ledger.update(sessionId, sm.getBranch(), sm.getEntries(), sm.getCwd());
-	const setup: ConsultationSetup = {
-		ctx,
-		config,
-		model,
-		effort,
-		state: ledger.state,
-		signal,
-		mode: req.mode,
-		interactive: req.interactive ?? ctx.hasUI,
-	};
-	const plan = deps.investigation?.(setup) ?? { toolsMode: "none" };
-	// The system prompt's tool paragraph and the declarations come from the same plan: a mode
-	// without tools to back it would promise the advisor tools it does not have.
-	const tools = plan.tools !== undefined && plan.tools.declarations.length > 0 ? plan.tools : undefined;
-	const renderOptions: RenderOptions = {
-		config: config.ledger,
-		catalogue: deps.pi.getAllTools().map(({ name, description }) => ({ name, description })),
-		tools: tools?.declarations ?? [],
-		toolsMode: tools === undefined ? "none" : plan.toolsMode,
-		mode: req.mode,
-		...(req.inFlightCallId !== undefined ? { inFlightCallId: req.inFlightCallId } : {}),
-	};
-	const render = (overrides: Partial<RenderOptions> = {}) =>
-		renderRequest(ledger.state, { ...renderOptions, ...overrides }, ledger.memo);
-	let rendered: LedgerRequest | undefined;
-	const plain = () => {
-		rendered ??= render();
-		return rendered;
-	};
-	const now = deps.now ?? Date.now;
-	const routingKey = `advisor:${sessionId}`;
-	const planning: PlanningSetup = {
-		...setup,
-		get request() {
-			return plain();
-		},
-		render,
-		renderOptions,
-		memo: ledger.memo,
-		spend: ledger.spend,
-		anchor: ledger.anchor,
-		routingKey,
-		now,
-	};
+	const { planning, tools } = planConsultationSetup(deps, req, chosen);
 	const { request: planned, settle, ...hooks } = (await deps.consultationHooks?.(planning)) ?? {};
-	const request = planned ?? plain();
-
+	const request = planned ?? planning.request;
 	const complete = await deps.loadCompleteSimple();
 
 	const input: ConsultationInput = {
@@ -282,9 +228,9 @@ async function pipeline(
 		model,
 		auth: auth.auth,
 		effort,
-		sessionId: routingKey,
+		sessionId: planning.routingKey,
 		request,
-		signal,
+		signal: req.signal,
 		adviceMaxChars: config.advice.maxChars,
 	};
 	const onProgress = req.onProgress;
@@ -299,8 +245,102 @@ async function pipeline(
 	}
 	return {
 		envelope,
-		dispatch: { config, model, effort, auth: auth.auth, routingKey, request, spend: ledger.spend, complete },
+		dispatch: {
+			config,
+			model,
+			effort,
+			auth: auth.auth,
+			routingKey: planning.routingKey,
+			request,
+			spend: planning.spend,
+			complete,
+		},
 	};
+}
+
+/** The model a run asks, once the checks that come before any credential lookup passed. */
+type Chosen =
+	| { ok: true; config: AdvisorConfig; model: Model<Api>; effort: ThinkingLevel | undefined; base: EnvelopeBase }
+	| { ok: false; envelope: AdvisorEnvelope };
+
+/**
+ * The advisor model (no model → the no-model row), the effort read once, and the skips: the
+ * executor's own model, or an executor in `disabledForModels`.
+ */
+function chooseModel(deps: AdvisorToolDeps, req: AdvisorRunRequest, known: { base?: EnvelopeBase }): Chosen {
+	const { ctx } = req;
+	const config = deps.config();
+	const model = lookupAdvisorModel(config.modelKey, (provider, id) => ctx.modelRegistry.find(provider, id));
+	if (model === undefined) return { ok: false, envelope: failureEnvelope({ kind: "no-model" }) };
+	const effort = model.reasoning ? config.effort : undefined;
+	const base = identityBase(model, effort);
+	known.base = base;
+
+	const executor = ctx.model;
+	if (executor !== undefined && executor.id === model.id) {
+		const reason = SKIP_REASONS.sameModel(modelDisplayName(model));
+		return { ok: false, envelope: failureEnvelope({ kind: "skipped", reason }, base) };
+	}
+	if (executor !== undefined && isDisabledFor(executor, deps.pi.getThinkingLevel(), config.disabledForModels)) {
+		const reason = SKIP_REASONS.disabledForModel(modelDisplayName(executor));
+		return { ok: false, envelope: failureEnvelope({ kind: "skipped", reason }, base) };
+	}
+	return { ok: true, config, model, effort, base };
+}
+
+/**
+ * The ledger folded up to the branch, the investigation tools, and what the budget hooks read: the
+ * request rendered on first read, and a way to render it again with other options.
+ */
+function planConsultationSetup(
+	deps: AdvisorToolDeps,
+	req: AdvisorRunRequest,
+	chosen: Extract<Chosen, { ok: true }>,
+): { planning: PlanningSetup; tools: InvestigationTools | undefined } {
+	const { ctx } = req;
+	const sm = ctx.sessionManager;
+	const sessionId = sm.getSessionId();
+	const ledger = deps.ledger.update(sessionId, sm.getBranch(), sm.getEntries(), sm.getCwd());
+	const setup: ConsultationSetup = {
+		ctx,
+		config: chosen.config,
+		model: chosen.model,
+		effort: chosen.effort,
+		state: ledger.state,
+		signal: req.signal,
+		mode: req.mode,
+		interactive: req.interactive ?? ctx.hasUI,
+	};
+	const plan = deps.investigation?.(setup) ?? { toolsMode: "none" };
+	// The system prompt's tool paragraph and the declarations come from the same plan: a mode
+	// without tools to back it would promise the advisor tools it does not have.
+	const tools = plan.tools !== undefined && plan.tools.declarations.length > 0 ? plan.tools : undefined;
+	const renderOptions: RenderOptions = {
+		config: chosen.config.ledger,
+		catalogue: deps.pi.getAllTools().map(({ name, description }) => ({ name, description })),
+		tools: tools?.declarations ?? [],
+		toolsMode: tools === undefined ? "none" : plan.toolsMode,
+		mode: req.mode,
+		...(req.inFlightCallId !== undefined ? { inFlightCallId: req.inFlightCallId } : {}),
+	};
+	const render = (overrides: Partial<RenderOptions> = {}) =>
+		renderRequest(ledger.state, { ...renderOptions, ...overrides }, ledger.memo);
+	let rendered: LedgerRequest | undefined;
+	const planning: PlanningSetup = {
+		...setup,
+		get request() {
+			rendered ??= render();
+			return rendered;
+		},
+		render,
+		renderOptions,
+		memo: ledger.memo,
+		spend: ledger.spend,
+		anchor: ledger.anchor,
+		routingKey: `advisor:${sessionId}`,
+		now: deps.now ?? Date.now,
+	};
+	return { planning, tools };
 }
 
 async function consult(
@@ -337,7 +377,7 @@ async function consult(
 export type AdvisorTool = ToolDefinition<typeof ADVISOR_PARAMETERS, AdvisorDetails>;
 
 export function createAdvisorTool(deps: AdvisorToolDeps): AdvisorTool {
-	const guidance = resolveGuidance(currentConfig(deps.runtime));
+	const guidance = resolveGuidance(deps.config());
 	return {
 		name: ADVISOR_TOOL_NAME,
 		label: ADVISOR_TOOL_LABEL,
@@ -348,7 +388,7 @@ export function createAdvisorTool(deps: AdvisorToolDeps): AdvisorTool {
 		// Never throws: runAdvisor turns every throw into the "threw" envelope, the observers are guarded.
 		execute: (toolCallId, _params, signal, onUpdate, ctx) => consult(deps, toolCallId, signal, onUpdate, ctx),
 		renderResult: (result, options, theme, context) =>
-			renderAdvisorResult(result, options, theme, { ...context, findModel: deps.runtime.findModel }),
+			renderAdvisorResult(result, options, theme, { ...context, findModel: deps.findModel?.() }),
 	};
 }
 

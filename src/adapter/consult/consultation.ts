@@ -51,9 +51,9 @@ import type { AttemptRecord, RequestRecord, ToolCallSummary } from "../../events
 import { payloadHash, requestRecord } from "../../policy/index.ts";
 import type { LedgerRequest } from "../../render/index.ts";
 import { TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED, TOOL_TEXT, TOOLS_AFTER_SPENT, zeroUsage } from "../../render/index.ts";
-import type { CompleteSimple } from "../host/compat.ts";
-import { modelDisplayName } from "../host/model-key.ts";
-import { advisorToolLine, consultingLine } from "../host/notices.ts";
+import type { CompleteSimple } from "../pi/compat.ts";
+import { modelDisplayName } from "../pi/model-key.ts";
+import { advisorToolLine, consultingLine } from "../pi/notices.ts";
 import { capAdvice } from "./advice-cap.ts";
 import { cacheBreakpointHook } from "./cache-breakpoint.ts";
 import { createDeadline } from "./deadline.ts";

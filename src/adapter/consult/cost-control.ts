@@ -19,13 +19,12 @@
 
 import type { Api, Model, Usage } from "@mariozechner/pi-ai";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { CUSTOM_TYPES } from "../../events/index.ts";
-import type { Confirmation, GateDecision } from "../../policy/index.ts";
+import { assertNever, CUSTOM_TYPES } from "../../events/index.ts";
+import type { Confirmation, ConsultationPlan, GateDecision, PlanBudget } from "../../policy/index.ts";
 import {
 	cachingModelFor,
 	fingerprintOf,
 	formatAdvisorStatus,
-	type PlanBudget,
 	type PlanModel,
 	planConsultation,
 	planNextRequest,
@@ -39,9 +38,9 @@ import {
 	type SpendState,
 } from "../../reducers/index.ts";
 import { extendRequest, SKIP_REASONS } from "../../render/index.ts";
-import type { BudgetConfig } from "../config.ts";
-import { formatColonKey, modelKeyOf } from "../host/model-key.ts";
-import { CONFIRM_COST_TITLE, confirmCostMessage, STATUS_KEY } from "../host/notices.ts";
+import { planBudget } from "../config/budget.ts";
+import { formatColonKey, modelKeyOf } from "../pi/model-key.ts";
+import { CONFIRM_COST_TITLE, confirmCostMessage, STATUS_KEY } from "../pi/notices.ts";
 import type { ConsultationHooks, PlanningSetup } from "./advisor-tool.ts";
 import type { Approval, FailedAttempt, NextRequest } from "./consultation.ts";
 import type { AdvisorEnvelope } from "./envelope.ts";
@@ -50,18 +49,6 @@ import type { SessionLedger } from "./session-ledger.ts";
 
 export interface CostControlDeps {
 	pi: Pick<ExtensionAPI, "appendEntry">;
-}
-
-/** The gate's limits and the warm window, from advisor.json `budget`. */
-export function planBudget(budget: BudgetConfig): PlanBudget {
-	return {
-		perCallSoftUsd: budget.perCallSoftUsd,
-		perCallHardUsd: budget.perCallHardUsd,
-		sessionUsd: budget.sessionUsd,
-		contextBudgetTokens: budget.contextBudgetTokens,
-		onExceed: budget.onExceed,
-		warmWindowSec: budget.warmWindowSec,
-	};
 }
 
 /** Who is asked, with what, at what price: what every estimate of this consultation shares. */
@@ -77,109 +64,129 @@ export function planModel(model: Model<Api>, effort: string | undefined, routing
 }
 
 export function costControl(deps: CostControlDeps): (setup: PlanningSetup) => ConsultationHooks {
-	return (setup) => {
-		const { ctx, config } = setup;
-		const budget = planBudget(config.budget);
-		const who = planModel(setup.model, setup.effort, setup.routingKey);
+	return (setup) => consultationHooks(deps, setup);
+}
+
+/** One consultation's budget: its plan, and what the gate has seen of it so far. */
+interface ConsultationBudget {
+	readonly deps: CostControlDeps;
+	readonly setup: PlanningSetup;
+	readonly budget: PlanBudget;
+	readonly who: PlanModel;
+	readonly plan: ConsultationPlan;
+	confirmation: Confirmation;
+	/** The trim anchor to write before the first dispatch; undefined once written (or when none). */
+	persist: ConsultationPlan["persist"];
+	/** The newest request of this consultation the provider billed: the next one's cache candidate. */
+	billed: RequestFingerprint | undefined;
+}
+
+function consultationHooks(deps: CostControlDeps, setup: PlanningSetup): ConsultationHooks {
+	const { ctx, config } = setup;
+	const budget = planBudget(config.budget);
+	const who = planModel(setup.model, setup.effort, setup.routingKey);
+	const plan = planConsultation({
+		...who,
+		ledger: setup.state,
+		anchor: setup.anchor,
+		spend: setup.spend,
+		render: setup.renderOptions,
+		memo: setup.memo,
+		budget,
 		// A completion review passes false: nobody is there to answer a dialog (over the soft limit → skipped).
-		const interactive = setup.interactive;
-		const plan = planConsultation({
-			...who,
-			ledger: setup.state,
-			anchor: setup.anchor,
-			spend: setup.spend,
-			render: setup.renderOptions,
-			memo: setup.memo,
-			budget,
-			interactive,
-			nowMs: setup.now(),
-		});
-
-		let confirmation: Confirmation = "not-asked";
-		let persist = plan.persist;
-		// The newest request of this consultation the provider billed: the next one's cache candidate.
-		let billed: RequestFingerprint | undefined;
-
-		const decide = (next: NextRequest): Exclude<GateDecision, { action: "trim" }> => {
-			if (next.round === 0 && next.attempt === 0) return plan.decision;
-			const sent = next.previous;
-			const prompt = sent === undefined ? 0 : promptOf(sent.usage);
-			if (sent !== undefined && prompt > 0) {
-				billed = fingerprintOf(extendRequest(plan.request, sent.context), {
-					...who,
-					timestampMs: sent.sentMs,
-					promptTokens: prompt,
-				});
-			}
-			return planNextRequest({
-				...who,
-				first: plan.request,
-				context: next.context,
-				previous: billed ?? previousRequest(setup.spend, who.model),
-				outputSamples: outputSamples(setup.spend, who.model, who.effort),
-				spentUsd: setup.spend.totalUsd,
-				billedUsd: costOf(next.billedUsage),
-				budget,
-				interactive,
-				confirmation,
-				nowMs: setup.now(),
-			}).decision;
-		};
-
-		const approve = async (next: NextRequest): Promise<Approval> => {
-			const decision = decide(next);
-			switch (decision.action) {
-				case "skip":
-					return { send: false, reason: decision.reason };
-				case "confirm": {
-					// The gate only says "confirm" while nobody has been asked in this consultation.
-					const yes = await next.paused(() =>
-						ctx.ui.confirm(
-							CONFIRM_COST_TITLE,
-							confirmCostMessage({
-								expectedUsd: decision.expectedUsd,
-								coldUsd: decision.coldUsd,
-								consultationUsd: decision.consultationUsd,
-								softUsd: budget.perCallSoftUsd,
-							}),
-							setup.signal !== undefined ? { signal: setup.signal } : undefined,
-						),
-					);
-					confirmation = yes ? "granted" : "declined";
-					if (!yes) return { send: false, reason: SKIP_REASONS.declined(decision.consultationUsd) };
-					break;
-				}
-				case "send":
-					break;
-				default: {
-					const never: never = decision;
-					throw new Error(`unhandled gate decision ${JSON.stringify(never)}`);
-				}
-			}
-			if (persist !== undefined) {
-				// Before the first dispatch, once: every later consultation on the branch renders with it.
-				deps.pi.appendEntry(CUSTOM_TYPES.trimAnchor, persist);
-				persist = undefined;
-			}
-			return { send: true };
-		};
-
-		const out: ConsultationHooks = {
-			request: plan.request,
-			approve,
-			retry: createRetryPolicy({
-				timeoutMs: config.budget.timeoutSec * 1000,
-				contextWindow: setup.model.contextWindow,
-			}),
-			timeoutMs: config.budget.timeoutSec * 1000,
-			base: {
-				estimate: plan.envelopeEstimate,
-				...(plan.context !== undefined ? { context: plan.context } : {}),
-			},
-			settle: (envelope) => setAdvisorStatus(ctx, spendAfter(setup.spend, envelope)),
-		};
-		return out;
+		interactive: setup.interactive,
+		nowMs: setup.now(),
+	});
+	const consultation: ConsultationBudget = {
+		deps,
+		setup,
+		budget,
+		who,
+		plan,
+		confirmation: "not-asked",
+		persist: plan.persist,
+		billed: undefined,
 	};
+	return {
+		request: plan.request,
+		approve: (next) => approve(consultation, next),
+		retry: createRetryPolicy({
+			timeoutMs: config.budget.timeoutSec * 1000,
+			contextWindow: setup.model.contextWindow,
+		}),
+		timeoutMs: config.budget.timeoutSec * 1000,
+		base: {
+			estimate: plan.envelopeEstimate,
+			...(plan.context !== undefined ? { context: plan.context } : {}),
+		},
+		settle: (envelope) => setAdvisorStatus(ctx, spendAfter(setup.spend, envelope)),
+	};
+}
+
+/** The gate's verdict on the next request: the plan's for the first, re-planned for every later one. */
+function decide(consultation: ConsultationBudget, next: NextRequest): Exclude<GateDecision, { action: "trim" }> {
+	const { plan, who, setup } = consultation;
+	if (next.round === 0 && next.attempt === 0) return plan.decision;
+	const sent = next.previous;
+	const prompt = sent === undefined ? 0 : promptOf(sent.usage);
+	if (sent !== undefined && prompt > 0) {
+		consultation.billed = fingerprintOf(extendRequest(plan.request, sent.context), {
+			...who,
+			timestampMs: sent.sentMs,
+			promptTokens: prompt,
+		});
+	}
+	return planNextRequest({
+		...who,
+		first: plan.request,
+		context: next.context,
+		previous: consultation.billed ?? previousRequest(setup.spend, who.model),
+		outputSamples: outputSamples(setup.spend, who.model, who.effort),
+		spentUsd: setup.spend.totalUsd,
+		billedUsd: billedUsdOf(next.billedUsage),
+		budget: consultation.budget,
+		interactive: setup.interactive,
+		confirmation: consultation.confirmation,
+		nowMs: setup.now(),
+	}).decision;
+}
+
+/** Before every request: skip, ask (once per consultation, the deadline paused) or send; the trim anchor is written before the first that leaves. */
+async function approve(consultation: ConsultationBudget, next: NextRequest): Promise<Approval> {
+	const decision = decide(consultation, next);
+	switch (decision.action) {
+		case "skip":
+			return { send: false, reason: decision.reason };
+		case "confirm": {
+			// The gate only says "confirm" while nobody has been asked in this consultation.
+			const { setup } = consultation;
+			const yes = await next.paused(() =>
+				setup.ctx.ui.confirm(
+					CONFIRM_COST_TITLE,
+					confirmCostMessage({
+						expectedUsd: decision.expectedUsd,
+						coldUsd: decision.coldUsd,
+						consultationUsd: decision.consultationUsd,
+						softUsd: consultation.budget.perCallSoftUsd,
+					}),
+					setup.signal !== undefined ? { signal: setup.signal } : undefined,
+				),
+			);
+			consultation.confirmation = yes ? "granted" : "declined";
+			if (!yes) return { send: false, reason: SKIP_REASONS.declined(decision.consultationUsd) };
+			break;
+		}
+		case "send":
+			break;
+		default:
+			return assertNever(decision, "gate decision");
+	}
+	if (consultation.persist !== undefined) {
+		// Before the first dispatch, once: every later consultation on the branch renders with it.
+		consultation.deps.pi.appendEntry(CUSTOM_TYPES.trimAnchor, consultation.persist);
+		consultation.persist = undefined;
+	}
+	return { send: true };
 }
 
 function promptOf(usage: Usage | undefined): number {
@@ -187,7 +194,8 @@ function promptOf(usage: Usage | undefined): number {
 	return parsed === undefined ? 0 : promptTokensOf(parsed);
 }
 
-function costOf(usage: Usage): number {
+/** What a provider billed for a usage, in dollars, read the way the spend fold reads it (0 when it says nothing). */
+export function billedUsdOf(usage: Usage): number {
 	return parseUsage(usage)?.costUsd ?? 0;
 }
 

@@ -7,9 +7,10 @@
 
 import type { TextContent, ThinkingLevel, Usage } from "@mariozechner/pi-ai";
 import type { AdvisorDetails } from "../../events/index.ts";
+import { assertNever } from "../../events/index.ts";
 import { parseSeverity } from "../../policy/index.ts";
 import { FAILURE } from "../../render/index.ts";
-import { formatColonKey, type ModelRef, modelKeyOf } from "../host/model-key.ts";
+import { formatColonKey, type ModelRef, modelKeyOf } from "../pi/model-key.ts";
 
 export interface AdvisorEnvelope {
 	content: TextContent[];
@@ -74,10 +75,8 @@ function failureText(failure: Failure): { text: string; errorMessage: string; sk
 			return { text: FAILURE.timeout(failure.seconds), errorMessage: FAILURE.timeoutDetail };
 		case "skipped":
 			return { text: FAILURE.skipped(failure.reason), errorMessage: failure.reason, skipped: true };
-		default: {
-			const never: never = failure;
-			throw new Error(`unhandled failure ${JSON.stringify(never)}`);
-		}
+		default:
+			return assertNever(failure, "failure");
 	}
 }
 

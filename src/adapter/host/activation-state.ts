@@ -8,12 +8,14 @@
 import type { Api, Model } from "@mariozechner/pi-ai";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { ADVISOR_TOOL_NAME } from "../../events/index.ts";
-import { type AdvisorConfig, type ConfigLocation, type LoadedConfig, loadConfig, saveSelection } from "../config.ts";
+import { type Activation, decideActivation, lookupAdvisorModel } from "../config/activation.ts";
+import type { ConfigLocation } from "../config/file.ts";
+import { type AdvisorConfig, type LoadedConfig, loadConfig } from "../config/load.ts";
+import { saveSelection } from "../config/save.ts";
 import { createSessionLedger, type SessionLedger } from "../consult/session-ledger.ts";
-import { type Activation, decideActivation, lookupAdvisorModel } from "./activation.ts";
-import { formatModelKey, type ModelRef, modelDisplayName, modelKeyOf } from "./model-key.ts";
-import { advisorRestored } from "./notices.ts";
-import { say } from "./say.ts";
+import { formatModelKey, type ModelRef, modelDisplayName, modelKeyOf } from "../pi/model-key.ts";
+import { advisorRestored } from "../pi/notices.ts";
+import { say } from "../pi/say.ts";
 
 export interface AdvisorRuntime {
 	readonly location: ConfigLocation;

@@ -6,10 +6,9 @@
 
 import type { Api, Model, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
-import { saveSelection } from "../config.ts";
-import { lookupAdvisorModel } from "./activation.ts";
-import { type AdvisorRuntime, currentConfig, reconcile, reloadConfig } from "./activation-state.ts";
-import { formatModelKey, modelDisplayName, modelKeyOf } from "./model-key.ts";
+import { lookupAdvisorModel } from "../config/activation.ts";
+import { saveSelection } from "../config/save.ts";
+import { formatModelKey, modelDisplayName, modelKeyOf } from "../pi/model-key.ts";
 import {
 	ADVISOR_OFF,
 	advisorSameModel,
@@ -23,9 +22,10 @@ import {
 	REQUIRES_INTERACTIVE,
 	recommendedEffort,
 	SAVE_FAILED,
-} from "./notices.ts";
+} from "../pi/notices.ts";
+import { type LineWriter, say } from "../pi/say.ts";
+import { type AdvisorRuntime, currentConfig, reconcile, reloadConfig } from "./activation-state.ts";
 import { type PickerItem, type PickerSpec, pick } from "./picker.ts";
-import { type LineWriter, say } from "./say.ts";
 
 export const ADVISOR_COMMAND = "advisor";
 export const ADVISOR_COMMAND_DESCRIPTION = "Choose the advisor model and effort (or turn the advisor off)";

@@ -5,18 +5,11 @@
  */
 
 import type { AgentEndEvent, ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { InterruptReason } from "../background/interrupt.ts";
 import { type AdvisorTool, guidanceKey } from "../consult/advisor-tool.ts";
 import { refreshBranchStatus } from "../consult/cost-control.ts";
+import { say } from "../pi/say.ts";
 import { type AdvisorRuntime, currentConfig, reconcile, reloadConfig } from "./activation-state.ts";
-import { say } from "./say.ts";
-
-/** Why background advisor work (warming, review) must stop now. */
-export type InterruptReason =
-	| "session_before_compact"
-	| "session_before_tree"
-	| "session_before_switch"
-	| "session_before_fork"
-	| "session_shutdown";
 
 export interface LifecycleHooks {
 	/** before_agent_start, after the built-in refresh of the branch cost / cache status. */

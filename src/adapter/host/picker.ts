@@ -16,7 +16,7 @@ import {
 	type SelectListTheme,
 	truncateToWidth,
 } from "@mariozechner/pi-tui";
-import { PICKER_HINT, PICKER_NO_MATCH } from "./notices.ts";
+import { PICKER_HINT, PICKER_NO_MATCH } from "../pi/notices.ts";
 
 export interface PickerItem {
 	value: string;

@@ -6,6 +6,26 @@
 
 import { compileGlob, normalisePattern, splitSegments } from "./glob.ts";
 
+/** The list when advisor.json names none: what a workspace commonly holds of credentials. */
+export const DEFAULT_DENY_PATTERNS: readonly string[] = Object.freeze([
+	".env",
+	".env.*",
+	"*.pem",
+	"*.key",
+	"id_rsa*",
+	"*.p12",
+	"*.pfx",
+	// git's own folder holds remote URLs with tokens; git_diff covers the repository's content.
+	".git",
+	".npmrc",
+	".netrc",
+	".pypirc",
+	".aws",
+	"**/.docker/config.json",
+	".ssh",
+	"*.kdbx",
+]);
+
 /** The pattern that denies a workspace-relative path (posix separators), or undefined. */
 export type DenyMatcher = (relativePath: string) => string | undefined;
 

@@ -5,6 +5,7 @@
  */
 
 import { type Tool, Type } from "@mariozechner/pi-ai";
+import { assertNever } from "../../events/index.ts";
 import { EXPAND_MAX_IDS, EXPAND_TOOL_DESCRIPTION, EXPAND_TOOL_NAME, TOOL_TEXT } from "../../render/index.ts";
 import { clipHeadTail, fairShares } from "./clip.ts";
 import { fail, type ToolArgs, type ToolOutcome } from "./result.ts";
@@ -54,7 +55,7 @@ export function runExpand(args: ToolArgs, source: ExpandSource, maxResultChars: 
 			case "not-found":
 				return { id, header: TOOL_TEXT.expandNotFound(id), text: undefined };
 			default:
-				return assertNever(found);
+				return assertNever(found, "expand lookup");
 		}
 	});
 	const trailer =
@@ -74,8 +75,4 @@ export function runExpand(args: ToolArgs, source: ExpandSource, maxResultChars: 
 	const text = clipHeadTail(parts.join("\n\n"), maxResultChars);
 	// All ids unknown is an error the advisor should notice; a partial hit is a normal answer.
 	return texts.length === 0 ? fail(text) : { kind: "ok", content: [{ type: "text", text }] };
-}
-
-function assertNever(x: never): never {
-	throw new Error(`unexpected lookup ${JSON.stringify(x)}`);
 }

@@ -17,8 +17,9 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { createFindTool, type FindOperations } from "@mariozechner/pi-coding-agent";
+import { assertNever } from "../../events/index.ts";
 import { TOOL_TEXT } from "../../render/index.ts";
-import { escapeControlChars } from "../control-chars.ts";
+import { escapeControlChars } from "../pi/control-chars.ts";
 import { findBinary } from "./binaries.ts";
 import { fail, numberArg, stringArg, type ToolArgs, type ToolOutcome } from "./result.ts";
 import type { RunContext } from "./run-context.ts";
@@ -80,7 +81,7 @@ export async function runFind(args: ToolArgs, ctx: RunContext): Promise<ToolOutc
 				case "spawn-error":
 					throw new Error(run.message);
 				default:
-					return assertNever(run);
+					return assertNever(run, "fd run outcome");
 			}
 		},
 	};
@@ -134,8 +135,4 @@ function supportsNoRequireGit(fd: string): Promise<boolean> {
 		noRequireGitCache.set(fd, cached);
 	}
 	return cached;
-}
-
-function assertNever(x: never): never {
-	throw new Error(`unexpected run outcome ${JSON.stringify(x)}`);
 }

@@ -18,6 +18,7 @@
  */
 
 import { type Tool, Type } from "@mariozechner/pi-ai";
+import { assertNever } from "../../events/index.ts";
 import { GIT_DIFF_TOOL_DESCRIPTION, GIT_DIFF_TOOL_NAME, TOOL_REFUSAL, TOOL_TEXT } from "../../render/index.ts";
 import { gitExcludePathspecs } from "./deny.ts";
 import {
@@ -176,15 +177,11 @@ function failure(run: Exclude<RunOutcome, { kind: "ok" }>, ctx: RunContext): Too
 		case "spawn-error":
 			return fail(TOOL_TEXT.failed(GIT_DIFF_TOOL_NAME, run.message));
 		default:
-			return assertNever(run);
+			return assertNever(run, "git run outcome");
 	}
 }
 
 function excerpt(stderr: string): string {
 	const s = stderr.trim();
 	return s.length <= STDERR_EXCERPT_CHARS ? s : `${s.slice(0, STDERR_EXCERPT_CHARS)}…`;
-}
-
-function assertNever(x: never): never {
-	throw new Error(`unexpected run outcome ${JSON.stringify(x)}`);
 }

@@ -15,6 +15,8 @@
  * and once over segments: linear in practice, never exponential, whatever the pattern.
  */
 
+import { assertNever } from "../../events/index.ts";
+
 /** True when the whole path (posix separators) matches the pattern. */
 export type GlobMatcher = (path: string) => boolean;
 
@@ -118,13 +120,13 @@ function matchChar(token: CharToken, c: string): boolean {
 					case "range":
 						return item.from <= c && c <= item.to;
 					default:
-						return assertNever(item);
+						return assertNever(item, "glob token");
 				}
 			});
 			return hit !== token.negated;
 		}
 		default:
-			return assertNever(token);
+			return assertNever(token, "glob token");
 	}
 }
 
@@ -178,8 +180,4 @@ function wildcardWalk<T, U>(
 	}
 	while (p < tokens.length && isStar(tokens[p]!)) p++;
 	return p === tokens.length;
-}
-
-function assertNever(x: never): never {
-	throw new Error(`unexpected glob token ${JSON.stringify(x)}`);
 }

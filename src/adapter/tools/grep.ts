@@ -30,8 +30,9 @@
 import { type FileHandle, stat } from "node:fs/promises";
 import { basename, relative } from "node:path";
 import { DEFAULT_MAX_BYTES, formatSize, truncateHead, truncateLine } from "@mariozechner/pi-coding-agent";
+import { assertNever, isRecord } from "../../events/index.ts";
 import { TOOL_REFUSAL, TOOL_TEXT } from "../../render/index.ts";
-import { escapeControlChars } from "../control-chars.ts";
+import { escapeControlChars } from "../pi/control-chars.ts";
 import { findBinary } from "./binaries.ts";
 import { readAt, readTextFile } from "./file-bytes.ts";
 import { booleanArg, fail, numberArg, ok, stringArg, type ToolArgs, type ToolOutcome } from "./result.ts";
@@ -263,19 +264,11 @@ function runFailure(run: StreamOutcome, ctx: RunContext): ToolOutcome | undefine
 		case "spawn-error":
 			return fail(TOOL_TEXT.failed("grep", run.message));
 		default:
-			return assertNever(run);
+			return assertNever(run, "rg run outcome");
 	}
 }
 
 function excerpt(stderr: string): string {
 	const s = stderr.trim();
 	return s.length <= STDERR_EXCERPT_CHARS ? s : `${s.slice(0, STDERR_EXCERPT_CHARS)}…`;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-	return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function assertNever(x: never): never {
-	throw new Error(`unexpected run outcome ${JSON.stringify(x)}`);
 }

@@ -14,7 +14,7 @@
  *   pathspecs plus our matcher on untracked names;
  * - git runs no program the repository names (git-isolation.ts);
  * - terminal text: control characters in the progress line and in listed names are escaped
- *   (control-chars.ts);
+ *   (../pi/control-chars.ts);
  * - caps: Pi's own truncation first (2000 lines / 50KB, 100 grep matches, 1000 find results,
  *   500 ls entries), then `maxResultChars` on the final text here; images only for a model
  *   whose input includes them;
@@ -28,6 +28,7 @@ import {
 	createLsToolDefinition,
 	createReadToolDefinition,
 } from "@mariozechner/pi-coding-agent";
+import { assertNever, isRecord } from "../../events/index.ts";
 import {
 	type AdvisorToolsMode,
 	EXPAND_TOOL_NAME,
@@ -35,8 +36,8 @@ import {
 	TOOL_TEXT,
 	WORKSPACE_TOOL_DESCRIPTIONS,
 } from "../../render/index.ts";
-import { DEFAULT_ADVISOR_CONFIG, type ToolsConfig } from "../config.ts";
 import { clipHeadTail } from "./clip.ts";
+import { DEFAULT_TOOLS_CONFIG, type ToolsConfig } from "./config.ts";
 import { EXPAND_DECLARATION, type ExpandSource, runExpand } from "./expand.ts";
 import { runFind } from "./find.ts";
 import { GIT_DIFF_DECLARATION, runGitDiff } from "./git-diff.ts";
@@ -48,14 +49,10 @@ import type { RunContext } from "./run-context.ts";
 import { summarizeCall } from "./summary.ts";
 import { createWorkspace } from "./workspace.ts";
 
-export { DEFAULT_DENY_PATTERNS } from "../config.ts";
+export { DEFAULT_TOOLS_CONFIG, type ToolsConfig, ToolsSchema } from "./config.ts";
+export { DEFAULT_DENY_PATTERNS } from "./deny.ts";
 export type { ExpandLookup, ExpandSource } from "./expand.ts";
 export type { AdvisorToolResult, ToolContent } from "./result.ts";
-
-/** The `tools` keys of advisor.json (docs/configuration.md); config.ts owns the type and its defaults. */
-export type AdvisorToolsConfig = ToolsConfig;
-
-export const DEFAULT_TOOLS_CONFIG: Readonly<AdvisorToolsConfig> = DEFAULT_ADVISOR_CONFIG.tools;
 
 /** A whole call must finish within this, whatever the tool. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 20_000;
@@ -73,7 +70,7 @@ export interface AdvisorToolCall {
 export interface CreateAdvisorToolsOptions {
 	/** The session cwd: the fence for every path. */
 	cwd: string;
-	config: AdvisorToolsConfig;
+	config: ToolsConfig;
 	/** The advisor model's `input` includes "image". */
 	modelAcceptsImages: boolean;
 	expand: ExpandSource;
@@ -90,7 +87,7 @@ export interface AdvisorTools {
 }
 
 /** Which tool set a config yields; it also picks the matching system-prompt paragraph. */
-export function advisorToolsMode(config: Pick<AdvisorToolsConfig, "enabled" | "repo" | "maxRounds">): AdvisorToolsMode {
+export function advisorToolsMode(config: Pick<ToolsConfig, "enabled" | "repo" | "maxRounds">): AdvisorToolsMode {
 	if (!config.enabled || !(config.maxRounds > 0)) return "none";
 	return config.repo ? "repo" : "expand";
 }
@@ -178,7 +175,7 @@ function dispatch(
 		case "git_diff":
 			return runGitDiff(args, ctx);
 		default:
-			return assertNever(name);
+			return assertNever(name, "advisor tool name");
 	}
 }
 
@@ -213,7 +210,7 @@ function declarationsFor(mode: AdvisorToolsMode, cwd: string): Tool[] {
 				GIT_DIFF_DECLARATION,
 			];
 		default:
-			return assertNever(mode);
+			return assertNever(mode, "tools mode");
 	}
 }
 
@@ -257,7 +254,7 @@ function shape(
 			return { content: [{ type: "text", text }, ...images], isError: false };
 		}
 		default:
-			return assertNever(outcome);
+			return assertNever(outcome, "tool outcome");
 	}
 }
 
@@ -285,14 +282,6 @@ function isToolName(name: string): name is AdvisorToolName {
 	);
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-	return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 function isSignal(s: AbortSignal | undefined): s is AbortSignal {
 	return s !== undefined;
-}
-
-function assertNever(x: never): never {
-	throw new Error(`unexpected ${JSON.stringify(x)}`);
 }

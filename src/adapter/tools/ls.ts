@@ -22,7 +22,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { createLsTool, type LsOperations } from "@mariozechner/pi-coding-agent";
 import { TOOL_REFUSAL } from "../../render/index.ts";
-import { escapeControlChars } from "../control-chars.ts";
+import { escapeControlChars } from "../pi/control-chars.ts";
 import { fail, numberArg, stringArg, type ToolArgs, type ToolOutcome } from "./result.ts";
 import type { RunContext } from "./run-context.ts";
 import { descriptorPath, openVerified } from "./verified-open.ts";

@@ -12,6 +12,7 @@
 
 import { access, constants } from "node:fs/promises";
 import { createReadTool, formatSize, type ReadOperations } from "@mariozechner/pi-coding-agent";
+import { assertNever } from "../../events/index.ts";
 import { TOOL_REFUSAL, TOOL_TEXT } from "../../render/index.ts";
 import { IMAGE_MAX_BYTES, READ_MAX_BYTES, readAt, readTextFile, sniffImage } from "./file-bytes.ts";
 import { fail, numberArg, stringArg, type ToolArgs, type ToolContent, type ToolOutcome } from "./result.ts";
@@ -78,7 +79,7 @@ export async function runRead(args: ToolArgs, ctx: RunContext): Promise<ToolOutc
 				case "binary":
 					return Buffer.from(TOOL_TEXT.binaryFile(formatSize(text.size)));
 				default:
-					return assertNever(text);
+					return assertNever(text, "file read");
 			}
 		},
 	};
@@ -107,8 +108,4 @@ export async function runRead(args: ToolArgs, ctx: RunContext): Promise<ToolOutc
 
 async function closeAll(handles: Iterable<Promise<VerifiedHandle>>): Promise<void> {
 	await Promise.all([...handles].map((h) => h.then((f) => f.handle.close()).catch(() => undefined)));
-}
-
-function assertNever(x: never): never {
-	throw new Error(`unexpected file read ${JSON.stringify(x)}`);
 }

@@ -5,7 +5,7 @@
  */
 
 import { clip, EXPAND_TOOL_NAME, GIT_DIFF_TOOL_NAME, oneLine } from "../../render/index.ts";
-import { escapeControlChars } from "../control-chars.ts";
+import { escapeControlChars } from "../pi/control-chars.ts";
 import { parseExpandIds } from "./expand.ts";
 import { booleanArg, numberArg, stringArg, type ToolArgs } from "./result.ts";
 

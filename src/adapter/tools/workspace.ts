@@ -11,6 +11,7 @@ import { realpathSync } from "node:fs";
 import { lstat, readlink, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { assertNever } from "../../events/index.ts";
 import { TOOL_REFUSAL } from "../../render/index.ts";
 import { createDenyMatcher, type DenyMatcher } from "./deny.ts";
 
@@ -90,7 +91,7 @@ export function refusalText(verdict: Exclude<PathVerdict, { kind: "ok" }>, shown
 		case "invalid":
 			return TOOL_REFUSAL.invalidPath(shown);
 		default:
-			return assertNever(verdict);
+			return assertNever(verdict, "path verdict");
 	}
 }
 
@@ -157,10 +158,6 @@ function realpathOr(path: string): string {
 	} catch {
 		return path;
 	}
-}
-
-function assertNever(x: never): never {
-	throw new Error(`unexpected verdict ${JSON.stringify(x)}`);
 }
 
 /** How a path Pi's tool touched is named back to the advisor: workspace-relative when possible. */

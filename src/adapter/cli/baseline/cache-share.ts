@@ -1,0 +1,143 @@
+/**
+ * How much of the previous baseline request a consultation could read from a prompt cache, in
+ * the same two caching models the ledger is measured with (token prefix and breakpoints), so
+ * both sides of the comparison are cached the same way (docs/cli.md).
+ *
+ * The baseline is Pi's context plus the tool inventory, and Pi's context only grows between
+ * compactions, so consecutive baselines usually share everything but the new turns. Breakpoints
+ * are placed where they favour the baseline: after the tool inventory (the head every request
+ * repeats) and at the end of the context, as if the caller marked it before appending its question.
+ */
+
+import type { Message } from "@mariozechner/pi-ai";
+import { assertNever } from "../../../events/index.ts";
+import { estimateMessageTokens, IMAGE_TOKENS } from "../../../render/index.ts";
+
+/** A message's content parts as the cache sees them. */
+interface MessageUnits {
+	/** Identity of each part: the message role and ids on the first, then the part as sent. */
+	keys: string[];
+	/** Characters the token estimate counts for each part (an image counts its token allowance × 4). */
+	chars: number[];
+	total: number;
+}
+
+export interface BaselineRequest {
+	messages: readonly Message[];
+	/** The estimate the replay reports for this baseline (Pi's chars/4 rule, per message). */
+	tokens: number;
+	/** Characters of every part, as the shares count them. */
+	chars: number;
+}
+
+function partChars(part: unknown): number {
+	if (typeof part !== "object" || part === null) return 0;
+	const p = part as Record<string, unknown>;
+	switch (p.type) {
+		case "text":
+			return typeof p.text === "string" ? p.text.length : 0;
+		case "thinking":
+			return typeof p.thinking === "string" ? p.thinking.length : 0;
+		case "toolCall":
+			return (typeof p.name === "string" ? p.name.length : 0) + (JSON.stringify(p.arguments ?? {})?.length ?? 0);
+		case "image":
+			return IMAGE_TOKENS * 4;
+		default:
+			return 0;
+	}
+}
+
+function messageMarker(message: Message): string {
+	switch (message.role) {
+		case "toolResult":
+			return `\u0001toolResult\u0000${message.toolCallId}\u0000${message.toolName}\u0000${message.isError}\u0000`;
+		case "user":
+		case "assistant":
+			return `\u0001${message.role}\u0000`;
+		default:
+			return assertNever(message, "message role");
+	}
+}
+
+// Messages are immutable once built, and a replay meets each one at many points.
+const unitsMemo = new WeakMap<Message, MessageUnits>();
+
+function unitsOf(message: Message): MessageUnits {
+	let units = unitsMemo.get(message);
+	if (units === undefined) {
+		const marker = messageMarker(message);
+		const parts: readonly unknown[] =
+			typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+		const keys: string[] = [];
+		const chars: number[] = [];
+		let total = 0;
+		parts.forEach((part, p) => {
+			keys.push((p === 0 ? marker : "\u0000") + JSON.stringify(part));
+			const n = partChars(part);
+			chars.push(n);
+			total += n;
+		});
+		units = { keys, chars, total };
+		unitsMemo.set(message, units);
+	}
+	return units;
+}
+
+/** Characters a message's parts count in the cache model. */
+export function messageChars(message: Message): number {
+	return unitsOf(message).total;
+}
+
+/** A baseline request; `sums` when the caller already has them (the replay's running totals). */
+export function baselineRequest(
+	messages: readonly Message[],
+	sums?: { tokens: number; chars: number },
+): BaselineRequest {
+	if (sums !== undefined) return { messages, tokens: sums.tokens, chars: sums.chars };
+	let tokens = 0;
+	let chars = 0;
+	for (const message of messages) {
+		tokens += estimateMessageTokens(message);
+		chars += messageChars(message);
+	}
+	return { messages, tokens, chars };
+}
+
+/**
+ * Shares of the previous baseline reused by the next one, 0…1 of the previous request's chars.
+ * Token prefix: every whole part both share from the start (a part that differs is not cached
+ * in part: its key starts with the role marker, so a partial match says nothing about the text).
+ * Breakpoints: the whole previous request when it is a prefix of the next, else its head (the
+ * first message, the tool inventory) when that is, else nothing.
+ */
+export function baselineShares(
+	previous: BaselineRequest,
+	next: BaselineRequest,
+): { tokenPrefix: number; breakpoint: number } {
+	const total = previous.chars;
+	if (total === 0) return { tokenPrefix: 0, breakpoint: 0 };
+	const before = previous.messages;
+	const after = next.messages;
+	// The same message objects are the same parts: skip them by identity, compare parts after that.
+	let m = 0;
+	const n = Math.min(before.length, after.length);
+	while (m < n && before[m] === after[m]) m++;
+	let prefix = total;
+	for (let i = m; i < before.length; i++) prefix -= unitsOf(before[i]!).total;
+	let whole = m === before.length;
+	let headMatched = m >= 1;
+	for (; m < n; m++) {
+		const a = unitsOf(before[m]!);
+		const b = unitsOf(after[m]!);
+		let u = 0;
+		while (u < a.keys.length && u < b.keys.length && a.keys[u] === b.keys[u]) prefix += a.chars[u++]!;
+		if (u < a.keys.length) break;
+		// Every part of the previous message is repeated: a breakpoint after it is read.
+		if (m === 0) headMatched = true;
+		if (m === before.length - 1) whole = true;
+		// Parts the next message adds come before anything that follows: the prefix ends here.
+		if (u < b.keys.length) break;
+	}
+	const breakpoint = whole ? total : headMatched && before.length > 0 ? unitsOf(before[0]!).total : 0;
+	return { tokenPrefix: prefix / total, breakpoint: breakpoint / total };
+}

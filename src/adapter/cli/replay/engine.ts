@@ -1,0 +1,629 @@
+/**
+ * The replay engine: one session file → one report per replayed branch.
+ *
+ * A replay is linear in the branch length (docs/cli.md): points are replayed in branch order
+ * from one folded state, one render memo and one running baseline, so each point folds, renders
+ * and measures only what the events since the previous point added (what the extension does
+ * live). With `--all-leaves` the leaves are replayed depth first and a branch starts from the
+ * last point it shares with the branch before it: the trunk is replayed once. At a sample of
+ * points the same request is also built from scratch (foldAll + a fresh memo): the timing report
+ * compares the two, and the bytes must agree.
+ */
+
+import type { UserMessage } from "@mariozechner/pi-ai";
+import type { EntryRecord, LedgerEvent, ToolResultEvent } from "../../../events/index.ts";
+import {
+	isRecord,
+	listLeaves,
+	migrateEntries,
+	normalizeBranch,
+	parseSessionText,
+	selectBranches,
+} from "../../../events/index.ts";
+import { cacheShares } from "../../../policy/index.ts";
+import { emptyLedger, foldAll, foldEvents, type LedgerState } from "../../../reducers/index.ts";
+import {
+	createRenderMemo,
+	DEFAULT_LEDGER_CONFIG,
+	flatten,
+	type LedgerConfig,
+	type LedgerRequest,
+	ordinalId,
+	type RenderMemo,
+	type RenderOptions,
+	renderRequest,
+	userWords,
+} from "../../../render/index.ts";
+import { type BaselineRequest, baselineRequest, baselineShares } from "../baseline/cache-share.ts";
+import { inventoryMessage } from "../baseline/messages.ts";
+import { advanceBaseline, type BaselineCursor, emptyBaseline, pointMessages } from "../baseline/track.ts";
+import { countDiagnostics, mergeDiagnostics } from "../diagnostics.ts";
+import { type ConsultationPoint, type PointScan, pointsOfScan, scanPoints } from "./points.ts";
+
+export { DEFAULT_EVERY } from "./points.ts";
+
+import {
+	type Billed,
+	type Diagnostics,
+	emptyDiagnostics,
+	type FileDiagnostics,
+	type MissingUserMessage,
+	type PointReport,
+	round,
+	type SessionReport,
+	sessionTotals,
+} from "../report/report.ts";
+import { calledToolNames, sessionTools } from "./tool-set.ts";
+
+export interface ReplayOptions {
+	/** Simulated points: one every this many tool rounds. */
+	every: number;
+	allLeaves: boolean;
+	config?: LedgerConfig;
+	/**
+	 * Points per branch also built from scratch for the timing comparison: evenly spread over the
+	 * second to the last point (at the first one both ways fold the whole prefix).
+	 */
+	scratchSamples?: number;
+	/** Milliseconds; injectable so tests can make timings deterministic. */
+	now?: () => number;
+}
+
+/** Few: each sample refolds its whole prefix, the one cost of a replay that is not linear. */
+export const DEFAULT_SCRATCH_SAMPLES = 3;
+
+export interface FileReplay {
+	sessions: SessionReport[];
+	diagnostics: FileDiagnostics;
+}
+
+function count(value: unknown): number {
+	return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0;
+}
+
+/** The billed usage an advisor result recorded, if any. */
+export function billedUsage(result: ToolResultEvent | undefined): Billed | undefined {
+	if (result === undefined || !isRecord(result.details)) return undefined;
+	const usage = result.details.usage;
+	if (!isRecord(usage)) return undefined;
+	const input = count(usage.input);
+	const cacheRead = count(usage.cacheRead);
+	const cacheWrite = count(usage.cacheWrite);
+	const output = count(usage.output);
+	if (input + cacheRead + cacheWrite + output === 0) return undefined;
+	return { prompt: input + cacheRead + cacheWrite, input, cacheRead, cacheWrite, output };
+}
+
+/** Which point indices are also built from scratch: evenly spread, the last one always. */
+export function scratchIndices(points: number, samples: number): Set<number> {
+	const out = new Set<number>();
+	if (points === 0 || samples <= 0) return out;
+	if (points <= samples) {
+		for (let i = 0; i < points; i++) out.add(i);
+		return out;
+	}
+	if (samples === 1) return new Set([points - 1]);
+	for (let i = 0; i < samples; i++) out.add(Math.round((i * (points - 1)) / (samples - 1)));
+	return out;
+}
+
+interface UserCheck {
+	id: string;
+	expected: string;
+}
+
+/** The user block as the renderer writes it: the header names the message's path position (`index` + 1). */
+function userBlockText(event: LedgerEvent & { kind: "user" }, index: number, config: LedgerConfig): string {
+	return userWords(ordinalId(index + 1), event.parts, config);
+}
+
+/** Where a user's block was last found: the unit and the chained hash that pins every unit up to it. */
+interface Found {
+	unit: number;
+	hash: string;
+}
+
+/**
+ * Every user message folded so far must be in the request verbatim. A message found in a unit of
+ * the previous request is still there when this request has the same chained hash at that unit
+ * (the same bytes up to it); the others are looked for unit by unit from the end, where new blocks
+ * are, and a message no single unit holds is looked for in the whole flattened request.
+ */
+function checkUsers(
+	request: LedgerRequest,
+	users: readonly UserCheck[],
+	found: ReadonlyMap<string, Found>,
+): { found: Map<string, Found>; missing: string[] } {
+	const next = new Map(found);
+	const missing: string[] = [];
+	let flat: string | undefined;
+	for (const user of users) {
+		const at = found.get(user.id);
+		if (at !== undefined && request.units[at.unit]?.prefixHash === at.hash) continue;
+		next.delete(user.id);
+		let unit = -1;
+		for (let i = request.units.length - 1; i >= 0; i--) {
+			if (request.units[i]!.text.includes(user.expected)) {
+				unit = i;
+				break;
+			}
+		}
+		if (unit >= 0) {
+			next.set(user.id, { unit, hash: request.units[unit]!.prefixHash });
+			continue;
+		}
+		flat ??= flatten(request);
+		if (!flat.includes(user.expected)) missing.push(user.id);
+	}
+	return { found: next, missing };
+}
+
+interface BranchInput {
+	file: string;
+	sessionId: string | null;
+	leafId: string | undefined;
+	/** The session header's cwd: cards show paths relative to it. */
+	cwd: string | undefined;
+	path: EntryRecord[];
+	events: LedgerEvent[];
+	tools: ReturnType<typeof sessionTools>;
+	branchDiagnostics: Diagnostics;
+	readerDiagnostics: Diagnostics;
+}
+
+/** Everything a point leaves for the next one; a later branch that shares the point resumes here. */
+interface PointState {
+	point: ConsultationPoint;
+	/** What the request was rendered with (declarations and catalogue). */
+	tools: BranchInput["tools"];
+	config: LedgerConfig;
+	report: PointReport;
+	/** Users missing at this point (ids). */
+	missing: string[];
+	state: LedgerState;
+	request: LedgerRequest;
+	baseline: BaselineCursor;
+	baselineRequest: BaselineRequest;
+	found: ReadonlyMap<string, Found>;
+	mismatch: boolean;
+}
+
+/** What one file's branches share: the render memo, and the point states of the branch replayed last. */
+export interface ReplayShared {
+	memo: RenderMemo;
+	/** Points still to be built from scratch for the timing comparison, for the whole file. */
+	scratchLeft: number;
+	scan: PointScan | undefined;
+	/** Event indices of the user messages of the branch replayed last. */
+	userIndex: number[];
+	userChecks: WeakMap<LedgerEvent, UserCheck>;
+	path: readonly EntryRecord[];
+	trail: PointState[];
+}
+
+export function createReplayShared(scratchSamples = DEFAULT_SCRATCH_SAMPLES): ReplayShared {
+	return {
+		memo: createRenderMemo(),
+		scratchLeft: scratchSamples,
+		path: [],
+		trail: [],
+		scan: undefined,
+		userIndex: [],
+		userChecks: new WeakMap(),
+	};
+}
+
+// One inventory message per tool set: its parts are measured once, not once per branch.
+const inventories = new WeakMap<BranchInput["tools"], UserMessage>();
+
+function inventoryOf(tools: BranchInput["tools"]): UserMessage {
+	let message = inventories.get(tools);
+	if (message === undefined) {
+		message = inventoryMessage(tools.inventory);
+		inventories.set(tools, message);
+	}
+	return message;
+}
+
+/** The first fold+render of a process runs cold (JIT); it is done once, untimed, before any measurement. */
+let warmedUp = false;
+
+function warmUp(events: readonly LedgerEvent[], options: RenderOptions): void {
+	if (warmedUp || events.length === 0) return;
+	warmedUp = true;
+	const state = foldAll(events);
+	renderRequest(
+		foldEvents(foldAll(events.slice(0, events.length >> 1)), events.slice(events.length >> 1)),
+		options,
+		createRenderMemo(),
+	);
+	renderRequest(state, options, createRenderMemo());
+}
+
+function samePoint(a: ConsultationPoint, b: ConsultationPoint): boolean {
+	return a.upTo === b.upTo && a.kind === b.kind && a.callId === b.callId && a.result === b.result;
+}
+
+export function replayBranch(
+	input: BranchInput,
+	options: ReplayOptions,
+	shared: ReplayShared = createReplayShared(options.scratchSamples),
+): SessionReport {
+	const config = options.config ?? DEFAULT_LEDGER_CONFIG;
+	const scan = scanPoints(input.events, shared.scan);
+	const points: ConsultationPoint[] = pointsOfScan(scan, options.every);
+	const renderOptions: RenderOptions = {
+		config,
+		catalogue: input.tools.catalogue,
+		tools: input.tools.declarations,
+		toolsMode: "repo",
+		mode: "consult",
+	};
+	const { common, reused, trail } = reusedPoints(input, points, shared, config);
+	const sampled = sampledPoints(points.length, reused, shared);
+	if (points.length > reused) warmUp(input.events.slice(0, points[reused]!.upTo), renderOptions);
+	const { userIndex, users } = userChecks(input, shared, common, config);
+	const last = trail.at(-1);
+	const run: BranchRun = {
+		input,
+		renderOptions,
+		inventory: inventoryOf(input.tools),
+		memo: shared.memo,
+		now: options.now ?? (() => performance.now()),
+		sampled,
+		userIndex,
+		users,
+		state: last?.state ?? emptyLedger(input.cwd),
+		baseline: last?.baseline ?? emptyBaseline,
+		folded: last?.point.upTo ?? 0,
+		previous: last?.request,
+		previousBaseline: last?.baselineRequest,
+		found: last?.found ?? new Map(),
+		usersSoFar: 0,
+	};
+	for (let index = reused; index < points.length; index++) trail.push(replayPoint(run, points[index]!, index, config));
+	shared.path = input.path;
+	shared.trail = trail;
+	shared.scan = scan;
+	shared.userIndex = userIndex;
+	return branchReport(input, points, trail, userIndex);
+}
+
+/**
+ * The points this branch shares with the branch replayed before it: the same point on the same
+ * entries (the same objects) gives the same request, baseline and report. `common` is the length
+ * of the shared path.
+ */
+function reusedPoints(
+	input: BranchInput,
+	points: readonly ConsultationPoint[],
+	shared: ReplayShared,
+	config: LedgerConfig,
+): { common: number; reused: number; trail: PointState[] } {
+	const { path } = input;
+	let common = 0;
+	const limit = Math.min(path.length, shared.path.length);
+	while (common < limit && path[common] === shared.path[common]) common++;
+	let reused = 0;
+	while (
+		reused < points.length &&
+		reused < shared.trail.length &&
+		points[reused]!.upTo <= common &&
+		samePoint(points[reused]!, shared.trail[reused]!.point) &&
+		// The tools are per file, the options per run: a replay with other ones starts over.
+		shared.trail[reused]!.tools === input.tools &&
+		shared.trail[reused]!.config === config
+	)
+		reused++;
+	return { common, reused, trail: shared.trail.slice(0, reused) };
+}
+
+/**
+ * Sampled among the points this branch replays itself, from the file's allowance (a sample refolds
+ * its whole prefix: once per file, not once per leaf). A branch's first point folds everything
+ * either way, so it is not a comparison: sampled from the second on.
+ */
+function sampledPoints(points: number, reused: number, shared: ReplayShared): Set<number> {
+	const firstSampled = Math.max(1, reused);
+	const sampled = new Set(
+		[...scratchIndices(Math.max(0, points - firstSampled), shared.scratchLeft)].map((i) => i + firstSampled),
+	);
+	shared.scratchLeft -= sampled.size;
+	return sampled;
+}
+
+/** User messages by event index (the ones before the fork are the previous branch's), each with the block it must render as. */
+function userChecks(
+	input: BranchInput,
+	shared: ReplayShared,
+	common: number,
+	config: LedgerConfig,
+): { userIndex: number[]; users: UserCheck[] } {
+	const { events } = input;
+	const userIndex: number[] = [];
+	for (const i of shared.userIndex) {
+		if (i >= common) break;
+		userIndex.push(i);
+	}
+	for (let i = Math.min(common, events.length); i < events.length; i++) {
+		if (events[i]!.kind === "user") userIndex.push(i);
+	}
+	const users = userIndex.map((i) => {
+		const event = events[i] as LedgerEvent & { kind: "user" };
+		// Cached by event: a shared event sits at the same path position on every branch that holds it.
+		let check = shared.userChecks.get(event);
+		if (check === undefined) {
+			check = { id: event.id, expected: userBlockText(event, i, config) };
+			shared.userChecks.set(event, check);
+		}
+		return check;
+	});
+	return { userIndex, users };
+}
+
+/** What the points of one branch read, and what each advances for the next. */
+interface BranchRun {
+	readonly input: BranchInput;
+	readonly renderOptions: RenderOptions;
+	readonly inventory: UserMessage;
+	readonly memo: RenderMemo;
+	readonly now: () => number;
+	/** Point indices also built from scratch (the timing comparison and the bytes check). */
+	readonly sampled: ReadonlySet<number>;
+	readonly userIndex: readonly number[];
+	readonly users: readonly UserCheck[];
+	state: LedgerState;
+	baseline: BaselineCursor;
+	/** Events folded so far. */
+	folded: number;
+	previous: LedgerRequest | undefined;
+	previousBaseline: BaselineRequest | undefined;
+	found: ReadonlyMap<string, Found>;
+	/** Users before the current point. */
+	usersSoFar: number;
+}
+
+/** One point: fold what is new, render, measure, and compare with the baseline and the previous point. */
+function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, config: LedgerConfig): PointState {
+	const { input, now } = run;
+	const { events } = input;
+	const options: RenderOptions = { ...run.renderOptions, inFlightCallId: point.callId };
+	const t0 = now();
+	run.state = foldEvents(run.state, events.slice(run.folded, point.upTo));
+	const request = renderRequest(run.state, options, run.memo);
+	const incrementalMs = now() - t0;
+
+	let scratchMs: number | undefined;
+	let mismatch = false;
+	if (run.sampled.has(index)) {
+		const t1 = now();
+		const scratch = renderRequest(foldAll(events.slice(0, point.upTo), input.cwd), options, createRenderMemo());
+		scratchMs = now() - t1;
+		// Incremental ≡ batch fold is an invariant; a difference is a bug worth seeing, not a crash.
+		mismatch = scratch.hash !== request.hash;
+	}
+
+	run.baseline = advanceBaseline(run.baseline, input.path, run.folded, point.upTo);
+	run.folded = point.upTo;
+	while (run.usersSoFar < run.users.length && run.userIndex[run.usersSoFar]! < point.upTo) run.usersSoFar++;
+	const checked = checkUsers(request, run.users.slice(0, run.usersSoFar), run.found);
+	run.found = checked.found;
+
+	const sent = pointMessages(run.baseline, run.inventory, point.callId);
+	const baselineNow = baselineRequest(sent.messages, sent);
+	const report = pointReport(run, point, request, baselineNow, incrementalMs, scratchMs);
+	run.previous = request;
+	run.previousBaseline = baselineNow;
+	return {
+		point,
+		tools: input.tools,
+		config,
+		report,
+		missing: checked.missing,
+		state: run.state,
+		request,
+		baseline: run.baseline,
+		baselineRequest: baselineNow,
+		found: run.found,
+		mismatch,
+	};
+}
+
+function pointReport(
+	run: BranchRun,
+	point: ConsultationPoint,
+	request: LedgerRequest,
+	baselineNow: BaselineRequest,
+	incrementalMs: number,
+	scratchMs: number | undefined,
+): PointReport {
+	const report: PointReport = {
+		atEntryId: run.input.events[point.upTo - 1]!.id,
+		kind: point.kind,
+		baseline: baselineNow.tokens,
+		ledger: request.tokens,
+		ledgerStable: request.stable.tokens,
+		incrementalMs: round(incrementalMs, 3),
+	};
+	if (point.callId !== undefined) report.callId = point.callId;
+	if (run.previous !== undefined) {
+		const shares = cacheShares(run.previous, request);
+		report.cacheShare = { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
+	}
+	if (run.previousBaseline !== undefined) {
+		const shares = baselineShares(run.previousBaseline, baselineNow);
+		report.baselineCacheShare = { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
+	}
+	const billed = billedUsage(point.result);
+	if (billed !== undefined) report.billed = billed;
+	if (scratchMs !== undefined) report.scratchMs = round(scratchMs, 3);
+	return report;
+}
+
+/** The branch's report from its points: totals, the lists, and each user message missing at its first point. */
+function branchReport(
+	input: BranchInput,
+	points: readonly ConsultationPoint[],
+	trail: readonly PointState[],
+	userIndex: readonly number[],
+): SessionReport {
+	const { file } = input;
+	const leafId = input.leafId ?? null;
+	// A user message counts as missing at the first point where its block is not in the request.
+	const missing = new Map<string, MissingUserMessage>();
+	for (const step of trail) {
+		for (const id of step.missing) {
+			if (!missing.has(id)) missing.set(id, { file, leafId, entryId: id, atEntryId: step.report.atEntryId });
+		}
+	}
+	const reports = trail.map((step) => step.report);
+	const missingMessages = [...missing.values()];
+	const totals = sessionTotals(reports);
+	totals.timing.mismatches = trail.filter((step) => step.mismatch).length;
+	const checkedUsers = points.length === 0 ? 0 : userIndex.filter((i) => i < points.at(-1)!.upTo).length;
+	return {
+		file,
+		sessionId: input.sessionId,
+		leafId,
+		pathEntries: input.path.length,
+		pointKind: points.length === 0 ? "none" : points[0]!.kind,
+		points: reports,
+		...totals,
+		largerThanBaseline: reports
+			.filter((p) => p.ledger > p.baseline)
+			.map((p) => ({ file, leafId, atEntryId: p.atEntryId, kind: p.kind, baseline: p.baseline, ledger: p.ledger })),
+		userMessages: { total: checkedUsers, missing: missingMessages.length, missingMessages },
+		diagnostics: mergeDiagnostics(input.readerDiagnostics, input.branchDiagnostics),
+	};
+}
+
+/**
+ * Leaves in depth-first order of the entry tree (children in file order), so consecutive leaves
+ * share the longest trunk. Leaves no walk from a root reaches (a cycle above them) come last.
+ */
+export function depthFirstLeaves(entries: readonly EntryRecord[], leaves: readonly string[]): string[] {
+	const wanted = new Set(leaves);
+	const first = new Map<string, EntryRecord>();
+	for (const entry of entries) if (!first.has(entry.id)) first.set(entry.id, entry);
+	const children = new Map<string, EntryRecord[]>();
+	const roots: EntryRecord[] = [];
+	for (const entry of first.values()) {
+		const parent = entry.parentId;
+		if (parent === null || parent === entry.id || !first.has(parent)) {
+			roots.push(entry);
+			continue;
+		}
+		const list = children.get(parent);
+		if (list === undefined) children.set(parent, [entry]);
+		else list.push(entry);
+	}
+	const out: string[] = [];
+	const seen = new Set<string>();
+	const stack: EntryRecord[] = [...roots].reverse();
+	while (stack.length > 0) {
+		const entry = stack.pop()!;
+		if (seen.has(entry.id)) continue;
+		seen.add(entry.id);
+		if (wanted.has(entry.id)) out.push(entry.id);
+		const list = children.get(entry.id);
+		if (list !== undefined) for (let i = list.length - 1; i >= 0; i--) stack.push(list[i]!);
+	}
+	for (const id of leaves) if (!seen.has(id)) out.push(id);
+	return out;
+}
+
+/**
+ * A branch's events, normalised once per entry for the whole file: an event depends on its entry
+ * alone, except a branch summary's (it names the user words its branch hid, which depends on the
+ * path before it), which is normalised with its path.
+ */
+function branchEvents(
+	path: readonly EntryRecord[],
+	entries: readonly EntryRecord[],
+	cache: WeakMap<EntryRecord, LedgerEvent>,
+	previous: { path: readonly EntryRecord[]; events: readonly LedgerEvent[] },
+): LedgerEvent[] {
+	const events: LedgerEvent[] = [];
+	let sharing = true;
+	for (let i = 0; i < path.length; i++) {
+		const record = path[i]!;
+		// The same entries up to here as the previous branch: the same path before, the same event.
+		sharing &&= previous.path[i] === record && i < previous.events.length;
+		if (sharing) {
+			events.push(previous.events[i]!);
+			continue;
+		}
+		if (record.kind !== "opaque" && record.entry.type === "branch_summary") {
+			events.push(normalizeBranch(path.slice(0, i + 1), entries).at(-1)!);
+			continue;
+		}
+		let event = cache.get(record);
+		if (event === undefined) {
+			event = normalizeBranch([record], entries)[0]!;
+			cache.set(record, event);
+		}
+		events.push(event);
+	}
+	return events;
+}
+
+/** Replays one session file's text. Never throws on content. */
+export function replayText(file: string, text: string, options: ReplayOptions): FileReplay {
+	const parsed = parseSessionText(text);
+	const entries = migrateEntries(parsed);
+	const readerDiagnostics = countDiagnostics(file, parsed.diagnostics, parsed);
+	const cwd = parsed.header?.cwd ?? process.cwd();
+	const tools = sessionTools(cwd, calledToolNames(entries));
+	const leaves: (string | undefined)[] = options.allLeaves
+		? depthFirstLeaves(
+				entries,
+				listLeaves(entries).map((e) => e.id),
+			)
+		: [undefined];
+	if (leaves.length === 0) leaves.push(undefined);
+
+	const branches = emptyDiagnostics();
+	const shared = createReplayShared(options.scratchSamples);
+	const eventCache = new WeakMap<EntryRecord, LedgerEvent>();
+	const byLeaf = new Map<string | undefined, SessionReport>();
+	const selected = selectBranches(entries, leaves);
+	let previous: { path: readonly EntryRecord[]; events: readonly LedgerEvent[] } = { path: [], events: [] };
+	selected.forEach((branch, i) => {
+		const events = branchEvents(branch.path, entries, eventCache, previous);
+		previous = { path: branch.path, events };
+		const branchDiagnostics = countDiagnostics(file, branch.diagnostics);
+		const merged = mergeDiagnostics(branches, branchDiagnostics);
+		Object.assign(branches, merged);
+		byLeaf.set(
+			leaves[i],
+			replayBranch(
+				{
+					file,
+					sessionId: parsed.header?.id ?? null,
+					leafId: branch.leafId,
+					cwd: parsed.header?.cwd,
+					path: branch.path,
+					events,
+					tools,
+					branchDiagnostics,
+					readerDiagnostics,
+				},
+				options,
+				shared,
+			),
+		);
+	});
+	// Reports come in file order of the leaves, as the user sees them in the session.
+	const fileOrder: (string | undefined)[] = options.allLeaves ? listLeaves(entries).map((e) => e.id) : [undefined];
+	if (fileOrder.length === 0) fileOrder.push(undefined);
+	const sessions = fileOrder.map((leaf) => byLeaf.get(leaf)!);
+	return {
+		sessions,
+		diagnostics: {
+			file,
+			reader: readerDiagnostics,
+			branches,
+			hasPoints: sessions.some((s) => s.points.length > 0),
+		},
+	};
+}

@@ -1,0 +1,471 @@
+/**
+ * The replay report: per-point measurements, per-session and total aggregates. The JSON form
+ * (`replay --json`) is this object as is; README documents every field, and the names are stable.
+ */
+
+import type { DiagnosticReason } from "../../../events/index.ts";
+import {
+	addSplits,
+	type CacheSplit,
+	cachedPrefix,
+	EMPTY_SPLIT,
+	effectiveTokens,
+	type PromptPrices,
+	priceSplit,
+	priceUncached,
+	splitPrompt,
+} from "./cache-cost.ts";
+
+export const REPORT_VERSION = 1;
+
+export interface TokenStats {
+	total: number;
+	p50: number;
+	p90: number;
+	max: number;
+}
+
+export interface ShareStats {
+	/** Median over consecutive pairs of consultations (null when there is no pair). */
+	p50: number | null;
+	mean: number | null;
+}
+
+export interface CacheShare {
+	/** Consecutive pairs measured. */
+	pairs: number;
+	tokenPrefix: ShareStats;
+	breakpoint: ShareStats;
+}
+
+/** Real billed usage of an advisor call, from its result's `details.usage` (all attempts and rounds). */
+export interface Billed {
+	/** input + cacheRead + cacheWrite. */
+	prompt: number;
+	input: number;
+	cacheRead: number;
+	cacheWrite: number;
+	output: number;
+}
+
+export interface PointReport {
+	/** The request is what a consultation dispatched right after this entry sends. */
+	atEntryId: string;
+	kind: "advisor" | "simulated";
+	/** The in-flight advisor call, for real points. */
+	callId?: string;
+	baseline: number;
+	ledger: number;
+	/** Tokens of the ledger request's stable portion. */
+	ledgerStable: number;
+	/** Shares of the previous point's ledger request reused by this one (absent on a session's first point). */
+	cacheShare?: { tokenPrefix: number; breakpoint: number };
+	/** The same for the baseline: shares of the previous point's baseline request reused by this one. */
+	baselineCacheShare?: { tokenPrefix: number; breakpoint: number };
+	billed?: Billed;
+	/** Fold (new events only) + render, ms. */
+	incrementalMs: number;
+	/** Fold from scratch + render with a fresh memo, ms (a sample of points, never a branch's first). */
+	scratchMs?: number;
+}
+
+export interface LargerThanBaseline {
+	file: string;
+	leafId: string | null;
+	atEntryId: string;
+	kind: "advisor" | "simulated";
+	baseline: number;
+	ledger: number;
+}
+
+export interface MissingUserMessage {
+	file: string;
+	leafId: string | null;
+	entryId: string;
+	/** The first point whose request lacked it. */
+	atEntryId: string;
+}
+
+export interface UserMessages {
+	/** User messages on the path that at least one point's request had to carry. */
+	total: number;
+	missing: number;
+	missingMessages: MissingUserMessage[];
+}
+
+export interface Timing {
+	/** Sum over points of incremental fold + render. */
+	incrementalMs: number;
+	/** Sum over the scratch-measured points of fold from scratch + render. */
+	scratchMs: number;
+	/** Points measured both ways. */
+	scratchPoints: number;
+	/** Incremental / scratch over the points measured both ways (null when none). */
+	ratio: number | null;
+	/** Points where the incremental and the from-scratch request differed (must be 0). */
+	mismatches: number;
+}
+
+export interface Diagnostics {
+	/** Lines not kept: invalid JSON, truncated last line, not an object, schema mismatch, duplicate id. */
+	badLines: number;
+	/** Entries kept but not understood (unknown entry type, known type with a bad body). */
+	unknownEntries: number;
+	/** Branch walks cut short: a parent that is missing, a cycle in parentId, an unknown leaf. */
+	brokenParents: number;
+	byReason: Partial<Record<DiagnosticReason, number>>;
+	unknownEntryTypes: Record<string, number>;
+	/** The first diagnostics, for reading: `file:line: reason: message`. */
+	messages: string[];
+}
+
+export interface BilledTotals {
+	/** Points whose result carries billed usage. */
+	points: number;
+	prompt: number;
+	output: number;
+	/** The ledger estimate summed over the same points. */
+	ledgerEstimate: number;
+}
+
+/** One side's prompt tokens over a set of consultations, split by what a prompt cache would do. */
+export interface SideCache {
+	tokenPrefix: CacheSplit;
+	breakpoint: CacheSplit;
+	/** Token-prefix model: uncached + 0.1 × read. */
+	effective: number;
+}
+
+/**
+ * Both sides cached the same way: each consultation reads what it repeats of the previous one
+ * (the session's first reads nothing), in both caching models.
+ */
+export interface CacheTotals {
+	baseline: SideCache;
+	ledger: SideCache;
+	/** Ledger / baseline effective tokens (null when the baseline is empty). */
+	effectiveRatio: number | null;
+}
+
+export interface UsdPair {
+	baseline: number;
+	ledger: number;
+	ratio: number | null;
+}
+
+/** The consultations' prompts priced with one model of pi-ai's registry (output excluded: the same answer on both sides). */
+export interface PriceReport {
+	/** `provider/model`. */
+	model: string;
+	name: string;
+	/** USD per million tokens, as the registry lists them (0 = not listed: priced as input). */
+	perMillion: PromptPrices;
+	uncached: UsdPair;
+	tokenPrefix: UsdPair;
+	breakpoint: UsdPair;
+}
+
+export interface PriceModel {
+	key: string;
+	name: string;
+	prices: PromptPrices;
+}
+
+export interface SessionReport {
+	file: string;
+	sessionId: string | null;
+	leafId: string | null;
+	/** Entries on the replayed path. */
+	pathEntries: number;
+	pointKind: "advisor" | "simulated" | "none";
+	points: PointReport[];
+	tokens: { baseline: TokenStats; ledger: TokenStats; ratio: number | null };
+	billed: BilledTotals;
+	largerThanBaseline: LargerThanBaseline[];
+	userMessages: UserMessages;
+	cacheShare: CacheShare;
+	/** The same over the baseline requests. */
+	baselineCacheShare: CacheShare;
+	cache: CacheTotals;
+	timing: Timing;
+	diagnostics: Diagnostics;
+}
+
+export interface UnreadableInput {
+	path: string;
+	error: string;
+}
+
+export interface ReplayReport {
+	version: number;
+	sessions: SessionReport[];
+	/** Consultation points over all sessions. */
+	points: number;
+	tokens: { baseline: TokenStats; ledger: TokenStats; ratio: number | null };
+	billed: BilledTotals;
+	largerThanBaseline: LargerThanBaseline[];
+	userMessages: UserMessages;
+	cacheShare: CacheShare;
+	baselineCacheShare: CacheShare;
+	cache: CacheTotals;
+	/** Absent when the report was built without a price model. */
+	price?: PriceReport;
+	timing: Timing;
+	diagnostics: Diagnostics & {
+		/** Session files read (each counted once, whatever --all-leaves). */
+		files: number;
+		/** Files with no consultation point (empty, header only, nothing readable). */
+		filesWithoutPoints: string[];
+		unreadable: UnreadableInput[];
+	};
+	options: { every: number; allLeaves: boolean; inputs: string[] };
+}
+
+/** Nearest-rank percentile of a list (0 for an empty one). */
+export function percentile(values: readonly number[], p: number): number {
+	if (values.length === 0) return 0;
+	const sorted = [...values].sort((a, b) => a - b);
+	const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+	return sorted[rank - 1]!;
+}
+
+export function tokenStats(values: readonly number[]): TokenStats {
+	let total = 0;
+	let max = 0;
+	for (const v of values) {
+		total += v;
+		if (v > max) max = v;
+	}
+	return { total, p50: percentile(values, 50), p90: percentile(values, 90), max };
+}
+
+function median(values: readonly number[]): number | null {
+	if (values.length === 0) return null;
+	const sorted = [...values].sort((a, b) => a - b);
+	const mid = sorted.length >> 1;
+	return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function mean(values: readonly number[]): number | null {
+	if (values.length === 0) return null;
+	return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+export function round(value: number, digits = 4): number {
+	const f = 10 ** digits;
+	return Math.round(value * f) / f;
+}
+
+function roundOrNull(value: number | null, digits = 4): number | null {
+	return value === null ? null : round(value, digits);
+}
+
+export function ratio(numerator: number, denominator: number): number | null {
+	return denominator > 0 ? round(numerator / denominator) : null;
+}
+
+export function cacheShareOf(points: readonly PointReport[], side: "ledger" | "baseline" = "ledger"): CacheShare {
+	const pairs = points.flatMap((p) => {
+		const share = side === "ledger" ? p.cacheShare : p.baselineCacheShare;
+		return share === undefined ? [] : [share];
+	});
+	const prefix = pairs.map((s) => s.tokenPrefix);
+	const breakpoint = pairs.map((s) => s.breakpoint);
+	return {
+		pairs: pairs.length,
+		tokenPrefix: { p50: roundOrNull(median(prefix)), mean: roundOrNull(mean(prefix)) },
+		breakpoint: { p50: roundOrNull(median(breakpoint)), mean: roundOrNull(mean(breakpoint)) },
+	};
+}
+
+export function timingOf(points: readonly PointReport[]): Timing {
+	let incrementalMs = 0;
+	let scratchMs = 0;
+	let matchedIncremental = 0;
+	let scratchPoints = 0;
+	for (const p of points) {
+		incrementalMs += p.incrementalMs;
+		if (p.scratchMs !== undefined) {
+			scratchMs += p.scratchMs;
+			matchedIncremental += p.incrementalMs;
+			scratchPoints++;
+		}
+	}
+	return {
+		incrementalMs: round(incrementalMs, 3),
+		scratchMs: round(scratchMs, 3),
+		scratchPoints,
+		ratio: scratchMs > 0 ? round(matchedIncremental / scratchMs) : null,
+		mismatches: 0,
+	};
+}
+
+export function billedOf(points: readonly PointReport[]): BilledTotals {
+	const totals: BilledTotals = { points: 0, prompt: 0, output: 0, ledgerEstimate: 0 };
+	for (const p of points) {
+		if (p.billed === undefined) continue;
+		totals.points++;
+		totals.prompt += p.billed.prompt;
+		totals.output += p.billed.output;
+		totals.ledgerEstimate += p.ledger;
+	}
+	return totals;
+}
+
+function sideOf(tokenPrefix: CacheSplit, breakpoint: CacheSplit): SideCache {
+	return { tokenPrefix, breakpoint, effective: round(effectiveTokens(tokenPrefix), 1) };
+}
+
+function cacheTotalsOf(baseline: SideCache, ledger: SideCache): CacheTotals {
+	return {
+		baseline,
+		ledger,
+		effectiveRatio: baseline.effective > 0 ? round(ledger.effective / baseline.effective) : null,
+	};
+}
+
+/** One session's points in order: each reads from the cache what it repeats of the one before. */
+export function cacheOf(points: readonly PointReport[]): CacheTotals {
+	const splits = {
+		baseline: { tokenPrefix: { ...EMPTY_SPLIT }, breakpoint: { ...EMPTY_SPLIT } },
+		ledger: { tokenPrefix: { ...EMPTY_SPLIT }, breakpoint: { ...EMPTY_SPLIT } },
+	};
+	points.forEach((p, i) => {
+		const previous = points[i - 1];
+		for (const model of ["tokenPrefix", "breakpoint"] as const) {
+			const kind = model === "tokenPrefix" ? "token-prefix" : "breakpoint";
+			const ledgerCached = cachedPrefix(previous?.ledger, p.cacheShare?.[model], p.ledger);
+			const baselineCached = cachedPrefix(previous?.baseline, p.baselineCacheShare?.[model], p.baseline);
+			splits.ledger[model] = addSplits(splits.ledger[model], splitPrompt(kind, p.ledger, ledgerCached));
+			splits.baseline[model] = addSplits(splits.baseline[model], splitPrompt(kind, p.baseline, baselineCached));
+		}
+	});
+	return cacheTotalsOf(
+		sideOf(splits.baseline.tokenPrefix, splits.baseline.breakpoint),
+		sideOf(splits.ledger.tokenPrefix, splits.ledger.breakpoint),
+	);
+}
+
+/** Sessions are cached independently: the totals are sums, never a cache shared across sessions. */
+export function addCacheTotals(all: readonly CacheTotals[]): CacheTotals {
+	const sum = (side: "baseline" | "ledger", model: "tokenPrefix" | "breakpoint") =>
+		all.reduce((acc, c) => addSplits(acc, c[side][model]), { ...EMPTY_SPLIT });
+	return cacheTotalsOf(
+		sideOf(sum("baseline", "tokenPrefix"), sum("baseline", "breakpoint")),
+		sideOf(sum("ledger", "tokenPrefix"), sum("ledger", "breakpoint")),
+	);
+}
+
+function usdPair(baseline: number, ledger: number): UsdPair {
+	return {
+		baseline: round(baseline, 6),
+		ledger: round(ledger, 6),
+		ratio: baseline > 0 ? round(ledger / baseline) : null,
+	};
+}
+
+export function priceReport(cache: CacheTotals, model: PriceModel): PriceReport {
+	const { prices } = model;
+	return {
+		model: model.key,
+		name: model.name,
+		perMillion: { ...prices },
+		uncached: usdPair(
+			priceUncached(cache.baseline.tokenPrefix.prompt, prices),
+			priceUncached(cache.ledger.tokenPrefix.prompt, prices),
+		),
+		tokenPrefix: usdPair(
+			priceSplit(cache.baseline.tokenPrefix, prices),
+			priceSplit(cache.ledger.tokenPrefix, prices),
+		),
+		breakpoint: usdPair(priceSplit(cache.baseline.breakpoint, prices), priceSplit(cache.ledger.breakpoint, prices)),
+	};
+}
+
+export function emptyDiagnostics(): Diagnostics {
+	return { badLines: 0, unknownEntries: 0, brokenParents: 0, byReason: {}, unknownEntryTypes: {}, messages: [] };
+}
+
+/** How many diagnostic messages a report keeps (counts are always complete). */
+export const MAX_DIAGNOSTIC_MESSAGES = 50;
+
+export function addDiagnostics(into: Diagnostics, from: Diagnostics): void {
+	into.badLines += from.badLines;
+	into.unknownEntries += from.unknownEntries;
+	into.brokenParents += from.brokenParents;
+	for (const [reason, n] of Object.entries(from.byReason) as [DiagnosticReason, number][]) {
+		into.byReason[reason] = (into.byReason[reason] ?? 0) + n;
+	}
+	for (const [type, n] of Object.entries(from.unknownEntryTypes)) {
+		into.unknownEntryTypes[type] = (into.unknownEntryTypes[type] ?? 0) + n;
+	}
+	for (const m of from.messages) if (into.messages.length < MAX_DIAGNOSTIC_MESSAGES) into.messages.push(m);
+}
+
+export function sessionTotals(
+	points: readonly PointReport[],
+): Pick<SessionReport, "tokens" | "billed" | "cacheShare" | "baselineCacheShare" | "cache" | "timing"> {
+	const baseline = tokenStats(points.map((p) => p.baseline));
+	const ledger = tokenStats(points.map((p) => p.ledger));
+	return {
+		tokens: { baseline, ledger, ratio: ratio(ledger.total, baseline.total) },
+		billed: billedOf(points),
+		cacheShare: cacheShareOf(points),
+		baselineCacheShare: cacheShareOf(points, "baseline"),
+		cache: cacheOf(points),
+		timing: timingOf(points),
+	};
+}
+
+export interface FileDiagnostics {
+	file: string;
+	/** The reader's, counted once per file. */
+	reader: Diagnostics;
+	/** The branch walks' (one per replayed leaf). */
+	branches: Diagnostics;
+	hasPoints: boolean;
+}
+
+export function buildReport(
+	sessions: SessionReport[],
+	files: readonly FileDiagnostics[],
+	unreadable: UnreadableInput[],
+	options: ReplayReport["options"],
+	price?: PriceModel,
+): ReplayReport {
+	const points = sessions.flatMap((s) => s.points);
+	const totals = sessionTotals(points);
+	const cache = addCacheTotals(sessions.map((s) => s.cache));
+	totals.timing.mismatches = sessions.reduce((n, s) => n + s.timing.mismatches, 0);
+	const diagnostics = emptyDiagnostics();
+	for (const f of files) {
+		addDiagnostics(diagnostics, f.reader);
+		addDiagnostics(diagnostics, f.branches);
+	}
+	const missingMessages = sessions.flatMap((s) => s.userMessages.missingMessages);
+	return {
+		version: REPORT_VERSION,
+		sessions,
+		points: points.length,
+		tokens: totals.tokens,
+		billed: totals.billed,
+		largerThanBaseline: sessions.flatMap((s) => s.largerThanBaseline),
+		userMessages: {
+			total: sessions.reduce((n, s) => n + s.userMessages.total, 0),
+			missing: missingMessages.length,
+			missingMessages,
+		},
+		cacheShare: totals.cacheShare,
+		baselineCacheShare: totals.baselineCacheShare,
+		cache,
+		...(price === undefined ? {} : { price: priceReport(cache, price) }),
+		timing: totals.timing,
+		diagnostics: {
+			...diagnostics,
+			files: files.length,
+			filesWithoutPoints: files.filter((f) => !f.hasPoints).map((f) => f.file),
+			unreadable,
+		},
+		options,
+	};
+}

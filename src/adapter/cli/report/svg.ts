@@ -1,0 +1,273 @@
+/**
+ * `replay --svg FILE`: a header with the totals, a dollar panel (the consultations' prompts priced
+ * without a cache and with one in both caching models, baseline vs ledger), then tokens per
+ * consultation, one small panel per session (each with its own y scale, so a short session is as
+ * readable as a long one). One column for one session, two otherwise. Plain SVG, no fonts or
+ * scripts beyond a generic sans-serif.
+ *
+ * Text never overlaps: every label is placed in its own band and clipped to the width it has,
+ * measured with a conservative 0.6 em per character.
+ */
+
+import type { PriceReport, ReplayReport, SessionReport } from "./report.ts";
+import { formatRate, formatTokens, formatUsdFixed, usdDigits } from "./text.ts";
+
+const PANEL_W = 420;
+const PANEL_H = 210;
+/** Plot margins inside a session panel: the top one leaves the title and subtitle their own bands. */
+const MARGIN = { top: 50, right: 14, bottom: 30, left: 62 };
+const MAX_COLUMNS = 2;
+const GAP = 16;
+const LINE = 16;
+/** Past this many sessions the chart keeps the ones with the largest baselines. */
+export const MAX_PANELS = 60;
+/** Width of a character, as a share of the font size (sans-serif averages about 0.5; this errs wide). */
+export const CHAR_EM = 0.6;
+
+const BASELINE_COLOUR = "#d9822b";
+const LEDGER_COLOUR = "#2b6cd9";
+
+function escapeXml(text: string): string {
+	return text.replace(/[<>&"']/g, (c) => `&${{ "<": "lt", ">": "gt", "&": "amp", '"': "quot", "'": "apos" }[c]};`);
+}
+
+/** Round a maximum up to 1, 2 or 5 × a power of ten. */
+function niceMax(value: number): number {
+	if (value <= 0) return 1;
+	const power = 10 ** Math.floor(Math.log10(value));
+	for (const step of [1, 2, 5, 10]) if (step * power >= value) return step * power;
+	return 10 * power;
+}
+
+/** Keep the end (file names differ at the end) within `width` pixels at `size`. */
+function clipLeft(text: string, width: number, size: number): string {
+	const max = Math.max(2, Math.floor(width / (size * CHAR_EM)));
+	return text.length <= max ? text : `…${text.slice(text.length - max + 1)}`;
+}
+
+/** Keep the start within `width` pixels at `size`. */
+function clipRight(text: string, width: number, size: number): string {
+	const max = Math.max(2, Math.floor(width / (size * CHAR_EM)));
+	return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function count(n: number, one: string, many = `${one}s`): string {
+	return `${formatTokens(n)} ${n === 1 ? one : many}`;
+}
+
+function text(
+	x: number,
+	y: number,
+	size: number,
+	content: string,
+	extra: { anchor?: "start" | "middle" | "end"; bold?: boolean; fill?: string } = {},
+): string {
+	const attrs = [`x="${x.toFixed(1)}"`, `y="${y.toFixed(1)}"`, `font-size="${size}"`];
+	if (extra.anchor !== undefined && extra.anchor !== "start") attrs.push(`text-anchor="${extra.anchor}"`);
+	if (extra.bold === true) attrs.push(`font-weight="bold"`);
+	if (extra.fill !== undefined) attrs.push(`fill="${extra.fill}"`);
+	return `<text ${attrs.join(" ")}>${escapeXml(content)}</text>`;
+}
+
+function sessionPanel(session: SessionReport, x0: number, y0: number, allLeaves: boolean): string {
+	const w = PANEL_W - MARGIN.left - MARGIN.right;
+	const h = PANEL_H - MARGIN.top - MARGIN.bottom;
+	const points = session.points;
+	const top = niceMax(Math.max(1, ...points.map((p) => Math.max(p.baseline, p.ledger))));
+	const x = (i: number) => MARGIN.left + (points.length <= 1 ? w / 2 : (i * w) / (points.length - 1));
+	const y = (v: number) => MARGIN.top + h - (v / top) * h;
+	const name = allLeaves && session.leafId !== null ? `${session.file}@${session.leafId}` : session.file;
+	const ratio = session.tokens.ratio === null ? "—" : session.tokens.ratio.toFixed(3);
+	const effective = session.cache.effectiveRatio === null ? "—" : session.cache.effectiveRatio.toFixed(3);
+	const parts: string[] = [];
+	parts.push(`<g transform="translate(${x0},${y0})">`);
+	parts.push(`<rect width="${PANEL_W}" height="${PANEL_H}" fill="#fff" stroke="#ddd"/>`);
+	parts.push(text(10, 17, 12, clipLeft(name, PANEL_W - 20, 12), { bold: true }));
+	parts.push(
+		text(
+			10,
+			32,
+			10,
+			clipRight(
+				`${count(points.length, "point")} (${session.pointKind}) · ledger/baseline ${ratio} · effective ${effective}`,
+				PANEL_W - 20,
+				10,
+			),
+			{ fill: "#555" },
+		),
+	);
+	// Axes and gridlines at 0, ½ and the top of the scale.
+	for (const fraction of [0, 0.5, 1]) {
+		const gy = y(top * fraction);
+		parts.push(
+			`<line x1="${MARGIN.left}" x2="${MARGIN.left + w}" y1="${gy.toFixed(1)}" y2="${gy.toFixed(1)}" stroke="${fraction === 0 ? "#999" : "#eee"}"/>`,
+		);
+		parts.push(text(MARGIN.left - 6, gy + 3, 9, formatTokens(top * fraction), { anchor: "end", fill: "#555" }));
+	}
+	parts.push(
+		text(
+			MARGIN.left + w / 2,
+			PANEL_H - 9,
+			9,
+			points.length === 1 ? "tokens at the one consultation" : `tokens per consultation, 1…${points.length}`,
+			{ anchor: "middle", fill: "#555" },
+		),
+	);
+	for (const [key, colour] of [
+		["baseline", BASELINE_COLOUR],
+		["ledger", LEDGER_COLOUR],
+	] as const) {
+		const coords = points.map((p, i) => `${x(i).toFixed(1)},${y(p[key]).toFixed(1)}`);
+		if (coords.length > 1) {
+			parts.push(`<polyline fill="none" stroke="${colour}" stroke-width="1.6" points="${coords.join(" ")}"/>`);
+		}
+		if (coords.length <= 40) {
+			for (const c of coords) {
+				const [cx, cy] = c.split(",");
+				parts.push(`<circle cx="${cx}" cy="${cy}" r="2.2" fill="${colour}"/>`);
+			}
+		}
+	}
+	parts.push("</g>");
+	return parts.join("");
+}
+
+const COST_ROWS = [
+	["no cache", "uncached"],
+	["token prefix", "tokenPrefix"],
+	["breakpoints", "breakpoint"],
+] as const;
+const BAR_H = 13;
+const BAR_GAP = 3;
+const GROUP_GAP = 12;
+const COST_LABEL_W = 92;
+const COST_VALUE_W = 118;
+
+/** The model and its prices: one line when it fits the panel, else the prices on a line of their own. */
+function costSubtitle(price: PriceReport, width: number): string[] {
+	const p = price.perMillion;
+	const rate = (n: number) => (n > 0 ? formatRate(n) : "as input");
+	const prices = `input ${rate(p.input)}, cache read ${rate(p.cacheRead)}, cache write ${rate(p.cacheWrite)}`;
+	const one = `${price.model} · per million tokens: ${prices}`;
+	if (one.length * 10 * CHAR_EM <= width - 20) return [one];
+	return [`${price.model}, per million tokens:`, prices];
+}
+
+function costTop(subtitle: readonly string[]): number {
+	return 32 + subtitle.length * 14;
+}
+
+function costPanelHeight(subtitle: readonly string[]): number {
+	return costTop(subtitle) + COST_ROWS.length * (2 * BAR_H + BAR_GAP + GROUP_GAP) + 4;
+}
+
+/** Horizontal bars: per caching model, baseline above ledger, the dollar amount (and ratio) after each bar. */
+function costPanel(price: PriceReport, points: number, x0: number, y0: number, width: number): string {
+	const subtitle = costSubtitle(price, width);
+	const height = costPanelHeight(subtitle);
+	const top = costTop(subtitle);
+	const barW = width - 10 - COST_LABEL_W - COST_VALUE_W;
+	const max = Math.max(...COST_ROWS.flatMap(([, key]) => [price[key].baseline, price[key].ledger]), 1e-12);
+	const digits = usdDigits(COST_ROWS.flatMap(([, key]) => [price[key].baseline, price[key].ledger]));
+	const parts: string[] = [];
+	parts.push(`<g transform="translate(${x0},${y0})">`);
+	parts.push(`<rect width="${width}" height="${height}" fill="#fff" stroke="#ddd"/>`);
+	parts.push(
+		text(
+			10,
+			17,
+			12,
+			clipRight(`Prompt cost of ${count(points, "consultation")}, baseline vs ledger`, width - 20, 12),
+			{ bold: true },
+		),
+	);
+	subtitle.forEach((line, i) => {
+		parts.push(text(10, 32 + i * 14, 10, clipRight(line, width - 20, 10), { fill: "#555" }));
+	});
+	COST_ROWS.forEach(([label, key], row) => {
+		const gy = top + row * (2 * BAR_H + BAR_GAP + GROUP_GAP);
+		parts.push(text(10, gy + BAR_H + 2, 11, label));
+		const pair = price[key];
+		[
+			[pair.baseline, BASELINE_COLOUR, ""],
+			[pair.ledger, LEDGER_COLOUR, pair.ratio === null ? "" : ` (${pair.ratio.toFixed(3)})`],
+		].forEach(([value, colour, suffix], i) => {
+			const v = value as number;
+			const by = gy + i * (BAR_H + BAR_GAP);
+			const bw = Math.max(1, (v / max) * barW);
+			parts.push(
+				`<rect x="${10 + COST_LABEL_W}" y="${by}" width="${bw.toFixed(1)}" height="${BAR_H}" fill="${colour as string}"/>`,
+			);
+			parts.push(
+				text(10 + COST_LABEL_W + bw + 5, by + BAR_H - 3, 10, `${formatUsdFixed(v, digits)}${suffix as string}`),
+			);
+		});
+	});
+	parts.push("</g>");
+	return parts.join("");
+}
+
+export function renderSvg(report: ReplayReport): string {
+	let sessions = report.sessions.filter((s) => s.points.length > 0);
+	const omitted = Math.max(0, sessions.length - MAX_PANELS);
+	if (omitted > 0) {
+		const keep = new Set(
+			[...sessions].sort((a, b) => b.tokens.baseline.total - a.tokens.baseline.total).slice(0, MAX_PANELS),
+		);
+		sessions = sessions.filter((s) => keep.has(s));
+	}
+	const columns = Math.max(1, Math.min(MAX_COLUMNS, sessions.length));
+	const rows = Math.ceil(sessions.length / columns);
+	const width = GAP + columns * (PANEL_W + GAP);
+	const inner = width - 2 * GAP;
+
+	const lines: string[] = [
+		`${count(report.points, "consultation point")} in ${count(report.sessions.length, "session")}${omitted > 0 ? ` (${omitted} smaller not drawn)` : ""}`,
+		`tokens: ledger ${formatTokens(report.tokens.ledger.total)} / baseline ${formatTokens(report.tokens.baseline.total)} = ${report.tokens.ratio === null ? "—" : report.tokens.ratio.toFixed(3)}`,
+	];
+	if (report.cache.effectiveRatio !== null) {
+		lines.push(`effective cost, both cached (uncached + 0.1 × cached): ${report.cache.effectiveRatio.toFixed(3)}`);
+	}
+	const titleY = 24;
+	const linesTop = titleY + LINE + 2;
+	const legendY = linesTop + lines.length * LINE + 4;
+	let y = legendY + LINE;
+	const out: string[] = [];
+	const body: string[] = [];
+	if (report.price !== undefined && report.points > 0) {
+		body.push(costPanel(report.price, report.points, GAP, y, inner));
+		y += costPanelHeight(costSubtitle(report.price, inner)) + GAP;
+	}
+	if (sessions.length === 0) {
+		body.push(text(GAP, y + 16, 12, "No consultation points."));
+		y += 32;
+	}
+	sessions.forEach((s, i) => {
+		const col = i % columns;
+		const rowIndex = Math.floor(i / columns);
+		body.push(sessionPanel(s, GAP + col * (PANEL_W + GAP), y + rowIndex * (PANEL_H + GAP), report.options.allLeaves));
+	});
+	const height = y + rows * (PANEL_H + GAP) + (sessions.length === 0 ? GAP : 0);
+
+	out.push(
+		`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif">`,
+	);
+	out.push(`<rect width="${width}" height="${height}" fill="#f7f7f7"/>`);
+	out.push(text(GAP, titleY, 15, clipRight("Advisor requests: baseline vs ledger", inner, 15), { bold: true }));
+	lines.forEach((line, i) => {
+		out.push(text(GAP, linesTop + i * LINE, 11, clipRight(line, inner, 11), { fill: "#333" }));
+	});
+	const legend: [string, string][] = [
+		[BASELINE_COLOUR, "baseline (Pi context + tools)"],
+		[LEDGER_COLOUR, "ledger request"],
+	];
+	let lx = GAP;
+	for (const [colour, label] of legend) {
+		out.push(`<rect x="${lx}" y="${legendY - 7}" width="14" height="4" fill="${colour}"/>`);
+		out.push(text(lx + 18, legendY, 11, label));
+		lx += 18 + label.length * 11 * CHAR_EM + 16;
+	}
+	out.push(...body);
+	out.push("</svg>");
+	return `${out.join("\n")}\n`;
+}

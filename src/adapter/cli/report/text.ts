@@ -1,0 +1,299 @@
+/** The replay report as text for a terminal: a table per session, then totals and the lists. */
+
+import { assertNever } from "../../../events/index.ts";
+import type { CacheSplit } from "./cache-cost.ts";
+import type { PriceReport, ReplayReport, SessionReport, TokenStats, UsdPair } from "./report.ts";
+
+export interface Style {
+	bold(text: string): string;
+	dim(text: string): string;
+	red(text: string): string;
+	green(text: string): string;
+	yellow(text: string): string;
+}
+
+const plain: Style = { bold: (t) => t, dim: (t) => t, red: (t) => t, green: (t) => t, yellow: (t) => t };
+
+function sgr(open: number, close: number): (text: string) => string {
+	return (text) => `\u001b[${open}m${text}\u001b[${close}m`;
+}
+
+const ansi: Style = { bold: sgr(1, 22), dim: sgr(2, 22), red: sgr(31, 39), green: sgr(32, 39), yellow: sgr(33, 39) };
+
+/** Colours only on a terminal, and never when NO_COLOR is set to anything non-empty (no-color.org). */
+export function styleFor(isTTY: boolean | undefined, env: NodeJS.ProcessEnv): Style {
+	const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
+	return isTTY === true && !noColor ? ansi : plain;
+}
+
+const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
+export function formatTokens(n: number): string {
+	return integer.format(n);
+}
+
+function fixed(n: number | null, digits = 3): string {
+	return n === null ? "—" : n.toFixed(digits);
+}
+
+/** Keep the end of long paths: the file name is what tells sessions apart. */
+function fitLeft(text: string, width: number): string {
+	if (text.length <= width) return text.padEnd(width);
+	return `…${text.slice(text.length - width + 1)}`;
+}
+
+function row(cells: readonly string[], widths: readonly number[]): string {
+	return cells.map((c, i) => (i === 0 ? fitLeft(c, widths[0]!) : c.padStart(widths[i]!))).join("  ");
+}
+
+function kindLabel(s: SessionReport): string {
+	switch (s.pointKind) {
+		case "advisor":
+			return "adv";
+		case "simulated":
+			return "sim";
+		case "none":
+			return "";
+		default:
+			return assertNever(s.pointKind, "point kind");
+	}
+}
+
+function ratioText(r: number | null, style: Style): string {
+	if (r === null) return "—";
+	const text = r.toFixed(3);
+	return r > 1 ? style.red(text) : text;
+}
+
+function statsRow(label: string, stats: TokenStats): string[] {
+	return [label, formatTokens(stats.total), formatTokens(stats.p50), formatTokens(stats.p90), formatTokens(stats.max)];
+}
+
+/**
+ * Dollars with a fixed number of decimals, so the amounts of one table line up and a cheap line is
+ * never rounded to nothing next to an expensive one. (What the extension shows the user follows
+ * another rule, policy's `formatUsd`: tenths of a cent under $1, cents above.)
+ */
+export function formatUsdFixed(n: number, digits = 2): string {
+	return `$${n.toFixed(digits)}`;
+}
+
+/** Decimals that keep the smallest non-zero amount of a table at three significant digits (2 to 6). */
+export function usdDigits(amounts: readonly number[]): number {
+	const smallest = Math.min(...amounts.filter((n) => n > 0));
+	if (!Number.isFinite(smallest)) return 2;
+	return Math.min(6, Math.max(2, 2 - Math.floor(Math.log10(smallest))));
+}
+
+/** A per-million price as the registry lists it: cents, more decimals only when the price has them. */
+export function formatRate(n: number): string {
+	const text = n.toFixed(4).replace(/0+$/, "");
+	const decimals = text.length - text.indexOf(".") - 1;
+	return decimals < 2 ? `$${n.toFixed(2)}` : `$${text}`;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+	return `${formatTokens(n)} ${n === 1 ? one : many}`;
+}
+
+/** What the columns mean: short, and after the numbers so the report starts with the answer. */
+export const LEGEND: readonly string[] = [
+	"Legend:",
+	"  baseline  what rpiv-advisor 2.11 sends at the same point: Pi's own context + every tool's JSON schema",
+	"            (no system prompt counted, so it is a lower bound); tokens are chars/4 on both sides",
+	"  ledger    the request this extension sends; ratio = ledger / baseline tokens",
+	"  effect.   the same ratio with a prompt cache on both sides: uncached + 0.1 × cached tokens (token prefix)",
+	"  >base     consultations whose ledger request is larger than the baseline's",
+	"  users     user messages the requests had to carry; missing: absent from a request (must be 0)",
+	"  reuse     median share of the previous consultation's ledger request repeated as a prefix (token prefix / breakpoints)",
+	"  token prefix: the longest repeated prefix is read from the cache (OpenAI, Google); breakpoints: only a prefix",
+	"  ending where the previous request set a breakpoint is read, the rest is written at the cache-write price",
+	"  (Anthropic). A session's first consultation reads nothing; the cache is taken as warm between consultations.",
+	"  Prices cover prompts only (the answer is the same on both sides). Fold/render timings are in --json.",
+];
+
+function splitCells(split: CacheSplit): string[] {
+	return [
+		formatTokens(split.prompt),
+		formatTokens(split.read),
+		formatTokens(split.write),
+		formatTokens(split.uncached),
+	];
+}
+
+function priceLines(report: ReplayReport, price: PriceReport, style: Style): string[] {
+	const p = price.perMillion;
+	const listed = (n: number) => (n > 0 ? formatRate(n) : "not listed (priced as input)");
+	const out: string[] = [];
+	out.push(
+		style.bold(
+			`Prompt cost of the ${plural(report.points, "consultation")} at ${price.model} prices (${price.name}; per million tokens: input ${formatRate(p.input)}, cache read ${listed(p.cacheRead)}, cache write ${listed(p.cacheWrite)})`,
+		),
+	);
+	const widths = [14, 10, 12, 12, 12, 12, 11, 7];
+	out.push(
+		style.bold(
+			row(["cache model", "side", "prompt", "cache read", "cache write", "uncached", "cost", "ratio"], widths),
+		),
+	);
+	const c = report.cache;
+	const none = (side: "baseline" | "ledger"): CacheSplit => {
+		const prompt = c[side].tokenPrefix.prompt;
+		return { prompt, read: 0, write: 0, uncached: prompt };
+	};
+	const rows: [string, UsdPair, CacheSplit, CacheSplit][] = [
+		["no cache", price.uncached, none("baseline"), none("ledger")],
+		["token prefix", price.tokenPrefix, c.baseline.tokenPrefix, c.ledger.tokenPrefix],
+		["breakpoints", price.breakpoint, c.baseline.breakpoint, c.ledger.breakpoint],
+	];
+	const digits = usdDigits(rows.flatMap(([, usd]) => [usd.baseline, usd.ledger]));
+	for (const [label, usd, baseline, ledger] of rows) {
+		out.push(row([label, "baseline", ...splitCells(baseline), formatUsdFixed(usd.baseline, digits), ""], widths));
+		out.push(
+			row(
+				["", "ledger", ...splitCells(ledger), formatUsdFixed(usd.ledger, digits), ratioText(usd.ratio, style)],
+				widths,
+			),
+		);
+	}
+	return out;
+}
+
+export function renderTextReport(report: ReplayReport, style: Style = plain): string {
+	const out: string[] = [
+		...headerLines(report, style),
+		"",
+		...sessionTable(report, style),
+		"",
+		...tokenLines(report, style),
+		"",
+		...(report.price !== undefined ? [...priceLines(report, report.price, style), ""] : []),
+		...reuseLines(report, style),
+		"",
+		...listLines(report, style),
+		...diagnosticLines(report.diagnostics, style),
+		"",
+		...LEGEND.map((line) => style.dim(line)),
+	];
+	return `${out.join("\n")}\n`;
+}
+
+function headerLines(report: ReplayReport, style: Style): string[] {
+	const files = report.diagnostics.files;
+	return [
+		style.bold(
+			`Replayed ${plural(report.sessions.length, "session")} from ${plural(files, "file")}: ${plural(report.points, "consultation point")}`,
+		),
+		style.dim(
+			`Points: every real advisor() call; sessions without one get a simulated point every ${report.options.every} tool rounds and at the last entry${report.options.allLeaves ? "; every leaf replayed" : "; leaf path only"}.`,
+		),
+	];
+}
+
+/** One row per session, then the totals. */
+function sessionTable(report: ReplayReport, style: Style): string[] {
+	const widths = [40, 9, 12, 11, 7, 7, 5, 6, 7, 11];
+	const header = ["session", "points", "baseline", "ledger", "ratio", "effect.", ">base", "users", "missing", "reuse"];
+	const out = [style.bold(row(header, widths))];
+	for (const s of report.sessions) {
+		const cells = [
+			s.leafId !== null && report.options.allLeaves ? `${s.file}@${s.leafId}` : s.file,
+			`${s.points.length} ${kindLabel(s)}`.trim(),
+			formatTokens(s.tokens.baseline.total),
+			formatTokens(s.tokens.ledger.total),
+			fixed(s.tokens.ratio),
+			fixed(s.cache.effectiveRatio),
+			String(s.largerThanBaseline.length),
+			String(s.userMessages.total),
+			String(s.userMessages.missing),
+			`${fixed(s.cacheShare.tokenPrefix.p50, 2)} / ${fixed(s.cacheShare.breakpoint.p50, 2)}`,
+		];
+		let line = row(cells, widths);
+		if (s.largerThanBaseline.length > 0 || s.userMessages.missing > 0) line = style.yellow(line);
+		out.push(line);
+	}
+	const total = [
+		"total",
+		String(report.points),
+		formatTokens(report.tokens.baseline.total),
+		formatTokens(report.tokens.ledger.total),
+		fixed(report.tokens.ratio),
+		fixed(report.cache.effectiveRatio),
+		String(report.largerThanBaseline.length),
+		String(report.userMessages.total),
+		String(report.userMessages.missing),
+		`${fixed(report.cacheShare.tokenPrefix.p50, 2)} / ${fixed(report.cacheShare.breakpoint.p50, 2)}`,
+	];
+	out.push(style.bold(row(total, widths)));
+	return out;
+}
+
+/** Tokens per consultation on both sides, and the two ratios. */
+function tokenLines(report: ReplayReport, style: Style): string[] {
+	const statWidths = [28, 14, 10, 10, 10];
+	return [
+		style.bold(row(["tokens per consultation", "total", "p50", "p90", "max"], statWidths)),
+		row(statsRow("baseline (Pi context+tools)", report.tokens.baseline), statWidths),
+		row(statsRow("ledger", report.tokens.ledger), statWidths),
+		`ratio ledger/baseline (total): ${ratioText(report.tokens.ratio, style)}`,
+		`effective cost ledger/baseline, both cached (uncached + 0.1 × cached): ${ratioText(report.cache.effectiveRatio, style)}`,
+	];
+}
+
+/** Prefix reuse between consultations, the bytes check, and what the recorded calls were billed. */
+function reuseLines(report: ReplayReport, style: Style): string[] {
+	const c = report.cacheShare;
+	const b = report.baselineCacheShare;
+	const out = [
+		`Share of the previous consultation repeated as a prefix, median (mean) over ${plural(c.pairs, "pair")}: ledger token prefix ${fixed(c.tokenPrefix.p50)} (${fixed(c.tokenPrefix.mean)}), breakpoints ${fixed(c.breakpoint.p50)} (${fixed(c.breakpoint.mean)}); baseline token prefix ${fixed(b.tokenPrefix.p50)} (${fixed(b.tokenPrefix.mean)}), breakpoints ${fixed(b.breakpoint.p50)} (${fixed(b.breakpoint.mean)})`,
+	];
+	if (report.timing.mismatches > 0)
+		out.push(style.red(`Incremental and from-scratch requests differed at ${report.timing.mismatches} points.`));
+	if (report.billed.points > 0) {
+		out.push(
+			`Billed usage recorded by ${plural(report.billed.points, "advisor call")}: ${formatTokens(report.billed.prompt)} prompt tokens (all attempts and investigation rounds) vs ${formatTokens(report.billed.ledgerEstimate)} estimated for their first request; ${formatTokens(report.billed.output)} output tokens`,
+		);
+	}
+	return out;
+}
+
+/** Requests larger than their baseline, and user messages missing from a request. */
+function listLines(report: ReplayReport, style: Style): string[] {
+	const out: string[] = [];
+	const larger = report.largerThanBaseline;
+	if (larger.length === 0) out.push(style.green("No request is larger than its baseline."));
+	else {
+		out.push(style.yellow(`Requests larger than the baseline (${larger.length}):`));
+		for (const l of larger) {
+			out.push(
+				`  ${l.file} after ${l.atEntryId} (${l.kind}): ledger ${formatTokens(l.ledger)} > baseline ${formatTokens(l.baseline)}`,
+			);
+		}
+	}
+	const users = report.userMessages;
+	const usersLine = `User messages the requests had to carry: ${users.total}; missing from a request: ${users.missing}`;
+	out.push(users.missing === 0 ? usersLine : style.red(usersLine));
+	for (const m of users.missingMessages) {
+		out.push(`  ${m.file}: user message ${m.entryId} missing from the request after ${m.atEntryId}`);
+	}
+	return out;
+}
+
+function diagnosticLines(d: ReplayReport["diagnostics"], style: Style): string[] {
+	const unknownTypes = Object.entries(d.unknownEntryTypes)
+		.map(([type, n]) => `${type} ×${n}`)
+		.join(", ");
+	const out = [
+		`Reader diagnostics: ${plural(d.badLines, "bad line")}, ${plural(d.unknownEntries, "unknown entry", "unknown entries")}${unknownTypes === "" ? "" : ` (${unknownTypes})`}, ${plural(d.brokenParents, "broken parent link")}`,
+	];
+	for (const m of d.messages) out.push(style.dim(`  ${m}`));
+	if (d.filesWithoutPoints.length > 0) {
+		out.push(`Files without any consultation point (${d.filesWithoutPoints.length}):`);
+		for (const f of d.filesWithoutPoints) out.push(`  ${f}`);
+	}
+	if (d.unreadable.length > 0) {
+		out.push(style.red(`Unreadable inputs, skipped (${d.unreadable.length}):`));
+		for (const u of d.unreadable) out.push(`  ${u.path}: ${u.error}`);
+	}
+	return out;
+}

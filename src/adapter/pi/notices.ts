@@ -1,0 +1,102 @@
+/**
+ * Texts the user reads (notifications, the in-flight status line, config warnings). None of
+ * these reach a model, so they live here rather than in render/constants.ts, where a changed
+ * byte would cost every cached prefix.
+ */
+
+import type { ModelThinkingLevel } from "@mariozechner/pi-ai";
+import { formatUsd } from "../../policy/index.ts";
+import { escapeControlChars } from "./control-chars.ts";
+
+/** Announced once per process when a saved selection is re-applied at session start. */
+export const advisorRestored = (label: string) => `Advisor restored: ${label}`;
+
+/** The executor model matches `disabledForModels`. */
+export const advisorDisabledFor = (model: string) => `Advisor disabled for ${model}`;
+
+/** The saved `modelKey` is unparseable or gone from Pi's registry; the selection is cleared. */
+export const advisorModelGone = (modelKey: string) =>
+	`Advisor model ${modelKey} is no longer available — advisor turned off`;
+
+/**
+ * The first streamed line of a consultation, `label` spelled by modelDisplayName. Effort is left
+ * out when no reasoning is sent.
+ */
+export function consultingLine(label: string, effort?: ModelThinkingLevel): string {
+	const suffix = effort && effort !== "off" ? `, ${effort}` : "";
+	return `Consulting advisor: ${label}${suffix}…`;
+}
+
+/** One streamed line per investigation tool the advisor opens, after the consulting line. */
+/** Escaped here too: a tool name the advisor made up reaches this line without passing a tool summary. */
+export const advisorToolLine = (summary: string) => `advisor: ${escapeControlChars(summary)}`;
+
+export const SAVE_FAILED = "Failed to save advisor selection — selection not persisted";
+export const REQUIRES_INTERACTIVE = "/advisor requires interactive mode";
+
+export const configUnreadable = (path: string, reason: string) =>
+	`advisor.json: cannot use ${path} (${reason}) — using defaults`;
+
+export const configInvalidKeys = (path: string, keys: readonly string[]) =>
+	`advisor.json: invalid ${keys.length === 1 ? "value" : "values"} for ${keys.join(", ")} in ${path} — using the defaults for ${keys.length === 1 ? "that key" : "those keys"}`;
+
+// ---------------------------------------------------------------------------------------------
+// /advisor
+// ---------------------------------------------------------------------------------------------
+
+export const MODEL_PICKER_TITLE = "Advisor model";
+export const effortPickerTitle = (label: string) => `Advisor effort for ${label}`;
+export const PICKER_HINT = "type to filter • ↑↓ navigate • enter select • esc cancel";
+export const PICKER_NO_MATCH = "No matching entries";
+/** The first row of the model picker: turns the advisor off. */
+export const NO_ADVISOR = "No advisor";
+export const NO_ADVISOR_DESCRIPTION = "turn the advisor off";
+export const EFFORT_OFF = "off (no reasoning sent)";
+export const recommendedEffort = (level: string) => `${level} (recommended)`;
+/** The effort the picker marks and preselects for a model it has not been used with. */
+export const RECOMMENDED_EFFORT = "high";
+
+export const advisorSelected = (label: string, effort?: ModelThinkingLevel) =>
+	`Advisor set to ${label}${effort && effort !== "off" ? `, ${effort}` : ""}`;
+export const ADVISOR_OFF = "Advisor turned off";
+/** Saved, but the executor is the same model, so the tool stays out of the active set. */
+export const advisorSameModel = (label: string) =>
+	`Advisor ${label} is the executor's own model — inactive until the executor changes`;
+
+// ---------------------------------------------------------------------------------------------
+// The result card
+// ---------------------------------------------------------------------------------------------
+
+export const CARD_NO_SEVERITY = "advice";
+export const cardMoreLines = (count: number, key: string | undefined) =>
+	`… ${count} more line${count === 1 ? "" : "s"}${key ? ` (${key} to expand)` : ""}`;
+
+// ---------------------------------------------------------------------------------------------
+// Cost control
+// ---------------------------------------------------------------------------------------------
+
+/** ctx.ui.setStatus key of the footer's `Advisor $<branch spend> · cache <pct>%`. */
+export const STATUS_KEY = "advisor";
+
+/** The budget dialog: once per consultation, when it would pass budget.perCallSoftUsd. */
+export const CONFIRM_COST_TITLE = "Advisor: over the per-call soft limit";
+
+export function confirmCostMessage(cost: {
+	/** This request, as estimated (cache reads included). */
+	expectedUsd: number;
+	/** This request with nothing read from the cache. */
+	coldUsd: number;
+	/** Already billed in this consultation + this request. */
+	consultationUsd: number;
+	softUsd: number;
+}): string {
+	const sofar =
+		cost.consultationUsd > cost.expectedUsd + 1e-9
+			? ` This consultation would come to about ${formatUsd(cost.consultationUsd)} with what it has already spent.`
+			: "";
+	return (
+		`The next advisor request is expected to cost about ${formatUsd(cost.expectedUsd)} ` +
+		`(${formatUsd(cost.coldUsd)} if nothing comes from the prompt cache).${sofar} ` +
+		`That is over the per-call soft limit of ${formatUsd(cost.softUsd)} (advisor.json budget.perCallSoftUsd). Send it?`
+	);
+}

@@ -1,0 +1,197 @@
+// End to end: the built `advisor-ledger replay` as a new user meets it — no PATH, a HOME whose
+// Pi session folder is absent, empty, useless or real — and the report it prints: a legend, a
+// ratio well under 0.5 on the bundled long samples, dollars in both caching models, no timings.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ReplayReport } from "../../../src/adapter/cli/report/report.ts";
+import { type Built, buildCli, repoRoot, runBuilt, sampleText } from "../../support/cli-build.ts";
+
+let built: Built;
+let work: string;
+
+beforeAll(() => {
+	built = buildCli();
+	work = mkdtempSync(path.join(repoRoot, ".tmp", "report-cli-"));
+}, 120_000);
+
+afterAll(() => {
+	built?.dispose();
+	if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+/** A HOME whose ~/.pi/agent/sessions holds these files (none: the folder exists, empty; null: no folder). */
+function home(name: string, files: Record<string, string> | null): string {
+	const dir = path.join(work, name);
+	if (files === null) {
+		mkdirSync(dir, { recursive: true });
+		return dir;
+	}
+	const sessions = path.join(dir, ".pi", "agent", "sessions");
+	mkdirSync(sessions, { recursive: true });
+	for (const [file, text] of Object.entries(files)) {
+		mkdirSync(path.dirname(path.join(sessions, file)), { recursive: true });
+		writeFileSync(path.join(sessions, file), text);
+	}
+	return dir;
+}
+
+/** A real session without a tool round: the tools sample's header and first user message, answered without tools. */
+function chatOnly(): string {
+	const lines = sampleText("tools.jsonl").trim().split("\n");
+	const header = JSON.parse(lines[0]!);
+	const user = lines.map((l) => JSON.parse(l)).find((e) => e.type === "message" && e.message.role === "user");
+	const answer = {
+		type: "message",
+		id: "a0000001",
+		parentId: user.id,
+		timestamp: user.timestamp,
+		message: {
+			role: "assistant",
+			content: [{ type: "text", text: "Sure — which test fails?" }],
+			api: "faux",
+			provider: "faux",
+			model: "faux-coder",
+			usage: {
+				input: 1,
+				output: 1,
+				cacheRead: 0,
+				cacheWrite: 0,
+				totalTokens: 2,
+				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+			},
+			stopReason: "stop",
+			timestamp: 0,
+		},
+	};
+	return `${[header, { ...user, parentId: null }, answer].map((e) => JSON.stringify(e)).join("\n")}\n`;
+}
+
+const number = (text: string, pattern: RegExp): number => {
+	const m = pattern.exec(text);
+	expect(m, String(pattern)).not.toBeNull();
+	return Number(m![1]);
+};
+
+describe("the default input", () => {
+	it("an empty ~/.pi/agent/sessions: one line says the bundled long samples are replayed instead", async () => {
+		const r = await runBuilt(built.main, ["replay"], { HOME: home("empty", {}) });
+		expect(r.code).toBe(0);
+		const folder = path.join(work, "empty", ".pi", "agent", "sessions");
+		expect(r.stderr).toBe(
+			`advisor-ledger replay: no session file in ${folder}; replaying the bundled samples in samples/long\n`,
+		);
+		expect(r.stdout).toContain("Replayed 2 sessions from 2 files");
+		expect(r.stdout).toContain("samples/long/pi-mono-large-session.jsonl");
+		expect(r.stdout).toContain("samples/long/taskq.jsonl");
+	});
+
+	it("no folder at all, or only sessions without a tool round: the same fallback, each with its reason", async () => {
+		const absent = await runBuilt(built.main, ["replay", "--json"], { HOME: home("absent", null) });
+		expect(absent.code).toBe(0);
+		expect(absent.stderr).toMatch(
+			/^advisor-ledger replay: no Pi session folder at .*; replaying the bundled samples in samples\/long\n$/,
+		);
+		expect((JSON.parse(absent.stdout) as ReplayReport).sessions).toHaveLength(2);
+
+		const useless = await runBuilt(built.main, ["replay", "--json"], {
+			HOME: home("useless", { "--proj--/chat.jsonl": chatOnly(), "--proj--/notes.jsonl": "not json\n" }),
+		});
+		expect(useless.code).toBe(0);
+		expect(useless.stderr).toMatch(
+			/^advisor-ledger replay: no session with a tool round in .*; replaying the bundled samples in samples\/long\n$/,
+		);
+		expect((JSON.parse(useless.stdout) as ReplayReport).options.inputs).toEqual(["samples/long"]);
+	});
+
+	it("a folder with a real session is replayed as it is, without a word about samples", async () => {
+		const r = await runBuilt(built.main, ["replay", "--json"], {
+			HOME: home("real", { "--proj--/chat.jsonl": chatOnly(), "--proj--/work.jsonl": sampleText("tools.jsonl") }),
+		});
+		expect(r.stderr).toBe("");
+		const report = JSON.parse(r.stdout) as ReplayReport;
+		expect(report.sessions.map((s) => path.basename(s.file))).toEqual(["chat.jsonl", "work.jsonl"]);
+	});
+});
+
+describe("the text report on the bundled samples", () => {
+	let stdout: string;
+	beforeAll(async () => {
+		const r = await runBuilt(built.main, ["replay"], { HOME: home("report", {}) });
+		expect(r.code).toBe(0);
+		stdout = r.stdout;
+	}, 120_000);
+
+	it("tells the truth: well under half the baseline, raw and with a cache on both sides", () => {
+		expect(number(stdout, /^ratio ledger\/baseline \(total\): (\d\.\d+)$/m)).toBeLessThan(0.5);
+		expect(
+			number(stdout, /^effective cost ledger\/baseline, both cached \(uncached \+ 0\.1 × cached\): (\d\.\d+)$/m),
+		).toBeLessThan(0.5);
+		expect(stdout).toContain("No request is larger than its baseline.");
+	});
+
+	it("prices the consultations in dollars, baseline vs ledger, with reads and writes in both caching models", () => {
+		expect(stdout).toMatch(
+			/^Prompt cost of the 43 consultations at anthropic\/claude-sonnet-4-5 prices \(Claude Sonnet 4\.5 \(latest\); per million tokens: input \$3\.00, cache read \$0\.30, cache write \$3\.75\)$/m,
+		);
+		const rows = stdout.split("\n").filter((l) => /\$\d+\.\d+/.test(l) && /(baseline|ledger)\s/.test(l));
+		expect(rows).toHaveLength(6);
+		const cells = (line: string) => line.trim().split(/\s{2,}/);
+		const [noCache, , prefix, , breakpoints] = [0, 1, 2, 3, 4].map((i) => cells(rows[i]!));
+		expect(noCache!.slice(0, 2)).toEqual(["no cache", "baseline"]);
+		expect(prefix!.slice(0, 2)).toEqual(["token prefix", "baseline"]);
+		expect(breakpoints!.slice(0, 2)).toEqual(["breakpoints", "baseline"]);
+		// token prefix: reads, no writes; breakpoints: reads and writes, nothing left uncached.
+		expect(prefix![4]).toBe("0");
+		expect(breakpoints![5]).toBe("0");
+		expect(Number(breakpoints![4]!.replace(/,/g, ""))).toBeGreaterThan(0);
+		for (const r of [1, 3, 5]) expect(Number(cells(rows[r]!).at(-1))).toBeLessThan(0.5);
+	});
+
+	it("has a legend for its columns and no timing noise", () => {
+		expect(stdout).toContain("\nLegend:\n");
+		for (const column of ["baseline", "ledger", "effect.", ">base", "users", "reuse", "token prefix:"]) {
+			expect(stdout).toMatch(new RegExp(`^  ${column.replace(/[.>]/g, "\\$&")}\\s`, "m"));
+		}
+		expect(stdout).not.toMatch(/inc\/scratch|Fold \+ render| ms\b/);
+	});
+
+	it("--json keeps the timings and carries the same cost figures", async () => {
+		const r = await runBuilt(built.main, ["replay", "--json"], { HOME: home("json", {}) });
+		const report = JSON.parse(r.stdout) as ReplayReport;
+		expect(report.timing.scratchPoints).toBeGreaterThan(0);
+		expect(report.price!.model).toBe("anthropic/claude-sonnet-4-5");
+		expect(report.price!.tokenPrefix.ratio).toBeLessThan(0.5);
+		expect(report.cache.ledger.tokenPrefix.prompt).toBe(report.tokens.ledger.total);
+		expect(report.cache.baseline.breakpoint.prompt).toBe(report.tokens.baseline.total);
+		expect(stdout).toContain(`$${report.price!.uncached.baseline.toFixed(3)}`);
+	});
+});
+
+describe("--price", () => {
+	it("prices with another registry model", async () => {
+		const r = await runBuilt(built.main, ["replay", "samples/long/taskq.jsonl", "--price", "openai/gpt-4o-mini"]);
+		expect(r.code).toBe(0);
+		expect(r.stdout).toContain(
+			"at openai/gpt-4o-mini prices (GPT-4o mini; per million tokens: input $0.15, cache read $0.08, cache write not listed (priced as input))",
+		);
+	});
+
+	it("an unknown model or a malformed value is a usage error: one line, no report", async () => {
+		for (const value of ["nope/model", "anthropic/nope", "claude"]) {
+			const r = await runBuilt(built.main, ["replay", "samples/long/taskq.jsonl", "--price", value]);
+			expect(r.code, value).toBe(1);
+			expect(r.stdout, value).toBe("");
+			expect(r.stderr.split("\n")[0], value).toMatch(/^advisor-ledger: .*--price|^advisor-ledger replay: --price/);
+		}
+	});
+
+	it("the chart written by --svg carries the dollar panel", async () => {
+		const file = path.join(work, "chart.svg");
+		const r = await runBuilt(built.main, ["replay", "--svg", file], { HOME: home("svg", {}) });
+		expect(r.code).toBe(0);
+		const svg = readFileSync(file, "utf8");
+		expect(svg).toContain(">Prompt cost of 43 consultations, baseline vs ledger</text>");
+		expect(svg).toContain(">43 consultation points in 2 sessions</text>");
+	});
+});

@@ -1,0 +1,242 @@
+// Prompt-cache pricing of the replay report: the arithmetic (report/cache-cost.ts), the per-session cache
+// tally and its prices (report/report.ts), the baseline's prefix shares (baseline/cache-share.ts) and the
+// model lookup in pi-ai's registry. Worked examples are computed by hand in the comments.
+import type { Message } from "@mariozechner/pi-ai";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { baselineRequest, baselineShares } from "../../../../src/adapter/cli/baseline/cache-share.ts";
+import {
+	addSplits,
+	cachedPrefix,
+	EMPTY_SPLIT,
+	effectiveTokens,
+	MIN_CACHED_TOKENS,
+	priceSplit,
+	priceUncached,
+	splitPrompt,
+} from "../../../../src/adapter/cli/report/cache-cost.ts";
+import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../../../src/adapter/cli/report/price-lookup.ts";
+import { addCacheTotals, cacheOf, type PointReport, priceReport } from "../../../../src/adapter/cli/report/report.ts";
+import { formatUsdFixed, usdDigits } from "../../../../src/adapter/cli/report/text.ts";
+
+/** Claude Sonnet 4.5 in pi-ai 0.73.1: $3 input, $0.30 cache read, $3.75 cache write per million tokens. */
+const SONNET = { input: 3, cacheRead: 0.3, cacheWrite: 3.75 };
+
+describe("one request", () => {
+	it("10,000 prompt tokens, 8,000 of them a cached prefix, at Sonnet 4.5 prices", () => {
+		const prefix = splitPrompt("token-prefix", 10_000, 8_000);
+		const breakpoint = splitPrompt("breakpoint", 10_000, 8_000);
+		expect(prefix).toEqual({ prompt: 10_000, read: 8_000, write: 0, uncached: 2_000 });
+		expect(breakpoint).toEqual({ prompt: 10_000, read: 8_000, write: 2_000, uncached: 0 });
+		// 2,000 × $3 + 8,000 × $0.30 = $6,000 + $2,400 per million = $0.0084
+		expect(priceSplit(prefix, SONNET)).toBeCloseTo(0.0084, 12);
+		// 8,000 × $0.30 + 2,000 × $3.75 = $2,400 + $7,500 per million = $0.0099
+		expect(priceSplit(breakpoint, SONNET)).toBeCloseTo(0.0099, 12);
+		// 10,000 × $3 per million = $0.03
+		expect(priceUncached(10_000, SONNET)).toBeCloseTo(0.03, 12);
+		// 2,000 + 0.1 × 8,000 = 2,800
+		expect(effectiveTokens(prefix)).toBe(2_800);
+	});
+
+	it("below the provider minimum nothing is read or written", () => {
+		expect(MIN_CACHED_TOKENS).toBe(1024);
+		expect(splitPrompt("breakpoint", 900, 900)).toEqual({ prompt: 900, read: 0, write: 0, uncached: 900 });
+		expect(splitPrompt("token-prefix", 5_000, 1_000)).toEqual({ prompt: 5_000, read: 0, write: 0, uncached: 5_000 });
+		expect(splitPrompt("breakpoint", 5_000, 1_000)).toEqual({ prompt: 5_000, read: 0, write: 5_000, uncached: 0 });
+	});
+
+	it("the cached prefix is the previous request times the share it repeats, never more than this one", () => {
+		expect(cachedPrefix(undefined, undefined, 5_000)).toBe(0);
+		expect(cachedPrefix(20_000, 1, 30_000)).toBe(20_000);
+		expect(cachedPrefix(30_000, 0.1, 12_000)).toBe(3_000);
+		expect(cachedPrefix(30_000, 1, 12_000)).toBe(12_000);
+	});
+
+	it("a model without a listed cache price pays input for cached tokens (no discount assumed)", () => {
+		const split = { prompt: 3_000, read: 2_000, write: 1_000, uncached: 0 };
+		expect(priceSplit(split, { input: 2, cacheRead: 0, cacheWrite: 0 })).toBeCloseTo(0.006, 12);
+	});
+
+	it("properties: the split adds up, caching never costs more than the effective measure says", () => {
+		fc.assert(
+			fc.property(
+				fc.constantFrom("token-prefix" as const, "breakpoint" as const),
+				fc.integer({ min: 0, max: 500_000 }),
+				fc.integer({ min: 0, max: 500_000 }),
+				(model, prompt, cached) => {
+					const s = splitPrompt(model, prompt, cached);
+					expect(s.read + s.write + s.uncached).toBe(prompt);
+					expect(s.read).toBeLessThanOrEqual(Math.min(prompt, cached));
+					expect(effectiveTokens(s)).toBeLessThanOrEqual(prompt);
+					// Token prefix at Sonnet prices: exactly the effective measure at $3 per token-million.
+					if (model === "token-prefix")
+						expect(priceSplit(s, SONNET)).toBeCloseTo((effectiveTokens(s) * SONNET.input) / 1e6, 9);
+					expect(addSplits(EMPTY_SPLIT, s)).toEqual(s);
+				},
+			),
+		);
+	});
+});
+
+function point(ledger: number, baseline: number, ledgerShare?: [number, number], baselineShare?: [number, number]) {
+	const p: PointReport = { atEntryId: "x", kind: "simulated", baseline, ledger, ledgerStable: 0, incrementalMs: 0 };
+	if (ledgerShare) p.cacheShare = { tokenPrefix: ledgerShare[0], breakpoint: ledgerShare[1] };
+	if (baselineShare) p.baselineCacheShare = { tokenPrefix: baselineShare[0], breakpoint: baselineShare[1] };
+	return p;
+}
+
+describe("a session of three consultations, priced by hand", () => {
+	// ledger   5,000 → 6,000 → 8,000 tokens; repeats 0.9 then 0.5 of the previous (token prefix), 0.8 then 0.5 (breakpoints)
+	// baseline 20,000 → 30,000 → 12,000 (a compaction before the third); repeats 1.0 then 0.1 (prefix), 1.0 then 0 (breakpoints)
+	const points = [
+		point(5_000, 20_000),
+		point(6_000, 30_000, [0.9, 0.8], [1, 1]),
+		point(8_000, 12_000, [0.5, 0.5], [0.1, 0]),
+	];
+	const cache = cacheOf(points);
+
+	it("splits each side's prompts in both caching models", () => {
+		// ledger, prefix: reads 0 + 4,500 + 3,000; uncached 5,000 + 1,500 + 5,000
+		expect(cache.ledger.tokenPrefix).toEqual({ prompt: 19_000, read: 7_500, write: 0, uncached: 11_500 });
+		// ledger, breakpoints: reads 0 + 4,000 + 3,000; writes 5,000 + 2,000 + 5,000
+		expect(cache.ledger.breakpoint).toEqual({ prompt: 19_000, read: 7_000, write: 12_000, uncached: 0 });
+		// baseline, prefix: reads 0 + 20,000 + 3,000; uncached 20,000 + 10,000 + 9,000
+		expect(cache.baseline.tokenPrefix).toEqual({ prompt: 62_000, read: 23_000, write: 0, uncached: 39_000 });
+		// baseline, breakpoints: reads 0 + 20,000 + 0; writes 20,000 + 10,000 + 12,000
+		expect(cache.baseline.breakpoint).toEqual({ prompt: 62_000, read: 20_000, write: 42_000, uncached: 0 });
+		// effective: 11,500 + 750 = 12,250 and 39,000 + 2,300 = 41,300; 12,250 / 41,300 = 0.29661…
+		expect(cache.ledger.effective).toBe(12_250);
+		expect(cache.baseline.effective).toBe(41_300);
+		expect(cache.effectiveRatio).toBe(0.2966);
+	});
+
+	it("prices them at Sonnet 4.5", () => {
+		const price = priceReport(cache, {
+			key: "anthropic/claude-sonnet-4-5",
+			name: "Claude Sonnet 4.5",
+			prices: SONNET,
+		});
+		// no cache: 62,000 × $3 = $0.186; 19,000 × $3 = $0.057; 0.057 / 0.186 = 0.30645…
+		expect(price.uncached).toEqual({ baseline: 0.186, ledger: 0.057, ratio: 0.3065 });
+		// prefix: 39,000 × 3 + 23,000 × 0.3 = 123,900 → $0.1239; 11,500 × 3 + 7,500 × 0.3 = 36,750 → $0.03675
+		expect(price.tokenPrefix).toEqual({ baseline: 0.1239, ledger: 0.03675, ratio: 0.2966 });
+		// breakpoints: 20,000 × 0.3 + 42,000 × 3.75 = 163,500 → $0.1635; 7,000 × 0.3 + 12,000 × 3.75 = 47,100 → $0.0471
+		expect(price.breakpoint).toEqual({ baseline: 0.1635, ledger: 0.0471, ratio: 0.2881 });
+		expect(price.model).toBe("anthropic/claude-sonnet-4-5");
+	});
+
+	it("sessions are cached independently: totals are sums", () => {
+		const two = addCacheTotals([cache, cacheOf(points.slice(0, 1))]);
+		expect(two.ledger.tokenPrefix).toEqual({ prompt: 24_000, read: 7_500, write: 0, uncached: 16_500 });
+		expect(two.baseline.breakpoint).toEqual({ prompt: 82_000, read: 20_000, write: 62_000, uncached: 0 });
+	});
+});
+
+describe("dollar formatting", () => {
+	it("one number of decimals per table, enough for the smallest amount's three digits", () => {
+		expect(usdDigits([9.78, 1.934, 0.404])).toBe(3);
+		expect(usdDigits([0.9785, 0.0822])).toBe(4);
+		expect(usdDigits([120, 15])).toBe(2);
+		expect(usdDigits([0, 0])).toBe(2);
+		expect(formatUsdFixed(0.0822, 4)).toBe("$0.0822");
+		expect(formatUsdFixed(9.78, 3)).toBe("$9.780");
+	});
+});
+
+const text = (t: string) => ({ type: "text" as const, text: t });
+const inventory: Message = { role: "user", content: [text("tools")], timestamp: 0 };
+const user: Message = { role: "user", content: "hello", timestamp: 0 };
+const assistant: Message = {
+	role: "assistant",
+	content: [text("ok"), { type: "toolCall", id: "c1", name: "read", arguments: { path: "a" } }],
+	api: "x",
+	provider: "x",
+	model: "x",
+	usage: {
+		input: 0,
+		output: 0,
+		cacheRead: 0,
+		cacheWrite: 0,
+		totalTokens: 0,
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+	},
+	stopReason: "toolUse",
+	timestamp: 0,
+};
+const result = (t: string, isError = false): Message => ({
+	role: "toolResult",
+	toolCallId: "c1",
+	toolName: "read",
+	content: [text(t)],
+	isError,
+	timestamp: 0,
+});
+
+describe("the baseline's prefix shares", () => {
+	// chars: "tools" 5, "hello" 5, "ok" 2, read + {"path":"a"} 4 + 12 = 16, "abc" 3 — 31 in all
+	const before = baselineRequest([inventory, user, assistant, result("abc")]);
+
+	it("counts tokens per message like the replay's estimate", () => {
+		// ceil(5/4) + ceil(5/4) + ceil(18/4) + ceil(3/4) = 2 + 2 + 5 + 1
+		expect(before.tokens).toBe(10);
+		expect(before.chars).toBe(31);
+	});
+
+	it("a context that only grew: the whole previous request, in both models", () => {
+		const after = baselineRequest([inventory, user, assistant, result("abc"), { ...user, content: "more" }]);
+		expect(baselineShares(before, after)).toEqual({ tokenPrefix: 1, breakpoint: 1 });
+	});
+
+	it("a changed part: the prefix up to it; breakpoints fall back to the head", () => {
+		const after = baselineRequest([inventory, user, assistant, result("abc", true)]);
+		expect(baselineShares(before, after)).toEqual({ tokenPrefix: 28 / 31, breakpoint: 5 / 31 });
+	});
+
+	it("after a compaction only the tool inventory is repeated", () => {
+		const after = baselineRequest([inventory, { ...user, content: "summary of the work" }]);
+		expect(baselineShares(before, after)).toEqual({ tokenPrefix: 5 / 31, breakpoint: 5 / 31 });
+		const other = baselineRequest([{ ...inventory, content: [text("other tools")] }, user]);
+		expect(baselineShares(before, other)).toEqual({ tokenPrefix: 0, breakpoint: 0 });
+	});
+
+	it("equal copies of the messages share as much as the same objects", () => {
+		const copy = (m: Message): Message => structuredClone(m);
+		const grown = [inventory, user, assistant, result("abc"), { ...user, content: "more" }];
+		const changed = [inventory, user, assistant, result("abc", true)];
+		for (const after of [grown, changed]) {
+			expect(baselineShares(before, baselineRequest(after.map(copy)))).toEqual(
+				baselineShares(before, baselineRequest(after)),
+			);
+		}
+	});
+
+	it("a message that gained a part: the previous one is still read whole", () => {
+		const after = baselineRequest([
+			inventory,
+			user,
+			assistant,
+			{ ...result("abc"), content: [text("abc"), text("d")] },
+		]);
+		expect(baselineShares(before, after)).toEqual({ tokenPrefix: 1, breakpoint: 1 });
+	});
+});
+
+describe("the price model", () => {
+	it("defaults to Claude Sonnet 4.5 as pi-ai 0.73.1 lists it", () => {
+		expect(DEFAULT_PRICE_MODEL).toBe("anthropic/claude-sonnet-4-5");
+		expect(resolvePriceModel(DEFAULT_PRICE_MODEL)).toEqual({
+			key: "anthropic/claude-sonnet-4-5",
+			name: "Claude Sonnet 4.5 (latest)",
+			prices: SONNET,
+		});
+	});
+
+	it("finds other providers' models, ids with slashes included, and nothing it does not know", () => {
+		expect(resolvePriceModel("openai/gpt-4o-mini")?.prices).toEqual({ input: 0.15, cacheRead: 0.08, cacheWrite: 0 });
+		const routed = resolvePriceModel("openrouter/anthropic/claude-sonnet-4.5");
+		expect(routed?.key).toBe("openrouter/anthropic/claude-sonnet-4.5");
+		for (const bad of ["anthropic", "anthropic/", "/claude-sonnet-4-5", "nope/claude-sonnet-4-5", "anthropic/nope"]) {
+			expect(resolvePriceModel(bad), bad).toBeUndefined();
+		}
+	});
+});
