@@ -6,6 +6,7 @@
 
 import type { RawEntry } from "./entries.ts";
 import { isJsonObjectPrefix } from "./json-prefix.ts";
+import { assertNever } from "./never.ts";
 import type { Diagnostic, DiagnosticReason } from "./types.ts";
 import { checkHeader, classifyEntry, DEEP_NESTING_MESSAGE, isRecord } from "./validate.ts";
 
@@ -183,10 +184,8 @@ export function parseSessionText(text: string): ParsedSession {
 				if (classified.reason === "unknown-entry-type") bump(unknownEntryTypes, classified.entry.type);
 				entries.push({ kind: "opaque", line, index, reason: classified.reason, entry: classified.entry });
 				break;
-			default: {
-				const unreachable: never = classified;
-				return unreachable;
-			}
+			default:
+				return assertNever(classified, "classified entry");
 		}
 	}
 

@@ -3,7 +3,7 @@
  * branch in one go or in any number of pieces gives the same state (a property test holds us to it).
  */
 
-import { ADVISOR_TOOL_NAME, CUSTOM_TYPES, type LedgerEvent, type ToolCallInfo } from "../events/index.ts";
+import { ADVISOR_TOOL_NAME, assertNever, CUSTOM_TYPES, type LedgerEvent, type ToolCallInfo } from "../events/index.ts";
 import { completedAdvice, reviewAdvice } from "./advisor-result.ts";
 import { changedPaths, trackWork, type WorkTracker } from "./hidden-work.ts";
 import { current, type Draft, isDraft, original, produce } from "./immer.ts";
@@ -199,10 +199,8 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 		case "custom":
 		case "other":
 			return;
-		default: {
-			const never: never = event;
-			throw new Error(`unhandled ledger event ${JSON.stringify(never)}`);
-		}
+		default:
+			assertNever(event, "ledger event");
 	}
 }
 

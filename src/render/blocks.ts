@@ -5,6 +5,7 @@
  */
 
 import type { ContentPart } from "../events/index.ts";
+import { assertNever } from "../events/index.ts";
 import type { Block, CarriedFailure, Round, RoundStatus, SummaryWords } from "../reducers/index.ts";
 import { partsText } from "../reducers/index.ts";
 import { cardArgument, cardPath, imagePath, relativePath } from "./card-argument.ts";
@@ -31,7 +32,7 @@ import {
 import { failureLine } from "./error-excerpt.ts";
 import { neutralise } from "./neutralise.ts";
 import { ordinalId } from "./ordinal.ts";
-import { capWithGap, clip, compactSize, oneLine, safeHead } from "./text.ts";
+import { capWithGap, clip, compactSize, jsonText, oneLine, safeHead } from "./text.ts";
 
 /** The `!` command of a user shell block (not a card: the user's own action keeps more of it). */
 const SHELL_COMMAND_MAX = 120;
@@ -74,10 +75,8 @@ function statusText(round: Round): string {
 			return "error";
 		case "no-result":
 			return "no result";
-		default: {
-			const never: never = round.status;
-			return never;
-		}
+		default:
+			return assertNever(round.status, "round status");
 	}
 }
 
@@ -132,10 +131,8 @@ export function cardLine(id: string, round: Round, status: CardStatus = round.st
 		case "running":
 			line += " · running";
 			break;
-		default: {
-			const never: never = status;
-			return never;
-		}
+		default:
+			return assertNever(status, "card status");
 	}
 	return `${line}\n`;
 }
@@ -148,14 +145,6 @@ function resultBody(round: Round): string {
 			return path === undefined ? TOOL_IMAGE_NO_PATH(p.mimeType) : TOOL_IMAGE_WITH_PATH(p.mimeType, path);
 		})
 		.join("\n");
-}
-
-function argumentsJson(args: Record<string, unknown>): string {
-	try {
-		return JSON.stringify(args) ?? "{}";
-	} catch {
-		return "{}";
-	}
 }
 
 /**
@@ -201,7 +190,7 @@ export function verbatimRound(id: string, round: Round, config: LedgerConfig, ru
 	else result = capWithGap(resultBody(round), config.tailResultMaxChars, undefined);
 	// A call still running has no card yet: it keeps its call line.
 	if (!running && cardShowsCall(round)) return `${head}result:\n${result}\n`;
-	const call = capWithGap(neutralise(argumentsJson(round.call.arguments)), config.tailMaxChars, undefined);
+	const call = capWithGap(neutralise(jsonText(round.call.arguments) || "{}"), config.tailMaxChars, undefined);
 	return `${head}call: ${call}\nresult:\n${result}\n`;
 }
 
@@ -286,9 +275,7 @@ export function renderBlock(block: Block, config: LedgerConfig): string {
 			}
 			return `${header}\n${capWithGap(output, config.proseMaxChars, undefined)}\n`;
 		}
-		default: {
-			const never: never = block;
-			return never;
-		}
+		default:
+			return assertNever(block, "block");
 	}
 }

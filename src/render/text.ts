@@ -33,6 +33,18 @@ export function clip(text: string, max: number): string {
 	return `${safeHead(text, Math.max(0, max - 1))}…`;
 }
 
+/**
+ * A value as JSON, "" when it cannot be: a model's tool call arguments are parsed JSON, but nothing
+ * bounds their depth, and a value too deep to serialise must not throw out of a renderer.
+ */
+export function jsonText(value: unknown): string {
+	try {
+		return JSON.stringify(value) ?? "";
+	} catch {
+		return "";
+	}
+}
+
 /** Collapse every run of whitespace (newlines included) to one space, so the text fits on one line. */
 export function oneLine(text: string): string {
 	return text.replace(/\s+/g, " ").trim();
@@ -71,9 +83,9 @@ function trimZero(fixed: string): string {
 	return fixed.endsWith(".0") ? fixed.slice(0, -2) : fixed;
 }
 
-/** First non-empty line, trimmed. */
+/** First non-empty line, trimmed; CR, LF and CRLF all end a line. */
 export function firstLine(text: string): string {
-	for (const line of text.split("\n")) {
+	for (const line of text.split(/\r\n|\r|\n/)) {
 		const trimmed = line.trim();
 		if (trimmed.length > 0) return trimmed;
 	}

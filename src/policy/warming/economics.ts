@@ -41,6 +41,7 @@ import type { LedgerRequest } from "../../render/index.ts";
 import {
 	type CachingModel,
 	cachingModelFor,
+	costOrInfinity,
 	estimateRequest,
 	fingerprintOf,
 	type ModelPricing,
@@ -232,10 +233,6 @@ export type WarmingDecision =
 			coldCostUsd?: number;
 	  };
 
-function costOf(n: number): number {
-	return Number.isNaN(n) ? Number.POSITIVE_INFINITY : Math.max(0, n);
-}
-
 /**
  * Whether, and when, to refresh. Reasons in the order they are checked: disabled, caching-off,
  * no-cache-pricing, unknown-ttl, below-min-prompt, expired, no-savings, below-min-savings,
@@ -259,8 +256,8 @@ export function warmingDecision(input: WarmingInput): WarmingDecision {
 		return { warm: false, reason: "expired" };
 
 	const refresh = estimateRefresh({ first: input.first, promptTokens: prompt, pricing: model.cost, caching });
-	const refreshCostUsd = costOf(refresh.costUsd);
-	const coldCostUsd = costOf(refresh.coldCostUsd);
+	const refreshCostUsd = costOrInfinity(refresh.costUsd);
+	const coldCostUsd = costOrInfinity(refresh.coldCostUsd);
 	const grossSavingsUsd = (config.continueProbability * prompt * (model.cost.input - model.cost.cacheRead)) / 1e6;
 	const expectedSavingsUsd = grossSavingsUsd - refreshCostUsd;
 	const economics = { expectedSavingsUsd, refreshCostUsd, coldCostUsd };
