@@ -3,7 +3,13 @@
  * branch in one go or in any number of pieces gives the same state (a property test holds us to it).
  */
 
-import { ADVISOR_TOOL_NAME, assertNever, CUSTOM_TYPES, type LedgerEvent, type ToolCallInfo } from "../events/index.ts";
+import {
+	ADVISOR_TOOL_NAME,
+	CUSTOM_TYPES,
+	type LedgerEvent,
+	type ToolCallInfo,
+	type ToolResultEvent,
+} from "../events/index.ts";
 import { completedAdvice, reviewAdvice } from "./advisor-result.ts";
 import { changedPaths, trackWork, type WorkTracker } from "./hidden-work.ts";
 import { current, type Draft, isDraft, original, produce } from "./immer.ts";
@@ -22,8 +28,10 @@ type LedgerDraft = Draft<LedgerState>;
 interface ApplyContext {
 	/** Every event up to and including the one being applied (a plain array: reading it makes no drafts). */
 	events: readonly LedgerEvent[];
-	/** The event's index on the branch: the fold always starts at the root, so `index + 1` is its path position. */
+	/** The event's index on the branch: the fold always starts at the root. */
 	index: number;
+	/** Its path position, `index + 1`: what blocks and the ids the request shows are placed by. */
+	pos: number;
 	/** True while a compaction re-applies its kept span: those user words are already recorded. */
 	replay: boolean;
 }
@@ -36,7 +44,7 @@ export function foldEvents(state: LedgerState, newEvents: readonly LedgerEvent[]
 	return produce(state, (draft) => {
 		draft.events = events as LedgerEvent[];
 		for (let index = first; index < events.length; index++) {
-			apply(draft, events[index]!, { events, index, replay: false });
+			apply(draft, events[index]!, { events, index, pos: index + 1, replay: false });
 		}
 	});
 }
@@ -45,163 +53,170 @@ export function foldAll(events: readonly LedgerEvent[], cwd?: string): LedgerSta
 	return foldEvents(emptyLedger(cwd), events);
 }
 
-function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void {
-	const pos = ctx.index + 1;
-	switch (event.kind) {
-		case "user":
-			pushBlock(draft, { kind: "user", id: event.id, pos, parts: event.parts });
-			if (!ctx.replay) draft.userWords.push(Object.freeze({ id: event.id, parts: event.parts, index: ctx.index }));
-			return;
-		case "assistant": {
-			// Pi writes every result of a message before the next assistant message, so calls still
-			// pending now never got one: they become cards where they were given up on.
-			giveUpPendingCalls(draft);
-			const advisorCalls = event.calls.filter((c) => c.name === ADVISOR_TOOL_NAME);
-			for (const call of advisorCalls) {
-				draft.pendingConsultations.push({
-					callId: call.id,
-					callEntryId: event.id,
-					callPos: pos,
-					question: event.text,
-					reasoning: event.thinking,
-				});
-			}
-			// The prose beside an advisor call is the question of that consultation, not a log block.
-			if (advisorCalls.length === 0 && event.text.trim().length > 0) {
-				pushBlock(draft, { kind: "prose", id: event.id, pos, text: event.text });
-			}
-			for (const call of event.calls) {
-				if (call.name === ADVISOR_TOOL_NAME) continue;
-				draft.pendingCalls.push({
-					callEntryId: event.id,
-					callPos: pos,
-					call,
-					reasoning: event.thinking,
-					...cwdOf(draft),
-				});
-			}
-			return;
-		}
-		case "toolResult": {
-			const consultation = draft.pendingConsultations.findIndex((p) => p.callId === event.callId);
-			if (consultation !== -1 || event.toolName === ADVISOR_TOOL_NAME) {
-				const pending = consultation === -1 ? undefined : plain(draft.pendingConsultations[consultation]);
-				if (consultation !== -1) draft.pendingConsultations.splice(consultation, 1);
-				const advice = completedAdvice(event);
-				if (advice !== undefined) {
-					// Other advisor calls of the same message shared this question; it is answered now.
-					if (pending !== undefined) {
-						draft.pendingConsultations = draft.pendingConsultations.filter(
-							(p) => p.callEntryId !== pending.callEntryId,
-						);
-					}
-					closeSegment(
-						draft,
-						"consultation",
-						pending?.question ?? "",
-						advice,
-						event.id,
-						pos,
-						pending?.callPos ?? pos,
-					);
-				} else if (
-					pending !== undefined &&
-					!draft.pendingConsultations.some((p) => p.callEntryId === pending.callEntryId)
-				) {
-					keepProse(draft, pending);
-				}
-				return;
-			}
-			const callIndex = draft.pendingCalls.findIndex((p) => p.call.id === event.callId);
-			const pending = callIndex === -1 ? undefined : plain(draft.pendingCalls[callIndex]);
-			if (callIndex !== -1) draft.pendingCalls.splice(callIndex, 1);
-			const block: RoundBlock = {
-				kind: "round",
-				id: event.id,
-				pos,
-				round: {
-					callEntryId: pending?.callEntryId ?? event.id,
-					callPos: pending?.callPos ?? pos,
-					// A result whose call is not on the branch still deserves a card; its arguments are unknown.
-					call: pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} },
-					resultId: event.id,
-					resultParts: event.parts,
-					status: event.isError ? "error" : "ok",
-					reasoning: pending?.reasoning ?? "",
-					...cwdOf(draft),
-				},
-			};
-			pushBlock(draft, block);
-			return;
-		}
-		case "bashRun":
-			if (event.excluded) {
-				hide(draft, event.id);
-				return;
-			}
-			pushBlock(draft, {
-				kind: "shell",
-				id: event.id,
-				pos,
-				command: event.command,
-				output: event.output,
-				exitCode: event.exitCode,
-				cancelled: event.cancelled,
-				truncated: event.truncated,
+/** One handler per event kind: what that event does to the ledger (the fold's `evolve`). */
+type Handlers = {
+	[K in LedgerEvent["kind"]]: (
+		draft: LedgerDraft,
+		event: Extract<LedgerEvent, { kind: K }>,
+		ctx: ApplyContext,
+	) => void;
+};
+
+/** Events that change nothing the advisor reads: model and thinking switches, extension state, labels. */
+const ignore = (): void => {};
+
+const handlers: Handlers = {
+	user: (draft, event, ctx) => {
+		pushBlock(draft, { kind: "user", id: event.id, pos: ctx.pos, parts: event.parts });
+		if (!ctx.replay) draft.userWords.push(Object.freeze({ id: event.id, parts: event.parts, index: ctx.index }));
+	},
+	assistant: (draft, event, ctx) => {
+		// Pi writes every result of a message before the next assistant message, so calls still
+		// pending now never got one: they become cards where they were given up on.
+		giveUpPendingCalls(draft);
+		const advisorCalls = event.calls.filter((c) => c.name === ADVISOR_TOOL_NAME);
+		for (const call of advisorCalls) {
+			draft.pendingConsultations.push({
+				callId: call.id,
+				callEntryId: event.id,
+				callPos: ctx.pos,
+				question: event.text,
+				reasoning: event.thinking,
 			});
-			return;
-		case "customMessage": {
-			if (event.customType === CUSTOM_TYPES.review) {
-				const advice = reviewAdvice(event);
-				if (advice !== undefined) closeSegment(draft, "review", "", advice, event.id, pos, pos);
-				return;
-			}
-			if (!event.display) {
-				hide(draft, event.id);
-				return;
-			}
-			pushBlock(draft, { kind: "note", id: event.id, pos, customType: event.customType, parts: event.parts });
+		}
+		// The prose beside an advisor call is the question of that consultation, not a log block.
+		if (advisorCalls.length === 0 && event.text.trim().length > 0) {
+			pushBlock(draft, { kind: "prose", id: event.id, pos: ctx.pos, text: event.text });
+		}
+		for (const call of event.calls) {
+			if (call.name === ADVISOR_TOOL_NAME) continue;
+			draft.pendingCalls.push({
+				callEntryId: event.id,
+				callPos: ctx.pos,
+				call,
+				reasoning: event.thinking,
+				...cwdOf(draft),
+			});
+		}
+	},
+	toolResult: (draft, event, ctx) => {
+		const consultation = draft.pendingConsultations.findIndex((p) => p.callId === event.callId);
+		if (consultation !== -1 || event.toolName === ADVISOR_TOOL_NAME)
+			settleConsultation(draft, event, consultation, ctx.pos);
+		else pushBlock(draft, answeredRound(draft, event, ctx.pos));
+	},
+	bashRun: (draft, event, ctx) => {
+		if (event.excluded) {
+			hide(draft, event.id);
 			return;
 		}
-		case "compaction":
-			if (!event.resets) {
-				pushBlock(draft, {
-					kind: "summary",
-					id: event.id,
-					pos,
-					summaryKind: "compaction",
-					summary: event.summary,
-					words: [],
-					files: [],
-					failures: [],
-				});
-				return;
-			}
-			// Like Pi, only the newest compaction counts: an older one inside a kept span is skipped.
-			if (ctx.replay) return;
-			compact(draft, event.id, event.summary, event.firstKeptEntryId, ctx);
+		pushBlock(draft, {
+			kind: "shell",
+			id: event.id,
+			pos: ctx.pos,
+			command: event.command,
+			output: event.output,
+			exitCode: event.exitCode,
+			cancelled: event.cancelled,
+			truncated: event.truncated,
+		});
+	},
+	customMessage: (draft, event, ctx) => {
+		if (event.customType === CUSTOM_TYPES.review) {
+			const advice = reviewAdvice(event);
+			if (advice !== undefined) closeSegment(draft, "review", "", advice, event.id, ctx.pos, ctx.pos);
 			return;
-		case "branchSummary":
+		}
+		if (!event.display) {
+			hide(draft, event.id);
+			return;
+		}
+		pushBlock(draft, { kind: "note", id: event.id, pos: ctx.pos, customType: event.customType, parts: event.parts });
+	},
+	compaction: (draft, event, ctx) => {
+		if (!event.resets) {
 			pushBlock(draft, {
 				kind: "summary",
 				id: event.id,
-				pos,
-				summaryKind: "branch",
+				pos: ctx.pos,
+				summaryKind: "compaction",
 				summary: event.summary,
-				words: event.hiddenUserWords,
+				words: [],
 				files: [],
 				failures: [],
 			});
-			draft.summaryBoundary = { id: event.id, kind: "branch" };
 			return;
-		case "modelChange":
-		case "thinkingLevel":
-		case "custom":
-		case "other":
-			return;
-		default:
-			assertNever(event, "ledger event");
+		}
+		// Like Pi, only the newest compaction counts: an older one inside a kept span is skipped.
+		if (ctx.replay) return;
+		compact(draft, event.id, event.summary, event.firstKeptEntryId, ctx);
+	},
+	branchSummary: (draft, event, ctx) => {
+		pushBlock(draft, {
+			kind: "summary",
+			id: event.id,
+			pos: ctx.pos,
+			summaryKind: "branch",
+			summary: event.summary,
+			words: event.hiddenUserWords,
+			files: [],
+			failures: [],
+		});
+		draft.summaryBoundary = { id: event.id, kind: "branch" };
+	},
+	modelChange: ignore,
+	thinkingLevel: ignore,
+	custom: ignore,
+	other: ignore,
+};
+
+function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void {
+	// The map has a handler of the right kind for every event; TypeScript cannot pair them by itself.
+	const handle = handlers[event.kind] as (draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext) => void;
+	handle(draft, event, ctx);
+}
+
+/**
+ * The result of an advisor call (or of a call whose consultation is pending): advice closes the
+ * segment under its question; a failure or skip leaves the executor's prose once no other advisor
+ * call of the same message is still pending.
+ */
+function settleConsultation(draft: LedgerDraft, event: ToolResultEvent, consultation: number, pos: number): void {
+	const pending = consultation === -1 ? undefined : plain(draft.pendingConsultations[consultation]);
+	if (consultation !== -1) draft.pendingConsultations.splice(consultation, 1);
+	const advice = completedAdvice(event);
+	if (advice !== undefined) {
+		// Other advisor calls of the same message shared this question; it is answered now.
+		if (pending !== undefined) {
+			draft.pendingConsultations = draft.pendingConsultations.filter((p) => p.callEntryId !== pending.callEntryId);
+		}
+		closeSegment(draft, "consultation", pending?.question ?? "", advice, event.id, pos, pending?.callPos ?? pos);
+	} else if (pending !== undefined && !draft.pendingConsultations.some((p) => p.callEntryId === pending.callEntryId)) {
+		keepProse(draft, pending);
 	}
+}
+
+/** A tool round completed by its result: the pending call it answers (taken off the list) and the result. */
+function answeredRound(draft: LedgerDraft, event: ToolResultEvent, pos: number): RoundBlock {
+	const callIndex = draft.pendingCalls.findIndex((p) => p.call.id === event.callId);
+	const pending = callIndex === -1 ? undefined : plain(draft.pendingCalls[callIndex]);
+	if (callIndex !== -1) draft.pendingCalls.splice(callIndex, 1);
+	return {
+		kind: "round",
+		id: event.id,
+		pos,
+		round: {
+			callEntryId: pending?.callEntryId ?? event.id,
+			callPos: pending?.callPos ?? pos,
+			// A result whose call is not on the branch still deserves a card; its arguments are unknown.
+			call: pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} },
+			resultId: event.id,
+			resultParts: event.parts,
+			status: event.isError ? "error" : "ok",
+			reasoning: pending?.reasoning ?? "",
+			...cwdOf(draft),
+		},
+	};
 }
 
 /**
@@ -333,7 +348,8 @@ function compact(
 	];
 	draft.pendingCalls = [];
 	draft.pendingConsultations = [];
-	for (let i = kept; i < ctx.index; i++) apply(draft, ctx.events[i]!, { events: ctx.events, index: i, replay: true });
+	for (let i = kept; i < ctx.index; i++)
+		apply(draft, ctx.events[i]!, { events: ctx.events, index: i, pos: i + 1, replay: true });
 	draft.summaryBoundary = { id, kind: "compaction" };
 }
 
