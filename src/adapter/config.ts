@@ -74,7 +74,7 @@ export interface BudgetConfig {
 	onExceed: OnExceed;
 }
 
-/** The `warming` keys, as the pure warming economics read them (policy/warming/economics.ts). */
+/** The `warming` keys, as the pure warming economics read them (policy/warming/decision.ts). */
 export type WarmingConfig = WarmingSettings;
 
 export interface ReviewConfig {

@@ -7,6 +7,6 @@ export * from "./budget/trim.ts";
 export * from "./review/delivery.ts";
 export * from "./review/severity.ts";
 export * from "./review/trigger.ts";
-export * from "./warming/economics.ts";
+export * from "./warming/decision.ts";
 export * from "./warming/payload-hash.ts";
 export * from "./warming/state.ts";

@@ -18,7 +18,7 @@ import {
 	type TrimAnchorRecord,
 } from "../events/index.ts";
 import { produce } from "./immer.ts";
-import type { LedgerState } from "./state.ts";
+import type { LedgerState } from "./ledger-state.ts";
 
 /** What the renderer leaves out: everything up to the anchor, and the tail's parts capped. */
 export type RenderTrim = Omit<TrimAnchorRecord, "summaryBoundaryId">;

@@ -8,9 +8,8 @@ import type { ContentPart, LedgerEvent } from "../events/index.ts";
 import { assertNever, CUSTOM_TYPES } from "../events/index.ts";
 import type { LedgerState } from "../reducers/index.ts";
 import { completedAdvice, reviewAdvice } from "../reducers/index.ts";
-import { displayId } from "./blocks.ts";
-import { MESSAGE_IMAGE, PASTED_IMAGE, TOOL_IMAGE_NO_PATH } from "./constants.ts";
-import { ordinalPosition } from "./ordinal.ts";
+import { MESSAGE_IMAGE, PASTED_IMAGE, TOOL_IMAGE_NO_PATH } from "./model-text.ts";
+import { displayId, ordinalPosition } from "./ordinal.ts";
 import { jsonText } from "./text.ts";
 
 export type ExpandResult = { kind: "ok"; text: string } | { kind: "not-found" };

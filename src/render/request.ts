@@ -20,9 +20,12 @@ import {
 	type Round,
 	unansweredRound,
 } from "../reducers/index.ts";
-import { cardLine, proseBlock, reasoningBlock, renderBlock, verbatimRound } from "./blocks.ts";
+import { proseBlock, reasoningBlock, renderBlock, verbatimRound } from "./blocks.ts";
+import { cardLine } from "./card.ts";
 import { type CatalogueEntry, renderCatalogue } from "./catalogue.ts";
 import type { LedgerConfig } from "./config.ts";
+import { estimateToolsTokens, tokensForChars } from "./estimate.ts";
+import { chainHash, hashString } from "./hash.ts";
 import {
 	type AdvisorToolsMode,
 	APPENDIX_HEADER,
@@ -34,9 +37,7 @@ import {
 	REVIEW_INSTRUCTION,
 	REVIEW_MARKER,
 	TAGS,
-} from "./constants.ts";
-import { estimateToolsTokens, tokensForChars } from "./estimate.ts";
-import { chainHash, hashString } from "./hash.ts";
+} from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
 import { ordinalId } from "./ordinal.ts";
 import { capWithGap } from "./text.ts";

@@ -1,6 +1,6 @@
 /** Text shaping shared by the renderers. Every function is total and never splits a surrogate pair. */
 
-import { BLOCK_GAP, GAP } from "./constants.ts";
+import { BLOCK_GAP, GAP } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
 
 function isHighSurrogate(code: number): boolean {

@@ -13,7 +13,7 @@ import {
 	PI_AI_ROOT,
 	resolveCompleteSimple,
 } from "../../src/adapter/host/compat.ts";
-import { UNSUPPORTED_PI_AI } from "../../src/render/constants.ts";
+import { UNSUPPORTED_PI_AI } from "../../src/render/model-text.ts";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 

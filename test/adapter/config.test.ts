@@ -32,7 +32,7 @@ import {
 	DEFAULT_PROMPT_GUIDELINES,
 	DEFAULT_PROMPT_SNIPPET,
 	REVIEW_PROMPT_GUIDELINES,
-} from "../../src/render/constants.ts";
+} from "../../src/render/model-text.ts";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 

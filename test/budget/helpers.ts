@@ -2,7 +2,7 @@
 
 import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";
-import { foldAll } from "../../src/reducers/index.ts";
+import { ledgerOf } from "../../src/reducers/index.ts";
 import type { RequestFingerprint } from "../../src/reducers/spend.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/config.ts";
 import type { LedgerRequest, RenderOptions, RequestUnit } from "../../src/render/request.ts";
@@ -26,7 +26,7 @@ export function options(
 }
 
 export const render = (events: readonly LedgerEvent[], extra: Partial<RenderOptions> = {}) =>
-	renderRequest(foldAll(events), options(DEFAULT_LEDGER_CONFIG, extra));
+	renderRequest(ledgerOf(events), options(DEFAULT_LEDGER_CONFIG, extra));
 
 /** Anthropic Claude Sonnet 4.5-like prices, USD per million tokens. */
 export const SONNET = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };

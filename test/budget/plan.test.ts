@@ -2,10 +2,10 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { fingerprintOf } from "../../src/policy/budget/estimate-cost.ts";
 import { type ConsultationPlanInput, planConsultation, planNextRequest } from "../../src/policy/budget/plan.ts";
-import { foldAll } from "../../src/reducers/index.ts";
+import { ledgerOf } from "../../src/reducers/index.ts";
 import { spendOf } from "../../src/reducers/spend.ts";
 import { emptyTrimAnchor, trimAnchorOf } from "../../src/reducers/trim-anchor.ts";
-import { SKIP_REASONS } from "../../src/render/constants.ts";
+import { SKIP_REASONS } from "../../src/render/model-text.ts";
 import { flatten } from "../../src/render/request.ts";
 import { resetParents } from "../support/events.ts";
 import { anchorRecord, options, roundsSession, SONNET } from "./helpers.ts";
@@ -34,7 +34,7 @@ function plan(
 ) {
 	return planConsultation({
 		...MODEL,
-		ledger: foldAll(events),
+		ledger: ledgerOf(events),
 		anchor: trimAnchorOf(events),
 		spend: spendOf(events),
 		render: options(),

@@ -17,7 +17,7 @@ import {
 	type ModelPricing,
 } from "../../src/policy/budget/estimate-cost.ts";
 import { chooseTrim, TAIL_CAPS, trimCandidates } from "../../src/policy/budget/trim.ts";
-import { foldAll } from "../../src/reducers/index.ts";
+import { ledgerOf } from "../../src/reducers/index.ts";
 import { emptySpend, foldSpend, spendOf } from "../../src/reducers/spend.ts";
 import type { RenderTrim } from "../../src/reducers/trim-anchor.ts";
 import {
@@ -27,9 +27,9 @@ import {
 	trimAnchorOf,
 	trimAnchorRecord,
 } from "../../src/reducers/trim-anchor.ts";
-import { displayId, userBody } from "../../src/render/blocks.ts";
+import { userBody } from "../../src/render/blocks.ts";
 import type { LedgerConfig } from "../../src/render/config.ts";
-import { ordinalId } from "../../src/render/ordinal.ts";
+import { displayId, ordinalId } from "../../src/render/ordinal.ts";
 import { type LedgerRequest, renderRequest } from "../../src/render/request.ts";
 import { extendRequest } from "../../src/render/tool-loop.ts";
 import { zeroUsage } from "../../src/render/usage.ts";
@@ -94,7 +94,7 @@ describe("trimming never loses a user message", () => {
 		fc.assert(
 			fc.property(sessionArb(), configArb, fraction, capsArb, (session, config, at, caps) => {
 				const events = eventsOf(session.jsonl);
-				const state = foldAll(events);
+				const state = ledgerOf(events);
 				const candidates = trimCandidates(state, { config });
 				const trim: RenderTrim = {};
 				if (candidates.length > 0) trim.anchorEntryId = candidates[pick(at, candidates.length)]!;
@@ -114,7 +114,7 @@ describe("trimming never loses a user message", () => {
 				fc.double({ min: 0.3, max: 1, noNaN: true }),
 				(session, config, share) => {
 					const events = eventsOf(session.jsonl);
-					const state = foldAll(events);
+					const state = ledgerOf(events);
 					const full = renderRequest(state, options(config));
 					const choice = chooseTrim(state, options(config), {
 						budgetTokens: Math.max(1, Math.floor(full.tokens * 1.2 * share)),
@@ -138,7 +138,7 @@ describe("with a fixed anchor, the prefix invariant holds across growing branche
 				fraction,
 				capsArb,
 				({ events, cut, prefix: p }, config, anchorAt, caps) => {
-					const stateP = foldAll(p);
+					const stateP = ledgerOf(p);
 					const candidates = trimCandidates(stateP, { config });
 					if (candidates.length === 0) return;
 					const trim: RenderTrim = { anchorEntryId: candidates[pick(anchorAt, candidates.length)]! };
@@ -151,7 +151,7 @@ describe("with a fixed anchor, the prefix invariant holds across growing branche
 						data: JSON.parse(JSON.stringify(trimAnchorRecord(stateP, trim))),
 					};
 					const b = [...p, record, ...events.slice(cut)];
-					const stateB = foldAll(b);
+					const stateB = ledgerOf(b);
 					const resumed = activeTrim(trimAnchorOf(b), stateB);
 					expect(resumed).toEqual(trim);
 					const reqP = renderRequest(stateP, options(config, { trim }));
@@ -237,11 +237,11 @@ describe("the estimate never decreases when only the tail grows", () => {
 				(session, s, growth) => {
 					const events = eventsOf(session.jsonl);
 					const meta = { model: "p:m", effort: "high", routingKey: "advisor:s" };
-					const first = renderRequest(foldAll(events), options());
+					const first = renderRequest(ledgerOf(events), options());
 					let previous: ReturnType<typeof fingerprintOf> | undefined;
 					if (s.prevAt !== undefined) {
 						const earlier = renderRequest(
-							foldAll(events.slice(0, Math.floor(s.prevAt * events.length))),
+							ledgerOf(events.slice(0, Math.floor(s.prevAt * events.length))),
 							options(),
 						);
 						previous = fingerprintOf(earlier, {

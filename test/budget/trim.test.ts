@@ -4,7 +4,7 @@ import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";
 import { estimateRequest, requestRecord } from "../../src/policy/budget/estimate-cost.ts";
 import { chooseTrim, contextDetails, TAIL_CAPS, trimCandidates } from "../../src/policy/budget/trim.ts";
-import { foldAll } from "../../src/reducers/index.ts";
+import { ledgerOf } from "../../src/reducers/index.ts";
 import { spendOf } from "../../src/reducers/spend.ts";
 import { activeTrim, trimAnchorOf, trimAnchorRecord } from "../../src/reducers/trim-anchor.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
@@ -14,7 +14,7 @@ import {
 	NO_HIDDEN_WORDS,
 	TRIM_OMISSION_MARKER,
 	TRIM_WORDS_INTRO,
-} from "../../src/render/constants.ts";
+} from "../../src/render/model-text.ts";
 import { ordinalId } from "../../src/render/ordinal.ts";
 import { flatten, type LedgerRequest, renderRequest } from "../../src/render/request.ts";
 import {
@@ -135,8 +135,8 @@ describe("rendering with an anchor", () => {
 		const events = roundsSession(6, 9000);
 		// Results as wide as the other verbatim parts, so the caps have results to shrink.
 		const wide = { ...DEFAULT_LEDGER_CONFIG, tailResultMaxChars: DEFAULT_LEDGER_CONFIG.tailMaxChars };
-		const full = renderRequest(foldAll(events), options(wide, { trim: { anchorEntryId: "r2" } }));
-		const capped = renderRequest(foldAll(events), options(wide, { trim: { anchorEntryId: "r2", tailCaps: 1000 } }));
+		const full = renderRequest(ledgerOf(events), options(wide, { trim: { anchorEntryId: "r2" } }));
+		const capped = renderRequest(ledgerOf(events), options(wide, { trim: { anchorEntryId: "r2", tailCaps: 1000 } }));
 		expect(flatten(capped, capped.stable.unitCount)).toBe(flatten(full, full.stable.unitCount));
 		expect(capped.tokens).toBeLessThan(full.tokens - 3000);
 		expect(shown(events, "r6")).toBe("d");
@@ -157,13 +157,13 @@ describe("chooseTrim", () => {
 	const events = roundsSession(40, 4000, { users: [5, 17, 30], prose: 3000 });
 
 	it("leaves a request that fits alone", () => {
-		const state = foldAll(events);
+		const state = ledgerOf(events);
 		const choice = chooseTrim(state, options(), settings(1_000_000));
 		expect(choice).toMatchObject({ kind: "fits", trim: undefined, changed: false });
 	});
 
 	it("picks the smallest anchor that fits, dropping the oldest first", () => {
-		const state = foldAll(events);
+		const state = ledgerOf(events);
 		const untrimmed = renderRequest(state, options());
 		const budget = Math.ceil(untrimmed.tokens * 1.2) - 2_000;
 		const choice = chooseTrim(state, options(), settings(budget));
@@ -184,7 +184,7 @@ describe("chooseTrim", () => {
 	});
 
 	it("never moves an existing anchor back", () => {
-		const state = foldAll(events);
+		const state = ledgerOf(events);
 		const untrimmed = renderRequest(state, options());
 		const budget = Math.ceil(untrimmed.tokens * 1.2) - 2_000;
 		const choice = chooseTrim(
@@ -199,7 +199,7 @@ describe("chooseTrim", () => {
 		expect(TAIL_CAPS).toEqual([4000, 2000, 1000, 500]);
 		// Results as wide as the other verbatim parts, so every cap has something to shrink.
 		const wide = { ...DEFAULT_LEDGER_CONFIG, tailResultMaxChars: DEFAULT_LEDGER_CONFIG.tailMaxChars };
-		const state = foldAll(roundsSession(3, 30_000));
+		const state = ledgerOf(roundsSession(3, 30_000));
 		const all = trimCandidates(state, options(wide));
 		const dropped = renderRequest(state, options(wide, { trim: { anchorEntryId: all.at(-1)! } }));
 		const budget = Math.ceil(dropped.tokens * 1.2) - 1000;
@@ -211,7 +211,7 @@ describe("chooseTrim", () => {
 	});
 
 	it("else reports too big, with the context-budget reason", () => {
-		const state = foldAll([
+		const state = ledgerOf([
 			user("u1", "x".repeat(20_000)),
 			assistant("q", { text: "?", calls: [call("a", "advisor")] }),
 		]);
@@ -236,14 +236,14 @@ describe("chooseTrim", () => {
 describe("the anchor is persisted and resumed", () => {
 	it("a record read back renders the same trimmed request (a resumed session reproduces the prefix)", () => {
 		const events = roundsSession(10, 2000, { users: [4] });
-		const state = foldAll(events);
+		const state = ledgerOf(events);
 		const trim = { anchorEntryId: "r6", tailCaps: 2000 };
 		const record = trimAnchorRecord(state, trim);
 		expect(record).toEqual({ anchorEntryId: "r6", tailCaps: 2000, summaryBoundaryId: null });
 		const withRecord = [...events, anchorRecord("t1", JSON.parse(JSON.stringify(record)))];
-		const resumed = activeTrim(trimAnchorOf(withRecord), foldAll(withRecord));
+		const resumed = activeTrim(trimAnchorOf(withRecord), ledgerOf(withRecord));
 		expect(resumed).toEqual(trim);
-		expect(flatten(renderRequest(foldAll(withRecord), options(DEFAULT_LEDGER_CONFIG, { trim: resumed })))).toBe(
+		expect(flatten(renderRequest(ledgerOf(withRecord), options(DEFAULT_LEDGER_CONFIG, { trim: resumed })))).toBe(
 			flatten(renderRequest(state, options(DEFAULT_LEDGER_CONFIG, { trim }))),
 		);
 	});
@@ -271,14 +271,14 @@ describe("the anchor is persisted and resumed", () => {
 			compaction("k1", "summary", "u1"),
 			anchorRecord("t1", { anchorEntryId: "u1", summaryBoundaryId: null }),
 		];
-		expect(activeTrim(trimAnchorOf(events), foldAll(events))).toBeUndefined();
+		expect(activeTrim(trimAnchorOf(events), ledgerOf(events))).toBeUndefined();
 		const right = [...events.slice(0, 2), anchorRecord("t2", { anchorEntryId: "u1", summaryBoundaryId: "k1" })];
-		expect(activeTrim(trimAnchorOf(right), foldAll(right))).toEqual({ anchorEntryId: "u1" });
+		expect(activeTrim(trimAnchorOf(right), ledgerOf(right))).toEqual({ anchorEntryId: "u1" });
 	});
 
 	it("the warm follow-up of a trimmed consultation shares its stable prefix, and is estimated warm", () => {
 		const first = roundsSession(30, 4000, { users: [3, 12], prose: 3000 });
-		const state1 = foldAll(first);
+		const state1 = ledgerOf(first);
 		const budget = Math.ceil(renderRequest(state1, options()).tokens * 1.2) - 1_500;
 		const choice = chooseTrim(state1, options(), { budgetTokens: budget });
 		if (choice.kind !== "fits" || choice.trim === undefined) throw new Error("expected a trim");
@@ -310,7 +310,7 @@ describe("the anchor is persisted and resumed", () => {
 			result("r99", "c99", "read", "zzz"),
 			assistant("q99", { text: "and now?", calls: [call("adv99", "advisor")] }),
 		);
-		const state2 = foldAll(withResult);
+		const state2 = ledgerOf(withResult);
 		const trim = activeTrim(trimAnchorOf(withResult), state2);
 		expect(trim).toEqual(choice.trim);
 		const second = renderRequest(state2, options(DEFAULT_LEDGER_CONFIG, { trim }));

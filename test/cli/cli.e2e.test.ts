@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RenderJson } from "../../src/adapter/cli/render-command.ts";
 import type { ReplayReport } from "../../src/adapter/cli/report.ts";
-import { APPENDIX_HEADER, CONSULT_INSTRUCTION } from "../../src/render/constants.ts";
+import { APPENDIX_HEADER, CONSULT_INSTRUCTION } from "../../src/render/model-text.ts";
 import { buildSession, type CallPlan, type Step } from "../support/session-gen.ts";
 import {
 	type Built,

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { clipDepth, MAX_ENTRY_DEPTH, NESTING_CLIPPED_MARKER, nestingDepth } from "../../src/events/depth.ts";
 import { eventsFromBranch, readSession } from "../../src/events/index.ts";
 import { payloadHash } from "../../src/policy/index.ts";
-import { foldAll } from "../../src/reducers/index.ts";
+import { ledgerOf } from "../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
 import { createRenderMemo, flatten, renderRequest } from "../../src/render/request.ts";
 import { FC_RUNS, header } from "./helpers.ts";
@@ -102,7 +102,7 @@ describe("a session with deeply nested arguments and details", () => {
 				["deep-nesting", 4],
 			]);
 			const request = renderRequest(
-				foldAll(read.events),
+				ledgerOf(read.events),
 				{ config: DEFAULT_LEDGER_CONFIG, catalogue: [], tools: [], toolsMode: "repo", mode: "consult" },
 				createRenderMemo(),
 			);
@@ -111,7 +111,7 @@ describe("a session with deeply nested arguments and details", () => {
 			expect(text).toContain("after");
 			// With the call still running (no result yet): its arguments are in the verbatim tail.
 			const running = renderRequest(
-				foldAll(read.events.slice(0, 2)),
+				ledgerOf(read.events.slice(0, 2)),
 				{ config: DEFAULT_LEDGER_CONFIG, catalogue: [], tools: [], toolsMode: "repo", mode: "consult" },
 				createRenderMemo(),
 			);

@@ -10,7 +10,7 @@ import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-a
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { capAdvice } from "../../src/adapter/consult/advice-cap.ts";
-import { ADVICE_CUT_MARKER, REVIEW_MESSAGE } from "../../src/render/constants.ts";
+import { ADVICE_CUT_MARKER, REVIEW_MESSAGE } from "../../src/render/model-text.ts";
 import { ADVISOR_MODEL, ADVISOR_PROVIDER, type Host, startHost } from "../support/pi-host.ts";
 import { REVIEW_CONFIG, reviewableRun, reviewMessages, reviewRecords, waitForReviewRecords } from "./review-support.ts";
 

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { type AdvisorToolDeps, createAdvisorTool, type PlanningSetup } from "../../src/adapter/consult/advisor-tool.ts";
 import { createAdvisorRuntime } from "../../src/adapter/host/activation-state.ts";
 import type { CompleteSimple } from "../../src/adapter/host/compat.ts";
-import { UNSUPPORTED_PI_AI } from "../../src/render/constants.ts";
+import { UNSUPPORTED_PI_AI } from "../../src/render/model-text.ts";
 import { zeroUsage } from "../../src/render/usage.ts";
 
 function model(provider: string, id: string, reasoning = true): Model<Api> {

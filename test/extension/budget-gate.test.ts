@@ -9,7 +9,7 @@ import { type FauxResponseStep, fauxAssistantMessage, fauxToolCall } from "@mari
 import { afterEach, describe, expect, it } from "vitest";
 import { CONFIRM_COST_TITLE } from "../../src/adapter/host/notices.ts";
 import { formatUsd } from "../../src/policy/budget/status.ts";
-import { FAILURE, SKIP_REASONS } from "../../src/render/constants.ts";
+import { FAILURE, SKIP_REASONS } from "../../src/render/model-text.ts";
 import { type Host, type HostOptions, startHost } from "../support/pi-host.ts";
 import { ADVISOR_KEY, anchorEntries, ask, PRICED_ADVISOR } from "./budget-support.ts";
 

@@ -8,8 +8,8 @@
 import { type FauxResponseStep, fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { addUsage } from "../../src/adapter/consult/consultation.ts";
-import { FAILURE, SKIP_REASONS } from "../../src/render/constants.ts";
 import { zeroUsage } from "../../src/render/index.ts";
+import { FAILURE, SKIP_REASONS } from "../../src/render/model-text.ts";
 import { type Host, type HostOptions, startHost } from "../support/pi-host.ts";
 import { ADVISOR_KEY, ask, PRICED_ADVISOR } from "./budget-support.ts";
 

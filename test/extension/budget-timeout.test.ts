@@ -10,9 +10,9 @@ import { type ConsultationInput, type FailedAttempt, runConsultation } from "../
 import { createRetryPolicy } from "../../src/adapter/consult/cost-control.ts";
 import { createDeadline } from "../../src/adapter/consult/deadline.ts";
 import type { CompleteSimple } from "../../src/adapter/host/compat.ts";
-import { foldAll } from "../../src/reducers/index.ts";
-import { FAILURE } from "../../src/render/constants.ts";
+import { ledgerOf } from "../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG, renderRequest } from "../../src/render/index.ts";
+import { FAILURE } from "../../src/render/model-text.ts";
 import { assistant, call, resetParents, user } from "../support/events.ts";
 
 const model = {
@@ -30,7 +30,7 @@ const model = {
 
 function request() {
 	resetParents();
-	const state = foldAll([
+	const state = ledgerOf([
 		user("u1", "Fix it."),
 		assistant("a1", { text: "Right?", calls: [call("adv1", "advisor")] }),
 	]);

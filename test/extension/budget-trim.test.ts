@@ -10,9 +10,9 @@ import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-a
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventsFromBranch } from "../../src/events/index.ts";
 import { CUSTOM_TYPES } from "../../src/events/records.ts";
-import { emptyLedger, foldEvents } from "../../src/reducers/index.ts";
-import { TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "../../src/render/constants.ts";
+import { emptyLedger, foldLedger } from "../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG, renderRequest } from "../../src/render/index.ts";
+import { TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "../../src/render/model-text.ts";
 import { type Host, startHost } from "../support/pi-host.ts";
 import { sentCatalogue } from "../support/requests.ts";
 import {
@@ -134,7 +134,7 @@ describe("a cold request over the soft limit and the context budget", () => {
 				e.type === "message" && e.message.role === "assistant" && e.message.content.some((c: any) => c.id === "a1"),
 		)!;
 		const branch = host.runtime.session.sessionManager.getBranch(callEntry.id);
-		const state = foldEvents(
+		const state = foldLedger(
 			emptyLedger(host.runtime.session.sessionManager.getCwd()),
 			eventsFromBranch(branch, entries).events,
 		);

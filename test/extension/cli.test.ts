@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { advisorSystemPrompt, CONSULT_INSTRUCTION, LOG_OPEN } from "../../src/render/constants.ts";
+import { advisorSystemPrompt, CONSULT_INSTRUCTION, LOG_OPEN } from "../../src/render/model-text.ts";
 import { type MockServer, startMockOpenAI } from "../support/mock-openai.ts";
 import { EXTENSION_PATH, REPO_ROOT } from "../support/pi-host.ts";
 

@@ -14,9 +14,9 @@ import {
 } from "../../src/adapter/consult/consultation.ts";
 import type { CompleteSimple } from "../../src/adapter/host/compat.ts";
 import { requestRecord } from "../../src/policy/budget/estimate-cost.ts";
-import { foldAll } from "../../src/reducers/index.ts";
-import { FAILURE, TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED } from "../../src/render/constants.ts";
+import { ledgerOf } from "../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG, renderRequest, zeroUsage } from "../../src/render/index.ts";
+import { FAILURE, TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED } from "../../src/render/model-text.ts";
 import { assistant, call, resetParents, user } from "../support/events.ts";
 
 const model = {
@@ -34,7 +34,7 @@ const model = {
 
 function request() {
 	resetParents();
-	const state = foldAll([
+	const state = ledgerOf([
 		user("u1", "Fix the bug."),
 		assistant("a1", { text: "Is my plan right?", calls: [call("adv1", "advisor")] }),
 	]);

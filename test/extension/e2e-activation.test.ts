@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetRestoredAnnouncement } from "../../src/adapter/host/activation-state.ts";
-import { DEFAULT_PROMPT_GUIDELINES, DEFAULT_PROMPT_SNIPPET } from "../../src/render/constants.ts";
+import { DEFAULT_PROMPT_GUIDELINES, DEFAULT_PROMPT_SNIPPET } from "../../src/render/model-text.ts";
 import {
 	ADVISOR_MODEL,
 	ADVISOR_PROVIDER,

@@ -6,9 +6,9 @@
 import { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventsFromBranch } from "../../src/events/index.ts";
-import { emptyLedger, foldEvents } from "../../src/reducers/index.ts";
-import { advisorSystemPrompt, CONSULT_INSTRUCTION, LOG_OPEN } from "../../src/render/constants.ts";
+import { emptyLedger, foldLedger } from "../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG, renderRequest } from "../../src/render/index.ts";
+import { advisorSystemPrompt, CONSULT_INSTRUCTION, LOG_OPEN } from "../../src/render/model-text.ts";
 import { ADVISOR_MODEL, ADVISOR_PROVIDER, type Host, startHost } from "../support/pi-host.ts";
 import { flattenParts, sentCatalogue, texts } from "../support/requests.ts";
 
@@ -131,7 +131,7 @@ describe("a consultation on the real host", () => {
 					e.message.content.some((c: any) => c.id === "a1"),
 			);
 			const branch = host.runtime.session.sessionManager.getBranch(entries[callEntry]!.id);
-			const state = foldEvents(emptyLedger(), eventsFromBranch(branch, entries).events);
+			const state = foldLedger(emptyLedger(), eventsFromBranch(branch, entries).events);
 			const first = host.advisorCalls[0]!.context;
 			const catalogue = sentCatalogue(first.messages);
 			const rerendered = renderRequest(state, {

@@ -10,7 +10,7 @@
 
 import { type FauxResponseStep, fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { FAILURE, SKIP_REASONS } from "../../src/render/constants.ts";
+import { FAILURE, SKIP_REASONS } from "../../src/render/model-text.ts";
 import {
 	ADVISOR_MODEL,
 	ADVISOR_NAME,

@@ -17,7 +17,7 @@ import {
 	type Message,
 } from "@mariozechner/pi-ai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { advisorSystemPrompt, TOOL_BUDGET_SPENT } from "../../src/render/constants.ts";
+import { advisorSystemPrompt, TOOL_BUDGET_SPENT } from "../../src/render/model-text.ts";
 import { ADVISOR_MODEL, ADVISOR_PROVIDER, type Host, startHost } from "../support/pi-host.ts";
 
 const ADVISOR_KEY = `${ADVISOR_PROVIDER}/${ADVISOR_MODEL}`;

@@ -34,7 +34,8 @@ import {
 	runConsultation,
 } from "../../src/adapter/consult/consultation.ts";
 import { defaultInvestigation } from "../../src/adapter/extension.ts";
-import { foldAll, type LedgerState } from "../../src/reducers/index.ts";
+import { type LedgerState, ledgerOf } from "../../src/reducers/index.ts";
+import { DEFAULT_LEDGER_CONFIG, renderRequest } from "../../src/render/index.ts";
 import {
 	advisorSystemPrompt,
 	FAILURE,
@@ -42,8 +43,7 @@ import {
 	TOOL_CALL_REFUSED,
 	TOOL_TEXT,
 	TOOLS_AFTER_SPENT,
-} from "../../src/render/constants.ts";
-import { DEFAULT_LEDGER_CONFIG, renderRequest } from "../../src/render/index.ts";
+} from "../../src/render/model-text.ts";
 import { assistant, call, resetParents, result, user } from "../support/events.ts";
 
 const APP_SOURCE = "export const answer = 41;\n";
@@ -71,7 +71,7 @@ afterEach(() => {
 /** A log whose oldest tool round is a card (#r1); the two newest are the verbatim tail. */
 function ledgerState(): LedgerState {
 	resetParents();
-	return foldAll([
+	return ledgerOf([
 		user("u1", "Fix the failing test."),
 		assistant("a1", { text: "Looking.", calls: [call("c1", "read", { path: "src/app.ts" })] }),
 		result("r1", "c1", "read", CARD_OUTPUT),

@@ -10,7 +10,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REVIEW_MESSAGE } from "../../src/render/constants.ts";
+import { REVIEW_MESSAGE } from "../../src/render/model-text.ts";
 import {
 	createSandbox,
 	describeEachHost,

@@ -9,7 +9,7 @@
 import { type Context, fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ReviewTrace } from "../../src/adapter/background/review.ts";
-import { REVIEW_MARKER, REVIEW_MESSAGE, TAGS } from "../../src/render/constants.ts";
+import { REVIEW_MARKER, REVIEW_MESSAGE, TAGS } from "../../src/render/model-text.ts";
 import { gate } from "../support/mock-llm.ts";
 import { type Host, startHost, waitFor } from "../support/pi-host.ts";
 import {

@@ -22,7 +22,7 @@ import {
 	REVIEW_PROMPT_GUIDELINES,
 	REVIEW_PROMPT_SNIPPET,
 	TAGS,
-} from "../../src/render/constants.ts";
+} from "../../src/render/model-text.ts";
 import { zeroUsage } from "../../src/render/usage.ts";
 import { assistant, call, resetParents, result, user } from "../support/events.ts";
 import { gate } from "../support/mock-llm.ts";

@@ -8,7 +8,7 @@ import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { createSessionLedger } from "../../src/adapter/consult/session-ledger.ts";
 import { eventsFromBranch } from "../../src/events/index.ts";
-import { foldAll } from "../../src/reducers/index.ts";
+import { ledgerOf } from "../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
 import { renderBlock } from "../../src/render/index.ts";
 import { zeroUsage } from "../../src/render/usage.ts";
@@ -39,7 +39,7 @@ function toolResult(callId: string, name: string, text: string, details?: unknow
 }
 
 function batch(sm: SessionManager) {
-	return foldAll(eventsFromBranch(sm.getBranch(), sm.getEntries()).events);
+	return ledgerOf(eventsFromBranch(sm.getBranch(), sm.getEntries()).events);
 }
 
 describe("incremental folding", () => {
@@ -129,7 +129,7 @@ describe("incremental folding", () => {
 		const grown = [...branch, next];
 		const after = ledger.update("s", grown, grown);
 		expect(after.folded.from).toBe("cache");
-		expect(after.state).toEqual(foldAll(eventsFromBranch(grown, grown).events));
+		expect(after.state).toEqual(ledgerOf(eventsFromBranch(grown, grown).events));
 	});
 });
 

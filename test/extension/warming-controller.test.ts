@@ -26,7 +26,7 @@ import type { CompleteSimple } from "../../src/adapter/host/compat.ts";
 import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import { canonicalPayload, payloadHash, payloadOutputCap } from "../../src/policy/warming/payload-hash.ts";
 import { WARMING_CANCEL_REASONS } from "../../src/policy/warming/state.ts";
-import { foldAll } from "../../src/reducers/index.ts";
+import { ledgerOf } from "../../src/reducers/index.ts";
 import { emptySpend } from "../../src/reducers/spend.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerRequest, renderRequest } from "../../src/render/index.ts";
 import { assistant, call, resetParents, result, user } from "../support/events.ts";
@@ -39,7 +39,7 @@ const T0 = 1_800_000_000_000;
 function ledgerRequest(): LedgerRequest {
 	resetParents();
 	return renderRequest(
-		foldAll([
+		ledgerOf([
 			user("u1", "Make the parser accept trailing commas."),
 			assistant("a1", { text: "Reading.", calls: [call("c1", "read", { path: "src/parse.ts" })] }),
 			result("r1", "c1", "read", "export const parse = (s: string) => JSON.parse(s);\n".repeat(20)),

@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ContentPart } from "../../src/events/index.ts";
-import { foldAll, type Round, type RoundStatus } from "../../src/reducers/index.ts";
+import { ledgerOf, type Round, type RoundStatus } from "../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
 import {
 	ARGUMENT_MAX,
@@ -256,18 +256,18 @@ describe("the fold stamps the session cwd on every call", () => {
 			}),
 			result("r1", "c1", "read", "abc"),
 		];
-		const state = foldAll(events, CWD);
+		const state = ledgerOf(events, CWD);
 		expect(state.cwd).toBe(CWD);
 		expect(state.pendingCalls[0]!.cwd).toBe(CWD);
 		const rendered = state.open.map((b) => renderBlock(b, DEFAULT_LEDGER_CONFIG)).join("");
 		expect(rendered).toContain("#3 read src/a.ts · 3\n");
 		// The call that never got a result becomes a card where it was given up on, still relative.
-		const later = foldAll([...events, assistant("a2", { text: "next" })], CWD);
+		const later = ledgerOf([...events, assistant("a2", { text: "next" })], CWD);
 		expect(later.open.map((b) => renderBlock(b, DEFAULT_LEDGER_CONFIG)).join("")).toContain(
 			"#2 bash ls · no result\n",
 		);
 		expect(
-			foldAll(events)
+			ledgerOf(events)
 				.open.map((b) => renderBlock(b, DEFAULT_LEDGER_CONFIG))
 				.join(""),
 		).toContain(`#3 read ${CWD}/src/a.ts · 3\n`);

@@ -1,6 +1,6 @@
 /** The slim head: the system prompt says every rule once, within 1,200 chars, in each tools mode. */
 import { describe, expect, it } from "vitest";
-import { type AdvisorToolsMode, advisorSystemPrompt } from "../../src/render/constants.ts";
+import { type AdvisorToolsMode, advisorSystemPrompt } from "../../src/render/model-text.ts";
 
 const MODES: AdvisorToolsMode[] = ["none", "expand", "repo"];
 

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type LedgerEvent, readSession } from "../../src/events/index.ts";
 import { trimCandidates } from "../../src/policy/budget/trim.ts";
-import { foldAll, foldEvents, type LedgerState } from "../../src/reducers/index.ts";
+import { foldLedger, type LedgerState, ledgerOf } from "../../src/reducers/index.ts";
 import {
 	DEFAULT_LEDGER_CONFIG,
 	displayId,
@@ -124,7 +124,7 @@ describe("shown ids", () => {
 				configArb,
 				fc.constantFrom("consult", "review") as fc.Arbitrary<"consult" | "review">,
 				(session, config, mode) => {
-					const state = foldAll(eventsOf(session.jsonl));
+					const state = ledgerOf(eventsOf(session.jsonl));
 					total += expectIdsResolve(
 						state,
 						renderRequest(state, options(config, { mode })),
@@ -141,7 +141,7 @@ describe("shown ids", () => {
 	it("…under any trim too (the stand-in re-states words and carried failures by their ids)", () => {
 		fc.assert(
 			fc.property(sessionArb(), configArb, fractionArb, (session, config, at) => {
-				const state = foldAll(eventsOf(session.jsonl));
+				const state = ledgerOf(eventsOf(session.jsonl));
 				const candidates = trimCandidates(state, { config });
 				if (candidates.length === 0) return;
 				const trim = { anchorEntryId: candidates[pickIndex(at, candidates.length)]!, tailCaps: 500 };
@@ -156,7 +156,7 @@ describe("shown ids", () => {
 			fc.property(sessionArb(), fractionArb, (session, at) => {
 				const events = eventsOf(session.jsonl);
 				const cut = pickIndex(at, events.length + 1);
-				const pieces = foldEvents(foldAll(events.slice(0, cut)), events.slice(cut));
+				const pieces = foldLedger(ledgerOf(events.slice(0, cut)), events.slice(cut));
 				for (const block of [...pieces.closed.flatMap((s) => s.blocks), ...pieces.open]) {
 					// The block's own entry sits at its position (a round without a result: its call's message).
 					expect(events[block.pos - 1]!.id).toBe(block.id);
@@ -189,7 +189,7 @@ describe("ordinals", () => {
 			assistant("a4", { text: "ok?", calls: [call("c4", "advisor")] }),
 			user("u10", "the tenth entry"),
 		];
-		const state = foldAll(events);
+		const state = ledgerOf(events);
 		expect(expandEntry(state, "#a")).toEqual({ kind: "ok", text: "the tenth entry" });
 		expect(expandEntry(state, "a")).toEqual({ kind: "ok", text: "the tenth entry" });
 		expect(expandEntry(state, "#3")).toEqual({ kind: "ok", text: 'read: {"path":"a.ts"}\nFULL TEXT' });
@@ -211,7 +211,7 @@ describe("ordinals", () => {
 			advice("v1", "c1", "Severity: none\nNo."),
 			user("u2", "next"),
 		];
-		const state = foldAll(events);
+		const state = ledgerOf(events);
 		const config = { ...DEFAULT_LEDGER_CONFIG, tailMaxChars: 80 };
 		const text = JSON.stringify(renderRequest(state, options(config)).context);
 		expect(text).toContain("advisor_expand #2 returns them");

@@ -7,10 +7,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readSession } from "../../src/events/index.ts";
 import { trimCandidates } from "../../src/policy/budget/trim.ts";
-import { foldAll, foldEvents } from "../../src/reducers/index.ts";
-import { type LedgerState, type Round, unansweredRound } from "../../src/reducers/state.ts";
+import { foldLedger, ledgerOf } from "../../src/reducers/index.ts";
+import { type LedgerState, type Round, unansweredRound } from "../../src/reducers/ledger-state.ts";
 import type { RenderTrim } from "../../src/reducers/trim-anchor.ts";
-import { cardLine, displayId, userBody } from "../../src/render/blocks.ts";
+import { userBody } from "../../src/render/blocks.ts";
+import { cardLine } from "../../src/render/card.ts";
 import { cardPath } from "../../src/render/card-argument.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/config.ts";
 import {
@@ -20,9 +21,9 @@ import {
 	LOG_OPEN,
 	REVIEW_INSTRUCTION,
 	SAME_PATH,
-} from "../../src/render/constants.ts";
+} from "../../src/render/model-text.ts";
 import { neutralise } from "../../src/render/neutralise.ts";
-import { ordinalId } from "../../src/render/ordinal.ts";
+import { displayId, ordinalId } from "../../src/render/ordinal.ts";
 import { createRenderMemo, type LedgerRequest, type RenderOptions, renderRequest } from "../../src/render/request.ts";
 import {
 	eventsOf,
@@ -62,11 +63,11 @@ describe("invariant 1: prefix", () => {
 	it("(a) for any branch P and extension B of it, render(B) starts with render(P) minus its appendix, question and instruction", () => {
 		fc.assert(
 			fc.property(prefixCutArb(), configArb, modeArb, ({ events, prefix }, config, mode) => {
-				const p = renderRequest(foldAll(prefix), options(config, { mode }));
-				const b = renderRequest(foldAll(events), options(config));
+				const p = renderRequest(ledgerOf(prefix), options(config, { mode }));
+				const b = renderRequest(ledgerOf(events), options(config));
 				expectExtendsMinusAppendix(p, b);
 				// Only the appendix (and question, instruction) are left out: every log block of P is kept.
-				expect(p.stable.partCount).toBe(1 + foldAll(prefix).open.length);
+				expect(p.stable.partCount).toBe(1 + ledgerOf(prefix).open.length);
 			}),
 			{ numRuns: RUNS },
 		);
@@ -82,7 +83,7 @@ describe("invariant 1: prefix", () => {
 					const resultAt = index.get(c.resultEntryId);
 					if (resultAt === undefined) continue; // consultation on an abandoned branch
 					const dispatch = renderRequest(
-						foldAll(events.slice(0, resultAt)),
+						ledgerOf(events.slice(0, resultAt)),
 						options(config, { inFlightCallId: c.callId }),
 					);
 					let end = events.length;
@@ -93,7 +94,7 @@ describe("invariant 1: prefix", () => {
 						}
 					}
 					for (const upTo of new Set([resultAt + 1, Math.floor((resultAt + 1 + end) / 2), end])) {
-						const later = renderRequest(foldAll(events.slice(0, upTo)), options(config));
+						const later = renderRequest(ledgerOf(events.slice(0, upTo)), options(config));
 						expectStableUnitsInPlace(dispatch, later);
 					}
 				}
@@ -124,11 +125,11 @@ describe("invariant 1: prefix, under trimming with a fixed anchor", () => {
 	it("(a) with the anchor fixed at P, the stable part of render(P) is a byte prefix of render(B)", () => {
 		fc.assert(
 			fc.property(prefixCutArb(), configArb, unit, capsArb, ({ events, prefix }, config, anchorAt, caps) => {
-				const stateP = foldAll(prefix);
+				const stateP = ledgerOf(prefix);
 				const trim = fixedTrim(stateP, config, anchorAt, caps);
 				if (trim === undefined) return;
 				const p = renderRequest(stateP, options(config, { trim }));
-				const b = renderRequest(foldAll(events), options(config, { trim }));
+				const b = renderRequest(ledgerOf(events), options(config, { trim }));
 				expectExtendsMinusAppendix(p, b);
 			}),
 			{ numRuns: RUNS },
@@ -143,7 +144,7 @@ describe("invariant 1: prefix, under trimming with a fixed anchor", () => {
 				for (const c of session.consultations) {
 					const resultAt = index.get(c.resultEntryId);
 					if (resultAt === undefined) continue;
-					const stateD = foldAll(events.slice(0, resultAt));
+					const stateD = ledgerOf(events.slice(0, resultAt));
 					const trim = fixedTrim(stateD, config, anchorAt, caps);
 					if (trim === undefined) continue;
 					const dispatch = renderRequest(stateD, options(config, { inFlightCallId: c.callId, trim }));
@@ -155,7 +156,7 @@ describe("invariant 1: prefix, under trimming with a fixed anchor", () => {
 						}
 					}
 					for (const upTo of new Set([resultAt + 1, Math.floor((resultAt + 1 + end) / 2), end])) {
-						const later = renderRequest(foldAll(events.slice(0, upTo)), options(config, { trim }));
+						const later = renderRequest(ledgerOf(events.slice(0, upTo)), options(config, { trim }));
 						expectStableUnitsInPlace(dispatch, later);
 					}
 				}
@@ -178,7 +179,7 @@ function openRounds(state: LedgerState): { round: Round; id: string; pending: bo
 	return [...finished, ...pending];
 }
 
-/** `#id tool[ argument][ · size][ · ✗ error | · no result | · running]` (render/blocks.ts cardLine). */
+/** `#id tool[ argument][ · size][ · ✗ error | · no result | · running]` (render/card.ts cardLine). */
 const CARD_RE =
 	/^#[A-Za-z0-9_.:-]+ \S+( [^\n]*?)?( · (\d+(\.\d)?[kM]?( \+ \d+ images?)?|\d+ images?))?( · (✗( .+)?|no result|running))?$/;
 
@@ -186,7 +187,7 @@ describe("invariant 2: card/tail split", () => {
 	it("every round is exactly one single-line card part of the log; the newest tailToolCalls are also verbatim in the appendix", () => {
 		fc.assert(
 			fc.property(sessionArb(), configArb, (session, config) => {
-				const state = foldAll(eventsOf(session.jsonl));
+				const state = ledgerOf(eventsOf(session.jsonl));
 				const req = renderRequest(state, options(config));
 				const parts = framing(req);
 				const rounds = [...state.closed.flatMap((s) => s.blocks), ...state.open].flatMap((b) =>
@@ -244,7 +245,7 @@ describe("invariant 3: user words", () => {
 		fc.assert(
 			fc.property(sessionArb(), configArb, (session, config) => {
 				const events = eventsOf(session.jsonl);
-				const text = messageText(renderRequest(foldAll(events), options(config)));
+				const text = messageText(renderRequest(ledgerOf(events), options(config)));
 				for (const [i, e] of events.entries()) {
 					if (e.kind !== "user") continue;
 					// The header names the message's path position.
@@ -266,7 +267,7 @@ describe("invariant 4: roles", () => {
 				sessionArb(),
 				fc.constantFrom("consult", "review") as fc.Arbitrary<"consult" | "review">,
 				(session, mode) => {
-					const state = foldAll(eventsOf(session.jsonl));
+					const state = ledgerOf(eventsOf(session.jsonl));
 					const req = renderRequest(state, options(DEFAULT_LEDGER_CONFIG, { mode }));
 					const messages = req.context.messages;
 					const assistants = messages.filter((m) => m.role === "assistant");
@@ -298,13 +299,13 @@ describe("invariant 5: purity", () => {
 				fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 6 }),
 				(session, cuts) => {
 					const events = eventsOf(session.jsonl);
-					const batch = foldAll(events);
+					const batch = ledgerOf(events);
 					const points = [...new Set(cuts.map((c) => Math.floor(c * events.length)))].sort((a, b) => a - b);
-					let state = foldAll([]);
+					let state = ledgerOf([]);
 					let from = 0;
 					for (const p of [...points, events.length]) {
 						const before = JSON.stringify(state);
-						const next = foldEvents(state, events.slice(from, p));
+						const next = foldLedger(state, events.slice(from, p));
 						expect(JSON.stringify(state)).toBe(before);
 						state = next;
 						from = p;
@@ -323,8 +324,8 @@ describe("invariant 5: purity", () => {
 	it("the same session text always renders the same bytes (ids, order and hashes included)", () => {
 		fc.assert(
 			fc.property(sessionArb(), (session) => {
-				const one = renderRequest(foldAll(eventsOf(session.jsonl)), options(), createRenderMemo());
-				const two = renderRequest(foldAll(eventsOf(session.jsonl)), options(), createRenderMemo());
+				const one = renderRequest(ledgerOf(eventsOf(session.jsonl)), options(), createRenderMemo());
+				const two = renderRequest(ledgerOf(eventsOf(session.jsonl)), options(), createRenderMemo());
 				expect(JSON.stringify(two)).toBe(JSON.stringify(one));
 			}),
 			{ numRuns: RUNS },
@@ -352,7 +353,7 @@ describe("invariant 6: no embedded images, no forged framing", () => {
 	it("the request holds no image and executor text can neither close nor open the log or a section", () => {
 		fc.assert(
 			fc.property(sessionArb(), (session) => {
-				const state = foldAll(eventsOf(session.jsonl));
+				const state = ledgerOf(eventsOf(session.jsonl));
 				const req = renderRequest(state, options());
 				const json = JSON.stringify(req.context);
 				expect(json).not.toContain('"type":"image"');

@@ -25,17 +25,17 @@ import { baselineMessages, prepareBaseline } from "../../src/adapter/cli/baselin
 import { advisorToolDeclarations, calledToolNames, sessionTools } from "../../src/adapter/cli/tool-set.ts";
 import { readSession } from "../../src/events/index.ts";
 import type { ContentPart, LedgerEvent } from "../../src/events/types.ts";
-import { emptyLedger, foldAll, foldEvents } from "../../src/reducers/index.ts";
+import { emptyLedger, foldLedger, ledgerOf } from "../../src/reducers/index.ts";
 import { userBody } from "../../src/render/blocks.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
+import { estimateContextTokens, tokensForChars } from "../../src/render/estimate.ts";
 import {
 	advisorSystemPrompt,
 	CONSULT_INSTRUCTION,
 	DEFAULT_QUESTION,
 	LOG_CLOSE,
 	LOG_OPEN,
-} from "../../src/render/constants.ts";
-import { estimateContextTokens, tokensForChars } from "../../src/render/estimate.ts";
+} from "../../src/render/model-text.ts";
 import { ordinalId } from "../../src/render/ordinal.ts";
 import { createRenderMemo, renderRequest } from "../../src/render/request.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
@@ -94,7 +94,7 @@ describe("invariant 7: never larger", () => {
 			fc.property(sessionArb(), (session) => {
 				const read = readSession(session.jsonl);
 				const tools = sessionTools(CWD, calledToolNames(read.entries));
-				const request = renderRequest(foldAll(read.events), {
+				const request = renderRequest(ledgerOf(read.events), {
 					config: DEFAULT_LEDGER_CONFIG,
 					catalogue: tools.catalogue,
 					tools: declarations,
@@ -137,7 +137,7 @@ describe.skipIf(sharedFiles.length === 0)("conformance with Pi on ../shared/sess
 			for (let i = 0; i < read.events.length; i++) {
 				if (read.events[i]!.kind !== "toolResult" && i !== read.events.length - 1) continue;
 				rounds++;
-				state = foldEvents(state, read.events.slice(folded, i + 1));
+				state = foldLedger(state, read.events.slice(folded, i + 1));
 				folded = i + 1;
 				const request = renderRequest(state, options, memo);
 				const base = estimateContextTokens({ messages: baselineMessages(baseline, i + 1) });

@@ -1,15 +1,16 @@
 /** Example tests that pin the exact strings the advisor reads. */
 import { beforeEach, describe, expect, it } from "vitest";
-import { foldAll } from "../../src/reducers/index.ts";
-import { cardLine, renderBlock } from "../../src/render/blocks.ts";
+import { ledgerOf } from "../../src/reducers/index.ts";
+import { renderBlock } from "../../src/render/blocks.ts";
+import { cardLine } from "../../src/render/card.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/config.ts";
+import { expandEntry } from "../../src/render/expand.ts";
 import {
 	APPENDIX_HEADER,
 	CONSULT_INSTRUCTION,
 	DEFAULT_QUESTION,
 	REVIEW_INSTRUCTION,
-} from "../../src/render/constants.ts";
-import { expandEntry } from "../../src/render/expand.ts";
+} from "../../src/render/model-text.ts";
 import { neutralise } from "../../src/render/neutralise.ts";
 import { renderRequest } from "../../src/render/request.ts";
 import { capWithGap } from "../../src/render/text.ts";
@@ -33,8 +34,8 @@ const catalogue = [
 	{ name: "read", description: "Read the contents of a file. Supports text files and images." },
 	{ name: "advisor", description: "Ask a stronger reviewer model for advice.\nMore text." },
 ];
-const render = (events: Parameters<typeof foldAll>[0], overrides: Partial<Parameters<typeof renderRequest>[1]> = {}) =>
-	renderRequest(foldAll(events), { config, catalogue, tools: [], toolsMode: "repo", mode: "consult", ...overrides });
+const render = (events: Parameters<typeof ledgerOf>[0], overrides: Partial<Parameters<typeof renderRequest>[1]> = {}) =>
+	renderRequest(ledgerOf(events), { config, catalogue, tools: [], toolsMode: "repo", mode: "consult", ...overrides });
 
 const texts = (req: ReturnType<typeof render>, m: number) => {
 	const content = req.context.messages[m]!.content;
@@ -378,7 +379,7 @@ describe("request layout", () => {
 
 describe("advisor_expand source", () => {
 	it("returns the verbatim text behind a card, and not-found for hidden, `!!`, state and unknown ids", () => {
-		const state = foldAll([
+		const state = ledgerOf([
 			user("u1", "hi"),
 			assistant("a1", { calls: [call("c1", "read", { path: "a.ts" })] }),
 			result("r1", "c1", "read", "FULL TEXT"),
@@ -445,7 +446,7 @@ describe("v2 terseness", () => {
 		// The mark, the id and the gap line count against the cap: the block is 60 chars, newline included.
 		expect(long).toBe(`»#1 ${"h".repeat(19)}\n[… 79 chars omitted …]\n${"t".repeat(12)}\n`);
 		expect(long.length).toBe(60);
-		expect(expandEntry(foldAll([assistant("p2", { text: "full text" })]), "#1")).toEqual({
+		expect(expandEntry(ledgerOf([assistant("p2", { text: "full text" })]), "#1")).toEqual({
 			kind: "ok",
 			text: "prose:\nfull text",
 		});

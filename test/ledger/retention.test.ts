@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ADVISOR_TOOL_NAME, type LedgerEvent, readSession } from "../../src/events/index.ts";
 import { trimCandidates } from "../../src/policy/budget/trim.ts";
-import { changedPaths, foldAll, foldEvents, type LedgerState, partsText, runKey } from "../../src/reducers/index.ts";
+import { changedPaths, foldLedger, type LedgerState, ledgerOf, partsText, runKey } from "../../src/reducers/index.ts";
 import {
 	DEFAULT_LEDGER_CONFIG,
 	failureLine,
@@ -108,7 +108,7 @@ describe("retention on generated sessions", () => {
 		fc.assert(
 			fc.property(sessionArb(), configArb, (session, config) => {
 				const events = eventsOf(session.jsonl);
-				const state = foldAll(events, readSession(session.jsonl).header?.cwd);
+				const state = ledgerOf(events, readSession(session.jsonl).header?.cwd);
 				expectRetained(events, state, flatten(renderRequest(state, options(config))), config);
 			}),
 			{ numRuns: RUNS },
@@ -119,7 +119,7 @@ describe("retention on generated sessions", () => {
 		fc.assert(
 			fc.property(sessionArb(), configArb, fractionArb, (session, config, at) => {
 				const events = eventsOf(session.jsonl);
-				const state = foldAll(events);
+				const state = ledgerOf(events);
 				const candidates = trimCandidates(state, { config });
 				if (candidates.length === 0) return;
 				const trim = { anchorEntryId: candidates[pickIndex(at, candidates.length)]! };
@@ -146,10 +146,10 @@ describe("retention on the recorded sessions in ../shared/sessions", () => {
 					if (e.kind === "toolResult" && ++rounds % 25 === 0) points.push(i + 1);
 				});
 				points.push(events.length);
-				let state = foldAll([], read.header?.cwd);
+				let state = ledgerOf([], read.header?.cwd);
 				let folded = 0;
 				for (const upTo of points) {
-					state = foldEvents(state, events.slice(folded, upTo));
+					state = foldLedger(state, events.slice(folded, upTo));
 					folded = upTo;
 					const flat = flatten(renderRequest(state, options(DEFAULT_LEDGER_CONFIG)));
 					expectRetained(events.slice(0, upTo), state, flat, DEFAULT_LEDGER_CONFIG);

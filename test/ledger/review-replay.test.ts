@@ -4,10 +4,10 @@ import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";
 import { reviewDelivery, reviewUsageRecord } from "../../src/policy/review/delivery.ts";
 import { reviewDecision } from "../../src/policy/review/trigger.ts";
-import { foldAll } from "../../src/reducers/index.ts";
+import { ledgerOf } from "../../src/reducers/index.ts";
 import { spendOf } from "../../src/reducers/spend.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
-import { REVIEW_MARKER, TAGS } from "../../src/render/constants.ts";
+import { REVIEW_MARKER, TAGS } from "../../src/render/model-text.ts";
 import { renderRequest } from "../../src/render/request.ts";
 import { reviewMessage } from "../../src/render/review-message.ts";
 import { assistant, call, custom, resetParents, result, user } from "../support/events.ts";
@@ -15,7 +15,7 @@ import { assistant, call, custom, resetParents, result, user } from "../support/
 beforeEach(() => resetParents());
 
 const render = (events: readonly LedgerEvent[]) =>
-	renderRequest(foldAll(events), {
+	renderRequest(ledgerOf(events), {
 		config: DEFAULT_LEDGER_CONFIG,
 		catalogue: [{ name: "read", description: "Read a file." }],
 		tools: [],
@@ -68,7 +68,7 @@ describe("a delivered review", () => {
 		settleReview(events, "Severity: concern\nThe flag is parsed but never read.");
 		events.push(user("u2", "ok, fix it"), assistant("q", { text: "Right?", calls: [call("adv", "advisor")] }));
 
-		const state = foldAll(events);
+		const state = ledgerOf(events);
 		expect(state.closed).toHaveLength(1);
 		expect(state.closed[0]).toMatchObject({ closedBy: "review", closingId: "rv1", question: "" });
 
@@ -96,7 +96,7 @@ describe("a `none` review is never delivered", () => {
 		settleReview(events, "Severity: none\nLooks right.");
 		expect(events.at(-1)).toMatchObject({ kind: "custom", customType: CUSTOM_TYPES.usage });
 
-		const state = foldAll(events);
+		const state = ledgerOf(events);
 		expect(state.closed).toEqual([]);
 		const after = render(events);
 		expect(after.hash).toBe(before.hash);

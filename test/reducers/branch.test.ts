@@ -1,7 +1,7 @@
 /** foldBranch composes the ledger, spend and trim-anchor folds; folding in pieces changes nothing. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { branchOf, branchReducer, foldAll, foldBranch, spendOf, trimAnchorOf } from "../../src/reducers/index.ts";
+import { branchOf, branchReducer, foldBranch, ledgerOf, spendOf, trimAnchorOf } from "../../src/reducers/index.ts";
 import { prefixCutArb } from "../support/properties.ts";
 import { RUNS } from "../support/session-gen.ts";
 
@@ -10,7 +10,7 @@ describe("foldBranch", () => {
 		fc.assert(
 			fc.property(prefixCutArb(), ({ events, cut, prefix }) => {
 				const whole = branchOf(events);
-				expect(whole.ledger).toEqual(foldAll(events));
+				expect(whole.ledger).toEqual(ledgerOf(events));
 				expect(whole.spend).toEqual(spendOf(events));
 				expect(whole.anchor).toEqual(trimAnchorOf(events));
 				expect(foldBranch(branchOf(prefix), events.slice(cut))).toEqual(whole);

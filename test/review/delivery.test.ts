@@ -10,7 +10,7 @@ import {
 } from "../../src/policy/review/delivery.ts";
 import { wokeSinceLastUserMessage } from "../../src/policy/review/trigger.ts";
 import { spendOf } from "../../src/reducers/spend.ts";
-import { REVIEW_MESSAGE } from "../../src/render/constants.ts";
+import { REVIEW_MESSAGE } from "../../src/render/model-text.ts";
 import { reviewMessage } from "../../src/render/review-message.ts";
 import { assistant, call, custom, resetParents, result, user } from "../support/events.ts";
 

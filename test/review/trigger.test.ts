@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { CUSTOM_TYPES } from "../../src/events/records.ts";
 import type { LedgerEvent } from "../../src/events/types.ts";
 import { type ReviewSettings, reviewDecision, wokeSinceLastUserMessage } from "../../src/policy/review/trigger.ts";
-import { foldAll } from "../../src/reducers/index.ts";
+import { ledgerOf } from "../../src/reducers/index.ts";
 import {
 	advice,
 	assistant,
@@ -81,7 +81,7 @@ describe("settings and host", () => {
 
 	it("the folded ledger state gives the same decision as its events", () => {
 		const events = run();
-		expect(reviewDecision(foldAll(events), ON)).toEqual(reviewDecision(events, ON));
+		expect(reviewDecision(ledgerOf(events), ON)).toEqual(reviewDecision(events, ON));
 	});
 });
 
@@ -323,6 +323,6 @@ describe("wokeSinceLastUserMessage", () => {
 		],
 	])("%s → %s", (_, events, expected) => {
 		expect(wokeSinceLastUserMessage(events())).toBe(expected);
-		expect(wokeSinceLastUserMessage(foldAll(events()))).toBe(expected);
+		expect(wokeSinceLastUserMessage(ledgerOf(events()))).toBe(expected);
 	});
 });

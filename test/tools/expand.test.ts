@@ -2,9 +2,9 @@ import { describe, expect, test } from "vitest";
 import { clipHeadTail, fairShares } from "../../src/adapter/tools/clip.ts";
 import { parseExpandIds } from "../../src/adapter/tools/expand.ts";
 import type { ExpandSource } from "../../src/adapter/tools/index.ts";
-import type { LedgerState } from "../../src/reducers/state.ts";
-import { EXPAND_MAX_IDS } from "../../src/render/constants.ts";
+import type { LedgerState } from "../../src/reducers/ledger-state.ts";
 import { expandSource } from "../../src/render/expand.ts";
+import { EXPAND_MAX_IDS } from "../../src/render/model-text.ts";
 import { run, textOf, toolsFor } from "./fixture.ts";
 
 /** The ledger core's part, faked: a map of visible ids. Hidden/!!/off-branch ids are simply absent. */

@@ -14,7 +14,7 @@ import {
 	warmingDecision,
 	warmingTtlSec,
 	warmingUsageRecord,
-} from "../../src/policy/warming/economics.ts";
+} from "../../src/policy/warming/decision.ts";
 import { previousRequest, spendOf } from "../../src/reducers/spend.ts";
 import { render, roundsSession, syntheticRequest } from "../budget/helpers.ts";
 import { resetParents } from "../support/events.ts";

@@ -14,7 +14,7 @@ import {
 	refreshGuard,
 	WARMING_OUTPUT_TOKENS,
 } from "../../src/policy/warming/payload-hash.ts";
-import { foldAll } from "../../src/reducers/index.ts";
+import { ledgerOf } from "../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
 import { type LedgerRequest, renderRequest } from "../../src/render/request.ts";
 import { assistant, call, resetParents, result, user } from "../support/events.ts";
@@ -48,7 +48,7 @@ function ledgerRequest(extraUserText = ""): LedgerRequest {
 		result("r1", "c1", "read", "export function parse(s: string) {\n  return JSON.parse(s);\n}\n".repeat(40)),
 		assistant("a2", { text: "Should I write my own tokenizer?", calls: [call("adv", "advisor")] }),
 	];
-	return renderRequest(foldAll(events), {
+	return renderRequest(ledgerOf(events), {
 		config: DEFAULT_LEDGER_CONFIG,
 		catalogue: [
 			{ name: "read", description: "Read a file." },

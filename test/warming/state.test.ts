@@ -3,7 +3,7 @@
  * executes its actions the way the adapter will (one timer, one refresh at a time).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { WarmingDecision } from "../../src/policy/warming/economics.ts";
+import type { WarmingDecision } from "../../src/policy/warming/decision.ts";
 import {
 	idleWarming,
 	WARMING_CANCEL_REASONS,

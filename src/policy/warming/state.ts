@@ -30,7 +30,7 @@
  */
 
 import { assertNever } from "../../events/index.ts";
-import type { RefreshOutcome, WarmingDecision, WarmingSkipReason } from "./economics.ts";
+import type { RefreshOutcome, WarmingDecision, WarmingSkipReason } from "./decision.ts";
 
 /** What ends or pre-empts a chain, named after the Pi event (or the action) that causes it. */
 export type WarmingCancelReason =

@@ -1,7 +1,8 @@
 /**
- * Cache warming economics and schedule. After a consultation, while the executor is still
- * running, the advisor's cached prefix may be refreshed shortly before it expires, so the next
- * consultation reads it instead of paying for it again. Pure: prices, clock and spend come in.
+ * The warming decision (`warmingDecision`): whether, and when, to refresh the advisor's cache, with
+ * what it weighs — the cache lifetimes and the price of a refresh. After a consultation, while the
+ * executor is still running, the advisor's cached prefix may be refreshed shortly before it expires,
+ * so the next consultation reads it instead of paying for it again. Pure: prices, clock and spend come in.
  *
  * A refresh replays the consultation's FIRST request (its payload must hash equal to the
  * original's, output cap excluded: policy/warming/payload-hash.ts) with a 16-token output ceiling. It is

@@ -1,5 +1,7 @@
 /**
- * The fold: (ledger, events) → ledger, with immer. Each event is applied on its own, so folding a
+ * The ledger's fold: (ledger, events) → ledger, with immer — blocks, tool rounds, segments closed
+ * by consultations and reviews, compactions and branch summaries (the spend and the trim anchor have
+ * folds of their own). Each event is applied on its own by the handler of its kind, so folding a
  * branch in one go or in any number of pieces gives the same state (a property test holds us to it).
  */
 
@@ -21,7 +23,7 @@ import {
 	type PendingConsultation,
 	type RoundBlock,
 	unansweredRound,
-} from "./state.ts";
+} from "./ledger-state.ts";
 
 type LedgerDraft = Draft<LedgerState>;
 
@@ -36,7 +38,7 @@ interface ApplyContext {
 	replay: boolean;
 }
 
-export function foldEvents(state: LedgerState, newEvents: readonly LedgerEvent[]): LedgerState {
+export function foldLedger(state: LedgerState, newEvents: readonly LedgerEvent[]): LedgerState {
 	if (newEvents.length === 0) return state;
 	// Frozen so immer skips it when finalising: an unfrozen new array is walked, which made every fold O(branch).
 	const events = Object.freeze(state.events.concat(newEvents));
@@ -49,8 +51,9 @@ export function foldEvents(state: LedgerState, newEvents: readonly LedgerEvent[]
 	});
 }
 
-export function foldAll(events: readonly LedgerEvent[], cwd?: string): LedgerState {
-	return foldEvents(emptyLedger(cwd), events);
+/** The ledger of a whole branch; `cwd` (the session's, from its header) makes its cards relative. */
+export function ledgerOf(events: readonly LedgerEvent[], cwd?: string): LedgerState {
+	return foldLedger(emptyLedger(cwd), events);
 }
 
 /** One handler per event kind: what that event does to the ledger (the fold's `evolve`). */
