@@ -17,11 +17,9 @@ import { consultationPoints } from "../src/adapter/cli/points.ts";
 import { replayText } from "../src/adapter/cli/replay.ts";
 import type { SessionReport } from "../src/adapter/cli/report.ts";
 import { calledToolNames, sessionTools } from "../src/adapter/cli/tool-set.ts";
-import { readSession } from "../src/events/index.ts";
-import { normalizeBranch } from "../src/events/normalize.ts";
+import { normalizeBranch, readSession } from "../src/events/index.ts";
 import { foldLedger, ledgerOf } from "../src/reducers/index.ts";
-import { DEFAULT_LEDGER_CONFIG } from "../src/render/config.ts";
-import { createRenderMemo, type RenderOptions, renderRequest } from "../src/render/request.ts";
+import { createRenderMemo, DEFAULT_LEDGER_CONFIG, type RenderOptions, renderRequest } from "../src/render/index.ts";
 import { generateSession, generateTree } from "./generate.ts";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

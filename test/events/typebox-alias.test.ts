@@ -10,7 +10,8 @@ import { assistant, e, header, jsonl, msg, user } from "./helpers.ts";
 vi.mock("@sinclair/typebox", async () => await import("typebox"));
 vi.mock("@sinclair/typebox/value", async () => await import("typebox/value"));
 
-const { parseRequestRecord, parseTrimAnchorRecord, readSession } = await import("../../src/events/index.ts");
+const { readSession } = await import("../../src/events/index.ts");
+const { parseRequestRecord, parseTrimAnchorRecord } = await import("../../src/events/records.ts");
 
 describe("the events layer works under Pi's typebox 1.x alias", () => {
 	it("the alias is in effect (1.x schemas carry no TypeBox.Kind symbol)", () => {

@@ -9,8 +9,8 @@ import { describe, expect, it } from "vitest";
 import { createSessionLedger } from "../../src/adapter/consult/session-ledger.ts";
 import { eventsFromBranch } from "../../src/events/index.ts";
 import { ledgerOf } from "../../src/reducers/index.ts";
+import { renderBlock } from "../../src/render/blocks.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
-import { renderBlock } from "../../src/render/index.ts";
 import { zeroUsage } from "../../src/render/usage.ts";
 
 function assistantCall(id: string, name: string, text = "", args: Record<string, unknown> = {}): AssistantMessage {

@@ -3,17 +3,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ContentPart } from "../../src/events/index.ts";
 import { ledgerOf, type Round, type RoundStatus } from "../../src/reducers/index.ts";
+import { renderBlock } from "../../src/render/blocks.ts";
+import { cardLine } from "../../src/render/card.ts";
+import { ARGUMENT_MAX, commandText, relativePath } from "../../src/render/card-argument.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
-import {
-	ARGUMENT_MAX,
-	cardLine,
-	commandText,
-	compactSize,
-	errorExcerpt,
-	failureLine,
-	relativePath,
-	renderBlock,
-} from "../../src/render/index.ts";
+import { errorExcerpt, failureLine } from "../../src/render/error-excerpt.ts";
+import { compactSize } from "../../src/render/text.ts";
 import { assistant, call, result, user } from "../support/events.ts";
 
 const CWD = "/home/u/proj";

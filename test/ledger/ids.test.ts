@@ -8,17 +8,16 @@ import { describe, expect, it } from "vitest";
 import { type LedgerEvent, readSession } from "../../src/events/index.ts";
 import { trimCandidates } from "../../src/policy/budget/trim.ts";
 import { foldLedger, type LedgerState, ledgerOf } from "../../src/reducers/index.ts";
+import { expandEntry } from "../../src/render/expand.ts";
 import {
 	DEFAULT_LEDGER_CONFIG,
-	displayId,
-	expandEntry,
 	type LedgerConfig,
 	type LedgerRequest,
 	ordinalId,
-	ordinalPosition,
 	type RenderOptions,
 	renderRequest,
 } from "../../src/render/index.ts";
+import { displayId, ordinalPosition } from "../../src/render/ordinal.ts";
 import { advice, assistant, call, custom, resetParents, result, user } from "../support/events.ts";
 import { eventsOf, fractionArb, pickIndex } from "../support/properties.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";

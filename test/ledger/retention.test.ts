@@ -9,20 +9,21 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ADVISOR_TOOL_NAME, type LedgerEvent, readSession } from "../../src/events/index.ts";
 import { trimCandidates } from "../../src/policy/budget/trim.ts";
-import { changedPaths, foldLedger, type LedgerState, ledgerOf, partsText, runKey } from "../../src/reducers/index.ts";
+import { changedPaths, runKey } from "../../src/reducers/hidden-work.ts";
+import { foldLedger, type LedgerState, ledgerOf, partsText } from "../../src/reducers/index.ts";
+import { userBody } from "../../src/render/blocks.ts";
+import { relativePath } from "../../src/render/card-argument.ts";
+import { failureLine } from "../../src/render/error-excerpt.ts";
 import {
 	DEFAULT_LEDGER_CONFIG,
-	failureLine,
 	flatten,
 	type LedgerConfig,
-	neutralise,
 	oneLine,
 	ordinalId,
 	type RenderOptions,
-	relativePath,
 	renderRequest,
-	userBody,
 } from "../../src/render/index.ts";
+import { neutralise } from "../../src/render/neutralise.ts";
 import { eventsOf, fractionArb, pickIndex } from "../support/properties.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
 

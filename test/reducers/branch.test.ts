@@ -1,7 +1,10 @@
 /** foldBranch composes the ledger, spend and trim-anchor folds; folding in pieces changes nothing. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { branchOf, branchReducer, foldBranch, ledgerOf, spendOf, trimAnchorOf } from "../../src/reducers/index.ts";
+import { branchReducer } from "../../src/reducers/branch.ts";
+import { branchOf, foldBranch, ledgerOf } from "../../src/reducers/index.ts";
+import { spendOf } from "../../src/reducers/spend.ts";
+import { trimAnchorOf } from "../../src/reducers/trim-anchor.ts";
 import { prefixCutArb } from "../support/properties.ts";
 import { RUNS } from "../support/session-gen.ts";
 
