@@ -11,8 +11,8 @@ import {
 	remainingSessionUsd,
 	spendOf,
 } from "../../src/reducers/spend.ts";
+import { advisorResult, render, USAGE, usageRecord } from "../policy/budget/helpers.ts";
 import { assistant, call, resetParents, result, user } from "../support/events.ts";
-import { advisorResult, render, USAGE, usageRecord } from "./helpers.ts";
 
 beforeEach(() => resetParents());
 

@@ -8,33 +8,33 @@
 import type { AssistantMessage, Message, ToolResultMessage } from "@mariozechner/pi-ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CUSTOM_TYPES } from "../../src/events/records.ts";
-import type { LedgerEvent } from "../../src/events/types.ts";
+import { CUSTOM_TYPES } from "../../../src/events/records.ts";
+import type { LedgerEvent } from "../../../src/events/types.ts";
 import {
 	type CachingModel,
 	estimateRequest,
 	fingerprintOf,
 	type ModelPricing,
-} from "../../src/policy/budget/estimate-cost.ts";
-import { chooseTrim, TAIL_CAPS, trimCandidates } from "../../src/policy/budget/trim.ts";
-import { ledgerOf } from "../../src/reducers/index.ts";
-import { emptySpend, foldSpend, spendOf } from "../../src/reducers/spend.ts";
-import type { RenderTrim } from "../../src/reducers/trim-anchor.ts";
+} from "../../../src/policy/budget/estimate-cost.ts";
+import { chooseTrim, TAIL_CAPS, trimCandidates } from "../../../src/policy/budget/trim.ts";
+import { ledgerOf } from "../../../src/reducers/index.ts";
+import { emptySpend, foldSpend, spendOf } from "../../../src/reducers/spend.ts";
+import type { RenderTrim } from "../../../src/reducers/trim-anchor.ts";
 import {
 	activeTrim,
 	emptyTrimAnchor,
 	foldTrimAnchor,
 	trimAnchorOf,
 	trimAnchorRecord,
-} from "../../src/reducers/trim-anchor.ts";
-import { userBody } from "../../src/render/blocks.ts";
-import type { LedgerConfig } from "../../src/render/config.ts";
-import { displayId, ordinalId } from "../../src/render/ordinal.ts";
-import { type LedgerRequest, renderRequest } from "../../src/render/request.ts";
-import { extendRequest } from "../../src/render/tool-loop.ts";
-import { zeroUsage } from "../../src/render/usage.ts";
-import { eventsOf, expectStablePrefix, fractionArb, pickIndex, prefixCutArb } from "../support/properties.ts";
-import { RUNS, sessionArb } from "../support/session-gen.ts";
+} from "../../../src/reducers/trim-anchor.ts";
+import { userBody } from "../../../src/render/blocks.ts";
+import type { LedgerConfig } from "../../../src/render/config.ts";
+import { displayId, ordinalId } from "../../../src/render/ordinal.ts";
+import { type LedgerRequest, renderRequest } from "../../../src/render/request.ts";
+import { extendRequest } from "../../../src/render/tool-loop.ts";
+import { zeroUsage } from "../../../src/render/usage.ts";
+import { eventsOf, expectStablePrefix, fractionArb, pickIndex, prefixCutArb } from "../../support/properties.ts";
+import { RUNS, sessionArb } from "../../support/session-gen.ts";
 import { options } from "./helpers.ts";
 
 const configArb: fc.Arbitrary<LedgerConfig> = fc.record({

@@ -3,7 +3,7 @@
  * executes its actions the way the adapter will (one timer, one refresh at a time).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { WarmingDecision } from "../../src/policy/warming/decision.ts";
+import type { WarmingDecision } from "../../../src/policy/warming/decision.ts";
 import {
 	idleWarming,
 	WARMING_CANCEL_REASONS,
@@ -13,7 +13,7 @@ import {
 	type WarmingState,
 	type WarmingStep,
 	warmingReducer,
-} from "../../src/policy/warming/state.ts";
+} from "../../../src/policy/warming/state.ts";
 
 const T0 = 1_700_000_000_000;
 const TARGET = { consultationId: "call-7", payloadHash: "p-hash" };

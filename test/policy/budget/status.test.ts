@@ -1,8 +1,8 @@
 /** The footer status line. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatAdvisorStatus, formatUsd } from "../../src/policy/budget/status.ts";
-import { spendOf } from "../../src/reducers/spend.ts";
+import { formatAdvisorStatus, formatUsd } from "../../../src/policy/budget/status.ts";
+import { spendOf } from "../../../src/reducers/spend.ts";
 import { advisorResult, USAGE, usageRecord } from "./helpers.ts";
 
 describe("Advisor $<branch spend> · cache <pct>%", () => {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SEVERITIES } from "../../src/events/records.ts";
-import { parseSeverity, reviewSeverity } from "../../src/policy/review/severity.ts";
+import { SEVERITIES } from "../../../src/events/records.ts";
+import { parseSeverity, reviewSeverity } from "../../../src/policy/review/severity.ts";
 
 describe("parseSeverity", () => {
 	it.each([

@@ -1,22 +1,22 @@
 /** Trimming to the context budget with a sticky anchor. */
 import { beforeEach, describe, expect, it } from "vitest";
-import { CUSTOM_TYPES } from "../../src/events/records.ts";
-import type { LedgerEvent } from "../../src/events/types.ts";
-import { estimateRequest, requestRecord } from "../../src/policy/budget/estimate-cost.ts";
-import { chooseTrim, contextDetails, TAIL_CAPS, trimCandidates } from "../../src/policy/budget/trim.ts";
-import { ledgerOf } from "../../src/reducers/index.ts";
-import { spendOf } from "../../src/reducers/spend.ts";
-import { activeTrim, trimAnchorOf, trimAnchorRecord } from "../../src/reducers/trim-anchor.ts";
-import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
+import { CUSTOM_TYPES } from "../../../src/events/records.ts";
+import type { LedgerEvent } from "../../../src/events/types.ts";
+import { estimateRequest, requestRecord } from "../../../src/policy/budget/estimate-cost.ts";
+import { chooseTrim, contextDetails, TAIL_CAPS, trimCandidates } from "../../../src/policy/budget/trim.ts";
+import { ledgerOf } from "../../../src/reducers/index.ts";
+import { spendOf } from "../../../src/reducers/spend.ts";
+import { activeTrim, trimAnchorOf, trimAnchorRecord } from "../../../src/reducers/trim-anchor.ts";
+import { DEFAULT_LEDGER_CONFIG } from "../../../src/render/config.ts";
 import {
 	APPENDIX_HEADER,
 	LOG_OPEN,
 	NO_HIDDEN_WORDS,
 	TRIM_OMISSION_MARKER,
 	TRIM_WORDS_INTRO,
-} from "../../src/render/model-text.ts";
-import { ordinalId } from "../../src/render/ordinal.ts";
-import { flatten, type LedgerRequest, renderRequest } from "../../src/render/request.ts";
+} from "../../../src/render/model-text.ts";
+import { ordinalId } from "../../../src/render/ordinal.ts";
+import { flatten, type LedgerRequest, renderRequest } from "../../../src/render/request.ts";
 import {
 	advice,
 	assistant,
@@ -27,7 +27,7 @@ import {
 	resetParents,
 	result,
 	user,
-} from "../support/events.ts";
+} from "../../support/events.ts";
 import { anchorRecord, options, render, roundsSession, SONNET, USAGE } from "./helpers.ts";
 
 beforeEach(() => resetParents());

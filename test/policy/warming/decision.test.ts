@@ -1,8 +1,8 @@
 /** Cache warming economics and schedule: one describe per rule of warmingDecision. */
 import { beforeEach, describe, expect, it } from "vitest";
-import { CUSTOM_TYPES } from "../../src/events/records.ts";
-import type { LedgerEvent } from "../../src/events/types.ts";
-import { cachingModelFor, requestRecord } from "../../src/policy/budget/estimate-cost.ts";
+import { CUSTOM_TYPES } from "../../../src/events/records.ts";
+import type { LedgerEvent } from "../../../src/events/types.ts";
+import { cachingModelFor, requestRecord } from "../../../src/policy/budget/estimate-cost.ts";
 import {
 	type CacheModelInfo,
 	estimateRefresh,
@@ -14,10 +14,10 @@ import {
 	warmingDecision,
 	warmingTtlSec,
 	warmingUsageRecord,
-} from "../../src/policy/warming/decision.ts";
-import { previousRequest, spendOf } from "../../src/reducers/spend.ts";
+} from "../../../src/policy/warming/decision.ts";
+import { previousRequest, spendOf } from "../../../src/reducers/spend.ts";
+import { resetParents } from "../../support/events.ts";
 import { render, roundsSession, syntheticRequest } from "../budget/helpers.ts";
-import { resetParents } from "../support/events.ts";
 
 beforeEach(() => resetParents());
 

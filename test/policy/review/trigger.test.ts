@@ -1,9 +1,9 @@
 /** Completion review trigger: one describe per rule of reviewDecision, table-driven. */
 import { beforeEach, describe, expect, it } from "vitest";
-import { CUSTOM_TYPES } from "../../src/events/records.ts";
-import type { LedgerEvent } from "../../src/events/types.ts";
-import { type ReviewSettings, reviewDecision, wokeSinceLastUserMessage } from "../../src/policy/review/trigger.ts";
-import { ledgerOf } from "../../src/reducers/index.ts";
+import { CUSTOM_TYPES } from "../../../src/events/records.ts";
+import type { LedgerEvent } from "../../../src/events/types.ts";
+import { type ReviewSettings, reviewDecision, wokeSinceLastUserMessage } from "../../../src/policy/review/trigger.ts";
+import { ledgerOf } from "../../../src/reducers/index.ts";
 import {
 	advice,
 	assistant,
@@ -16,7 +16,7 @@ import {
 	result,
 	skippedAdvice,
 	user,
-} from "../support/events.ts";
+} from "../../support/events.ts";
 
 beforeEach(() => resetParents());
 

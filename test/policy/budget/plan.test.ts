@@ -1,13 +1,13 @@
 /** The composed budget steps the adapter calls before each request. */
 import { beforeEach, describe, expect, it } from "vitest";
-import { fingerprintOf } from "../../src/policy/budget/estimate-cost.ts";
-import { type ConsultationPlanInput, planConsultation, planNextRequest } from "../../src/policy/budget/plan.ts";
-import { ledgerOf } from "../../src/reducers/index.ts";
-import { spendOf } from "../../src/reducers/spend.ts";
-import { emptyTrimAnchor, trimAnchorOf } from "../../src/reducers/trim-anchor.ts";
-import { SKIP_REASONS } from "../../src/render/model-text.ts";
-import { flatten } from "../../src/render/request.ts";
-import { resetParents } from "../support/events.ts";
+import { fingerprintOf } from "../../../src/policy/budget/estimate-cost.ts";
+import { type ConsultationPlanInput, planConsultation, planNextRequest } from "../../../src/policy/budget/plan.ts";
+import { ledgerOf } from "../../../src/reducers/index.ts";
+import { spendOf } from "../../../src/reducers/spend.ts";
+import { emptyTrimAnchor, trimAnchorOf } from "../../../src/reducers/trim-anchor.ts";
+import { SKIP_REASONS } from "../../../src/render/model-text.ts";
+import { flatten } from "../../../src/render/request.ts";
+import { resetParents } from "../../support/events.ts";
 import { anchorRecord, options, roundsSession, SONNET } from "./helpers.ts";
 
 beforeEach(() => resetParents());
