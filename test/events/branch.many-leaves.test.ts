@@ -3,7 +3,8 @@
 // including damaged ones with cycles and dangling parents.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { listLeaves, readSession, selectBranch, selectBranches } from "../../src/events/index.ts";
+import { listLeaves, selectBranch, selectBranches } from "../../src/events/branch.ts";
+import { readSession } from "../../src/events/index.ts";
 import { applyMutations, FC_RUNS, mutationArb, PROPERTY_TIMEOUT, treeSessionArb } from "./helpers.ts";
 
 describe("selectBranches ≡ selectBranch for every leaf", () => {

@@ -1,15 +1,13 @@
 // JSON nested deeper than any recursive walk can go: clipped once where entries are read, with a
-// visible marker, and every walk that could still meet such a value (the payload hash) is
-// iterative. Each attack below overflowed the stack before (RangeError: Maximum call stack size
+// visible marker, and every walk that could still meet such a value (the payload hash,
+// test/policy/warming/payload-hash.depth.test.ts) is iterative. Each attack below overflowed the stack before (RangeError: Maximum call stack size
 // exceeded), in the schema check, immer, JSON.stringify or the hash.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { clipDepth, MAX_ENTRY_DEPTH, NESTING_CLIPPED_MARKER, nestingDepth } from "../../src/events/depth.ts";
 import { eventsFromBranch, readSession } from "../../src/events/index.ts";
-import { payloadHash } from "../../src/policy/index.ts";
 import { ledgerOf } from "../../src/reducers/index.ts";
-import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
-import { createRenderMemo, flatten, renderRequest } from "../../src/render/request.ts";
+import { createRenderMemo, DEFAULT_LEDGER_CONFIG, flatten, renderRequest } from "../../src/render/index.ts";
 import { FC_RUNS, header } from "./helpers.ts";
 
 /** `depth` levels of arrays around 1, built without recursion. */
@@ -136,43 +134,3 @@ describe("a session with deeply nested arguments and details", () => {
 		expect(JSON.stringify(call!.arguments)).toContain(NESTING_CLIPPED_MARKER);
 	});
 });
-
-describe("the payload hash walks without recursion", () => {
-	it("hashes a payload nested 200,000 levels deep, deterministically, cycles marked", () => {
-		const payload = {
-			messages: [{ role: "assistant", content: [{ type: "toolCall", arguments: deepObject(200_000) }] }],
-		};
-		const hash = payloadHash(payload, "anthropic-messages");
-		expect(hash).toBe(payloadHash(structuredCloneDeep(200_000), "anthropic-messages"));
-		const cyclic: Record<string, unknown> = { a: 1 };
-		cyclic.self = cyclic;
-		expect(() => payloadHash(cyclic, "x")).not.toThrow();
-	});
-
-	it("equals the canonical JSON of a shallow payload: keys sorted, undefined dropped, toJSON honoured", () => {
-		fc.assert(
-			fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
-				const sorted = (v: unknown): unknown =>
-					Array.isArray(v)
-						? v.map(sorted)
-						: typeof v === "object" && v !== null
-							? Object.fromEntries(
-									Object.keys(v)
-										.sort()
-										.map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
-								)
-							: v;
-				const wrapped = { toJSON: () => value };
-				expect(payloadHash({ body: wrapped, skip: undefined }, "x")).toBe(
-					payloadHash({ body: sorted(value) }, "x"),
-				);
-			}),
-			{ numRuns: FC_RUNS },
-		);
-	});
-});
-
-/** The same deep payload built again (a different object graph with equal content). */
-function structuredCloneDeep(depth: number): unknown {
-	return { messages: [{ content: [{ arguments: deepObject(depth), type: "toolCall" }], role: "assistant" }] };
-}

@@ -21,7 +21,8 @@ import {
 } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type Diagnostic, readSession, type SessionRead } from "../../src/events/index.ts";
+import { readSession, type SessionRead } from "../../src/events/index.ts";
+import type { Diagnostic } from "../../src/events/types.ts";
 import {
 	FC_RUNS,
 	PROPERTY_TIMEOUT,

@@ -4,8 +4,13 @@
  * costs the record. The same rules under Pi's typebox 1.x alias are checked in schemas.typebox-alias.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { parseAdvisorDetails, parseTrimAnchorRecord, parseUsageRecordData } from "../../src/events/index.ts";
-import { parseRequestRecord, parseReviewMessageDetails } from "../../src/events/records.ts";
+import {
+	parseAdvisorDetails,
+	parseRequestRecord,
+	parseReviewMessageDetails,
+	parseTrimAnchorRecord,
+	parseUsageRecordData,
+} from "../../src/events/records.ts";
 
 describe("request records", () => {
 	it("keep what is well-formed and drop what is not", () => {

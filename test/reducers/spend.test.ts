@@ -1,8 +1,7 @@
 /** Spend folded from the branch: one describe per rule. */
 import { beforeEach, describe, expect, it } from "vitest";
-import { readSession } from "../../src/events/index.ts";
-import type { LedgerEvent } from "../../src/events/types.ts";
-import { requestRecord } from "../../src/policy/budget/estimate-cost.ts";
+import { type LedgerEvent, readSession } from "../../src/events/index.ts";
+import { requestRecord } from "../../src/policy/index.ts";
 import {
 	emptySpend,
 	foldSpend,

@@ -8,16 +8,10 @@ import { describe, expect, it } from "vitest";
 import { type LedgerEvent, readSession } from "../../src/events/index.ts";
 import { trimCandidates } from "../../src/policy/budget/trim.ts";
 import { foldLedger, type LedgerState, ledgerOf } from "../../src/reducers/index.ts";
+import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/config.ts";
 import { expandEntry } from "../../src/render/expand.ts";
-import {
-	DEFAULT_LEDGER_CONFIG,
-	type LedgerConfig,
-	type LedgerRequest,
-	ordinalId,
-	type RenderOptions,
-	renderRequest,
-} from "../../src/render/index.ts";
-import { displayId, ordinalPosition } from "../../src/render/ordinal.ts";
+import { displayId, ordinalId, ordinalPosition } from "../../src/render/ordinal.ts";
+import { type LedgerRequest, type RenderOptions, renderRequest } from "../../src/render/request.ts";
 import { advice, assistant, call, custom, resetParents, result, user } from "../support/events.ts";
 import { eventsOf, fractionArb, pickIndex } from "../support/properties.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";

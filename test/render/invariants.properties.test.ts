@@ -7,9 +7,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readSession } from "../../src/events/index.ts";
 import { trimCandidates } from "../../src/policy/budget/trim.ts";
-import { foldLedger, ledgerOf } from "../../src/reducers/index.ts";
-import { type LedgerState, type Round, unansweredRound } from "../../src/reducers/ledger-state.ts";
-import type { RenderTrim } from "../../src/reducers/trim-anchor.ts";
+import {
+	foldLedger,
+	type LedgerState,
+	ledgerOf,
+	type RenderTrim,
+	type Round,
+	unansweredRound,
+} from "../../src/reducers/index.ts";
 import { userBody } from "../../src/render/blocks.ts";
 import { cardLine } from "../../src/render/card.ts";
 import { cardPath } from "../../src/render/card-argument.ts";

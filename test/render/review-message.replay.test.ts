@@ -1,9 +1,7 @@
 /** A delivered completion review replays as the advisor's own past answer; a `none` review leaves only its usage record. */
 import { beforeEach, describe, expect, it } from "vitest";
-import { CUSTOM_TYPES } from "../../src/events/records.ts";
-import type { LedgerEvent } from "../../src/events/types.ts";
-import { reviewDelivery, reviewUsageRecord } from "../../src/policy/review/delivery.ts";
-import { reviewDecision } from "../../src/policy/review/trigger.ts";
+import { CUSTOM_TYPES, type LedgerEvent } from "../../src/events/index.ts";
+import { reviewDecision, reviewDelivery, reviewUsageRecord } from "../../src/policy/index.ts";
 import { ledgerOf } from "../../src/reducers/index.ts";
 import { spendOf } from "../../src/reducers/spend.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";

@@ -12,9 +12,8 @@ import {
 	expectedOutput,
 	fingerprintOf,
 } from "../../../src/policy/budget/estimate-cost.ts";
-import type { RequestFingerprint } from "../../../src/reducers/spend.ts";
-import { extendRequest } from "../../../src/render/tool-loop.ts";
-import { zeroUsage } from "../../../src/render/usage.ts";
+import type { RequestFingerprint } from "../../../src/reducers/index.ts";
+import { extendRequest, zeroUsage } from "../../../src/render/index.ts";
 import { resetParents } from "../../support/events.ts";
 import { fingerprint, GPT, render, roundsSession, SONNET, syntheticRequest } from "./helpers.ts";
 

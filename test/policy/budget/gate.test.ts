@@ -1,7 +1,7 @@
 /** The budget gate: one describe per branch of the decision. */
 import { describe, expect, it } from "vitest";
 import { type BudgetLimits, decideGate, type GateInput } from "../../../src/policy/budget/gate.ts";
-import { FAILURE, SKIP_REASONS } from "../../../src/render/model-text.ts";
+import { FAILURE, SKIP_REASONS } from "../../../src/render/index.ts";
 
 const BUDGET: BudgetLimits = {
 	perCallSoftUsd: 1,

@@ -1,12 +1,15 @@
 /** Shared builders for the budget tests. */
 
-import { CUSTOM_TYPES } from "../../../src/events/records.ts";
-import type { LedgerEvent } from "../../../src/events/types.ts";
-import { ledgerOf } from "../../../src/reducers/index.ts";
-import type { RequestFingerprint } from "../../../src/reducers/spend.ts";
-import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../../src/render/config.ts";
-import type { LedgerRequest, RenderOptions, RequestUnit } from "../../../src/render/request.ts";
-import { renderRequest } from "../../../src/render/request.ts";
+import { CUSTOM_TYPES, type LedgerEvent } from "../../../src/events/index.ts";
+import { ledgerOf, type RequestFingerprint } from "../../../src/reducers/index.ts";
+import {
+	DEFAULT_LEDGER_CONFIG,
+	type LedgerConfig,
+	type LedgerRequest,
+	type RenderOptions,
+	renderRequest,
+} from "../../../src/render/index.ts";
+import type { RequestUnit } from "../../../src/render/request.ts";
 import { assistant, call, result, user } from "../../support/events.ts";
 
 export const CATALOGUE = [

@@ -1,15 +1,14 @@
 /**
  * The budget properties, over realistic generated sessions (test/support/session-gen.ts):
  * trimming never loses a user message; with a fixed anchor the prefix invariant holds across
- * growing branches; the estimate never decreases when only the tail grows. Plus: the budget folds
- * are incremental like the ledger's. Runs per property: 200, or FC_RUNS.
+ * growing branches; the estimate never decreases when only the tail grows (the budget folds are
+ * incremental like the ledger's: test/reducers/branch.test.ts). Runs per property: 200, or FC_RUNS.
  */
 
 import type { AssistantMessage, Message, ToolResultMessage } from "@mariozechner/pi-ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CUSTOM_TYPES } from "../../../src/events/records.ts";
-import type { LedgerEvent } from "../../../src/events/types.ts";
+import { CUSTOM_TYPES, type LedgerEvent } from "../../../src/events/index.ts";
 import {
 	type CachingModel,
 	estimateRequest,
@@ -17,22 +16,18 @@ import {
 	type ModelPricing,
 } from "../../../src/policy/budget/estimate-cost.ts";
 import { chooseTrim, TAIL_CAPS, trimCandidates } from "../../../src/policy/budget/trim.ts";
-import { ledgerOf } from "../../../src/reducers/index.ts";
-import { emptySpend, foldSpend, spendOf } from "../../../src/reducers/spend.ts";
-import type { RenderTrim } from "../../../src/reducers/trim-anchor.ts";
-import {
-	activeTrim,
-	emptyTrimAnchor,
-	foldTrimAnchor,
-	trimAnchorOf,
-	trimAnchorRecord,
-} from "../../../src/reducers/trim-anchor.ts";
+import { activeTrim, ledgerOf, type RenderTrim, trimAnchorRecord } from "../../../src/reducers/index.ts";
+import { trimAnchorOf } from "../../../src/reducers/trim-anchor.ts";
 import { userBody } from "../../../src/render/blocks.ts";
-import type { LedgerConfig } from "../../../src/render/config.ts";
-import { displayId, ordinalId } from "../../../src/render/ordinal.ts";
-import { type LedgerRequest, renderRequest } from "../../../src/render/request.ts";
-import { extendRequest } from "../../../src/render/tool-loop.ts";
-import { zeroUsage } from "../../../src/render/usage.ts";
+import {
+	extendRequest,
+	type LedgerConfig,
+	type LedgerRequest,
+	ordinalId,
+	renderRequest,
+	zeroUsage,
+} from "../../../src/render/index.ts";
+import { displayId } from "../../../src/render/ordinal.ts";
 import { eventsOf, expectStablePrefix, fractionArb, pickIndex, prefixCutArb } from "../../support/properties.ts";
 import { RUNS, sessionArb } from "../../support/session-gen.ts";
 import { options } from "./helpers.ts";
@@ -275,31 +270,6 @@ describe("the estimate never decreases when only the tail grows", () => {
 					});
 				},
 			),
-			{ numRuns: RUNS },
-		);
-	});
-});
-
-describe("the budget folds are incremental", () => {
-	it("spend and trim anchor: folding in pieces equals folding at once", () => {
-		fc.assert(
-			fc.property(sessionArb(), fc.array(fraction, { maxLength: 5 }), (session, cuts) => {
-				const events = eventsOf(session.jsonl);
-				const points = [...new Set(cuts.map((c) => Math.floor(c * events.length)))].sort((a, b) => a - b);
-				let spend = emptySpend();
-				let anchor = emptyTrimAnchor();
-				let from = 0;
-				for (const p of [...points, events.length]) {
-					spend = foldSpend(spend, events.slice(from, p));
-					anchor = foldTrimAnchor(anchor, events.slice(from, p));
-					from = p;
-				}
-				expect(spend).toEqual(spendOf(events));
-				expect(anchor).toEqual(trimAnchorOf(events));
-				// Generated consultations record usage in details: every ok/failed one is on the bill.
-				const results = events.filter((e) => e.kind === "toolResult" && e.toolName === "advisor");
-				expect(spend.records).toHaveLength(results.length);
-			}),
 			{ numRuns: RUNS },
 		);
 	});

@@ -5,8 +5,7 @@ import { type ConsultationPlanInput, planConsultation, planNextRequest } from ".
 import { ledgerOf } from "../../../src/reducers/index.ts";
 import { spendOf } from "../../../src/reducers/spend.ts";
 import { emptyTrimAnchor, trimAnchorOf } from "../../../src/reducers/trim-anchor.ts";
-import { SKIP_REASONS } from "../../../src/render/model-text.ts";
-import { flatten } from "../../../src/render/request.ts";
+import { flatten, SKIP_REASONS } from "../../../src/render/index.ts";
 import { resetParents } from "../../support/events.ts";
 import { anchorRecord, options, roundsSession, SONNET } from "./helpers.ts";
 

@@ -1,22 +1,20 @@
 /** Trimming to the context budget with a sticky anchor. */
 import { beforeEach, describe, expect, it } from "vitest";
-import { CUSTOM_TYPES } from "../../../src/events/records.ts";
-import type { LedgerEvent } from "../../../src/events/types.ts";
+import { CUSTOM_TYPES, type LedgerEvent } from "../../../src/events/index.ts";
 import { estimateRequest, requestRecord } from "../../../src/policy/budget/estimate-cost.ts";
 import { chooseTrim, contextDetails, TAIL_CAPS, trimCandidates } from "../../../src/policy/budget/trim.ts";
-import { ledgerOf } from "../../../src/reducers/index.ts";
+import { activeTrim, ledgerOf, trimAnchorRecord } from "../../../src/reducers/index.ts";
 import { spendOf } from "../../../src/reducers/spend.ts";
-import { activeTrim, trimAnchorOf, trimAnchorRecord } from "../../../src/reducers/trim-anchor.ts";
-import { DEFAULT_LEDGER_CONFIG } from "../../../src/render/config.ts";
+import { trimAnchorOf } from "../../../src/reducers/trim-anchor.ts";
 import {
 	APPENDIX_HEADER,
-	LOG_OPEN,
-	NO_HIDDEN_WORDS,
-	TRIM_OMISSION_MARKER,
-	TRIM_WORDS_INTRO,
-} from "../../../src/render/model-text.ts";
-import { ordinalId } from "../../../src/render/ordinal.ts";
-import { flatten, type LedgerRequest, renderRequest } from "../../../src/render/request.ts";
+	DEFAULT_LEDGER_CONFIG,
+	flatten,
+	type LedgerRequest,
+	ordinalId,
+	renderRequest,
+} from "../../../src/render/index.ts";
+import { LOG_OPEN, NO_HIDDEN_WORDS, TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "../../../src/render/model-text.ts";
 import {
 	advice,
 	assistant,

@@ -1,7 +1,6 @@
 /** Completion review delivery: by first-line severity, one wake per user prompt, nextTurn while a run is active. */
 import { beforeEach, describe, expect, it } from "vitest";
-import { CUSTOM_TYPES, parseUsageRecordData } from "../../../src/events/records.ts";
-import type { LedgerEvent } from "../../../src/events/types.ts";
+import { CUSTOM_TYPES, type LedgerEvent, parseUsageRecordData } from "../../../src/events/index.ts";
 import {
 	type DeliveryState,
 	reviewDelivery,
@@ -10,8 +9,8 @@ import {
 } from "../../../src/policy/review/delivery.ts";
 import { wokeSinceLastUserMessage } from "../../../src/policy/review/trigger.ts";
 import { spendOf } from "../../../src/reducers/spend.ts";
+import { reviewMessage } from "../../../src/render/index.ts";
 import { REVIEW_MESSAGE } from "../../../src/render/model-text.ts";
-import { reviewMessage } from "../../../src/render/review-message.ts";
 import { assistant, call, custom, resetParents, result, user } from "../../support/events.ts";
 
 beforeEach(() => resetParents());

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SEVERITIES } from "../../../src/events/records.ts";
+import { SEVERITIES } from "../../../src/events/index.ts";
 import { parseSeverity, reviewSeverity } from "../../../src/policy/review/severity.ts";
 
 describe("parseSeverity", () => {

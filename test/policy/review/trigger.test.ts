@@ -1,7 +1,6 @@
 /** Completion review trigger: one describe per rule of reviewDecision, table-driven. */
 import { beforeEach, describe, expect, it } from "vitest";
-import { CUSTOM_TYPES } from "../../../src/events/records.ts";
-import type { LedgerEvent } from "../../../src/events/types.ts";
+import { CUSTOM_TYPES, type LedgerEvent } from "../../../src/events/index.ts";
 import { type ReviewSettings, reviewDecision, wokeSinceLastUserMessage } from "../../../src/policy/review/trigger.ts";
 import { ledgerOf } from "../../../src/reducers/index.ts";
 import {

@@ -1,7 +1,6 @@
 /** Cache warming economics and schedule: one describe per rule of warmingDecision. */
 import { beforeEach, describe, expect, it } from "vitest";
-import { CUSTOM_TYPES } from "../../../src/events/records.ts";
-import type { LedgerEvent } from "../../../src/events/types.ts";
+import { CUSTOM_TYPES, type LedgerEvent } from "../../../src/events/index.ts";
 import { cachingModelFor, requestRecord } from "../../../src/policy/budget/estimate-cost.ts";
 import {
 	type CacheModelInfo,
@@ -15,7 +14,8 @@ import {
 	warmingTtlSec,
 	warmingUsageRecord,
 } from "../../../src/policy/warming/decision.ts";
-import { previousRequest, spendOf } from "../../../src/reducers/spend.ts";
+import { previousRequest } from "../../../src/reducers/index.ts";
+import { spendOf } from "../../../src/reducers/spend.ts";
 import { resetParents } from "../../support/events.ts";
 import { render, roundsSession, syntheticRequest } from "../budget/helpers.ts";
 

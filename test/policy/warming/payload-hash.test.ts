@@ -6,7 +6,7 @@
 import { type Api, completeSimple, getModel, type Model, type ThinkingLevel } from "@mariozechner/pi-ai";
 import { beforeEach, describe, expect, it } from "vitest";
 import { withStableBreakpoint } from "../../../src/adapter/consult/cache-breakpoint.ts";
-import type { LedgerEvent } from "../../../src/events/types.ts";
+import type { LedgerEvent } from "../../../src/events/index.ts";
 import {
 	canonicalPayload,
 	payloadHash,
@@ -15,8 +15,7 @@ import {
 	WARMING_OUTPUT_TOKENS,
 } from "../../../src/policy/warming/payload-hash.ts";
 import { ledgerOf } from "../../../src/reducers/index.ts";
-import { DEFAULT_LEDGER_CONFIG } from "../../../src/render/config.ts";
-import { type LedgerRequest, renderRequest } from "../../../src/render/request.ts";
+import { DEFAULT_LEDGER_CONFIG, type LedgerRequest, renderRequest } from "../../../src/render/index.ts";
 import { assistant, call, resetParents, result, user } from "../../support/events.ts";
 
 beforeEach(() => resetParents());
