@@ -5,7 +5,7 @@ import type { ContentPart } from "../../src/events/index.ts";
 import { ledgerOf, type Round, type RoundStatus } from "../../src/reducers/index.ts";
 import { renderBlock } from "../../src/render/blocks.ts";
 import { cardLine } from "../../src/render/card.ts";
-import { ARGUMENT_MAX, commandText, relativePath } from "../../src/render/card-argument.ts";
+import { ARGUMENT_MAX, relativePath } from "../../src/render/card-argument.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
 import { errorExcerpt, failureLine } from "../../src/render/error-excerpt.ts";
 import { assistant, call, result, user } from "../support/events.ts";
@@ -265,17 +265,6 @@ describe("the fold stamps the session cwd on every call", () => {
 				.open.map((b) => renderBlock(b, DEFAULT_LEDGER_CONFIG))
 				.join(""),
 		).toContain(`#3 read ${CWD}/src/a.ts · 3\n`);
-	});
-});
-
-describe("pieces", () => {
-	it("relativePath and commandText", () => {
-		expect(relativePath(`${CWD}/`, CWD)).toBe(".");
-		expect(relativePath(`${CWD}/a/b`, `${CWD}/`)).toBe("a/b");
-		expect(relativePath("/x/y", "/")).toBe("/x/y");
-		expect(relativePath("C:\\w\\p\\a.ts", "C:\\w\\p")).toBe("a.ts");
-		expect(commandText(`  cd '${CWD}' && git status`, CWD)).toBe("git status");
-		expect(commandText("npm test", undefined)).toBe("npm test");
 	});
 });
 
