@@ -1237,45 +1237,13 @@ const MIT_TEXT = [
 	"OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.",
 ];
 
-function piMonoSection(outDir: string): string[] {
-	const file = join(outDir, PI_MONO.file);
-	if (!existsSync(file))
-		throw new Error(`${file} is missing: copy it from ../shared/sessions (see samples/README.md)`);
-	const bytes = readFileSync(file);
-	const lines = bytes
-		.toString("utf8")
-		.split("\n")
-		.filter((l) => l.length > 0);
-	const entries = lines.slice(1).map((l) => JSON.parse(l));
-	const counts = countKinds(entries);
-	const toolResults = counts["message:toolResult"] ?? 0;
-	return [
-		`## \`${PI_MONO.file}\``,
-		"",
-		"A real session from Pi's own development, shipped unchanged: the fixture",
-		`\`${PI_MONO.path}\` of [badlogic/pi-mono](${PI_MONO.source}), MIT-licensed (copyright ${PI_MONO.holder};`,
-		"licence text below). It is a v1 session file (no entry ids: the replay assigns deterministic ones), with",
-		`${lines.length} lines (${counts["message:user"] ?? 0} user messages, ${counts["message:assistant"] ?? 0} assistant messages, ${toolResults} tool results) and no advisor`,
-		"calls, so the replay consults at a simulated point every `--every` tool rounds and at the end.",
-		`SHA-256 \`${createHash("sha256").update(bytes).digest("hex")}\`, ${bytes.length} bytes.`,
-		"",
-		"```text",
-		`MIT License (pi-mono)`,
-		"",
-		`Copyright (c) ${PI_MONO.holder}`,
-		"",
-		...MIT_TEXT,
-		"```",
-		"",
-	];
-}
-
 /**
- * The GJC session as Pi loads it: the lines JSON.parse rejects are dropped, the leaf is the last
- * entry and its path runs up the parent links until one names an entry that is not there.
+ * A bundled real session as the README describes it: its bytes and lines, the entries that parse
+ * (Pi drops the others when it loads the file: their 1-based line numbers are `broken`) and their
+ * counts by kind.
  */
-function gjcSection(outDir: string): string[] {
-	const file = join(outDir, GJC.file);
+function readRealSession(outDir: string, name: string) {
+	const file = join(outDir, name);
 	if (!existsSync(file))
 		throw new Error(`${file} is missing: copy it from ../shared/sessions (see samples/README.md)`);
 	const bytes = readFileSync(file);
@@ -1292,7 +1260,46 @@ function gjcSection(outDir: string): string[] {
 			broken.push(i + 2);
 		}
 	});
-	const counts = countKinds(entries);
+	return { bytes, lines, entries, broken, counts: countKinds(entries) };
+}
+
+/** The hash line and the MIT licence block under a real session's section. */
+function hashAndLicence(bytes: Buffer, licence: string, holder: string): string[] {
+	return [
+		`SHA-256 \`${createHash("sha256").update(bytes).digest("hex")}\`, ${bytes.length} bytes.`,
+		"",
+		"```text",
+		`MIT License (${licence})`,
+		"",
+		`Copyright (c) ${holder}`,
+		"",
+		...MIT_TEXT,
+		"```",
+		"",
+	];
+}
+
+function piMonoSection(outDir: string): string[] {
+	const { bytes, lines, counts } = readRealSession(outDir, PI_MONO.file);
+	const toolResults = counts["message:toolResult"] ?? 0;
+	return [
+		`## \`${PI_MONO.file}\``,
+		"",
+		"A real session from Pi's own development, shipped unchanged: the fixture",
+		`\`${PI_MONO.path}\` of [badlogic/pi-mono](${PI_MONO.source}), MIT-licensed (copyright ${PI_MONO.holder};`,
+		"licence text below). It is a v1 session file (no entry ids: the replay assigns deterministic ones), with",
+		`${lines.length} lines (${counts["message:user"] ?? 0} user messages, ${counts["message:assistant"] ?? 0} assistant messages, ${toolResults} tool results) and no advisor`,
+		"calls, so the replay consults at a simulated point every `--every` tool rounds and at the end.",
+		...hashAndLicence(bytes, "pi-mono", PI_MONO.holder),
+	];
+}
+
+/**
+ * The GJC session as Pi loads it: the lines JSON.parse rejects are dropped, the leaf is the last
+ * entry and its path runs up the parent links until one names an entry that is not there.
+ */
+function gjcSection(outDir: string): string[] {
+	const { bytes, lines, entries, broken, counts } = readRealSession(outDir, GJC.file);
 	const byId = new Map(entries.map((e) => [e.id, e]));
 	const path: any[] = [];
 	for (let e = entries.at(-1); e !== undefined; e = e.parentId ? byId.get(e.parentId) : undefined) path.unshift(e);
@@ -1310,16 +1317,7 @@ function gjcSection(outDir: string): string[] {
 		`${fork} \`model_change\` entries in the fork's own shape (\`model\` instead of \`provider\`/\`modelId\`), kept opaque.`,
 		`A v3 session file with ${lines.length} lines (${counts["message:user"] ?? 0} user messages, ${counts["message:assistant"] ?? 0} assistant messages, ${counts["message:toolResult"] ?? 0} tool results,`,
 		`${counts.custom_message ?? 0} \`custom_message\` and ${counts.custom ?? 0} \`custom\` entries) and no advisor calls.`,
-		`SHA-256 \`${createHash("sha256").update(bytes).digest("hex")}\`, ${bytes.length} bytes.`,
-		"",
-		"```text",
-		"MIT License (agent-complex-task)",
-		"",
-		`Copyright (c) ${GJC.holder}`,
-		"",
-		...MIT_TEXT,
-		"```",
-		"",
+		...hashAndLicence(bytes, "agent-complex-task", GJC.holder),
 	];
 }
 
