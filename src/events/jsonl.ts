@@ -81,7 +81,7 @@ function inferVersion(lines: readonly ParsedLine[]): number {
 	return hasIds ? 3 : 1;
 }
 
-/** The diagnostics of one read, in line order, and the counts its stats report; every phase adds to them. */
+/** The diagnostics of one read, in the order its phases find them, and the counts its stats report. */
 interface Tally {
 	diagnostics: Diagnostic[];
 	skipped: Map<string, number>;
