@@ -18,7 +18,7 @@ import { consultationPoints } from "../src/adapter/cli/replay/points.ts";
 import { calledToolNames, sessionTools } from "../src/adapter/cli/replay/tool-set.ts";
 import type { SessionReport } from "../src/adapter/cli/report/report.ts";
 import { normalizeBranch, readSession } from "../src/events/index.ts";
-import { foldAll, foldEvents } from "../src/reducers/index.ts";
+import { foldLedger, ledgerOf } from "../src/reducers/index.ts";
 import { createRenderMemo, DEFAULT_LEDGER_CONFIG, type RenderOptions, renderRequest } from "../src/render/index.ts";
 import { generateSession, generateTree } from "./generate.ts";
 
@@ -130,10 +130,10 @@ function measure(c: Case): Row {
 	const previousOptions = { ...options, inFlightCallId: previous.callId };
 
 	// Incremental consultation: the state and memo of the previous point exist; fold the new events, render.
-	const before = foldAll(events.slice(0, previous.upTo));
+	const before = ledgerOf(events.slice(0, previous.upTo));
 	const newEvents = events.slice(previous.upTo, last.upTo);
 	const incremental = time(
-		(memo) => renderRequest(foldEvents(before, newEvents), lastOptions, memo),
+		(memo) => renderRequest(foldLedger(before, newEvents), lastOptions, memo),
 		() => {
 			const memo = createRenderMemo();
 			renderRequest(before, previousOptions, memo);
@@ -142,17 +142,17 @@ function measure(c: Case): Row {
 	);
 	const upToLast = events.slice(0, last.upTo);
 	const scratch = time(
-		() => renderRequest(foldAll(upToLast), lastOptions, createRenderMemo()),
+		() => renderRequest(ledgerOf(upToLast), lastOptions, createRenderMemo()),
 		() => undefined,
 	);
 
 	// The whole branch: the ledger's fold + render vs Pi's own context build for the executor.
 	const foldRender = time(
-		() => renderRequest(foldAll(events), options, createRenderMemo()),
+		() => renderRequest(ledgerOf(events), options, createRenderMemo()),
 		() => undefined,
 	);
 	const eventsFoldRender = time(
-		() => renderRequest(foldAll(normalizeBranch(read.path, read.entries)), options, createRenderMemo()),
+		() => renderRequest(ledgerOf(normalizeBranch(read.path, read.entries)), options, createRenderMemo()),
 		() => undefined,
 	);
 	const branch = prepareBaseline(read.path, []);
@@ -323,8 +323,8 @@ function main(): void {
 		"## How it is measured",
 		"",
 		`- Every timing is the median of ${REPS} runs after ${WARMUP} warm-up runs, in one process, with \`performance.now()\`.`,
-		"- *incremental / scratch*: at the branch's last consultation point. Incremental = `foldEvents` of the events since the previous point onto the state folded there, then `renderRequest` with the render memo that rendered the previous point. Scratch = `foldAll` of the branch up to the same point, then `renderRequest` with a fresh memo.",
-		"- *fold+render / Pi build*: the whole leaf path. Ledger = `foldAll` + `renderRequest` (fresh memo) over the path's events; Pi = `buildSessionContext` + `convertToLlm` over the same entries (what the executor's own turn costs Pi). The absolute table also shows the ledger including `normalizeBranch` (entries → events).",
+		"- *incremental / scratch*: at the branch's last consultation point. Incremental = `foldLedger` of the events since the previous point onto the state folded there, then `renderRequest` with the render memo that rendered the previous point. Scratch = `ledgerOf` of the branch up to the same point, then `renderRequest` with a fresh memo.",
+		"- *fold+render / Pi build*: the whole leaf path. Ledger = `ledgerOf` + `renderRequest` (fresh memo) over the path's events; Pi = `buildSessionContext` + `convertToLlm` over the same entries (what the executor's own turn costs Pi). The absolute table also shows the ledger including `normalizeBranch` (entries → events).",
 		`- *tokens* and *cached shares*: the replay engine (\`advisor-ledger replay --every ${EVERY}\`): real advisor calls are the points where the log has them (the generated session), else a simulated point every ${EVERY} tool rounds and at the last entry. Baseline = Pi's resolved context with the in-flight advisor call stripped + a tool inventory with JSON schemas (no system prompt); ledger = the full request (system prompt, investigation tool declarations, catalogue, log). Same chars/4 estimator on both sides. *Effective cost* prices every request as its fresh tokens + 0.1 × the tokens of its prefix cached by the previous point's request, on both sides: the ledger's cached prefix is the token-prefix share, the baseline's is the previous baseline request's leading messages when the new one repeats them (Pi's context only grows between compactions).`,
 		`- The generated session comes from bench/generate.ts (the tests' session builder, fixed seed): ${generated.entries} entries, users, parallel tool calls with results up to 20k chars, reasoning, extension messages, \`!\`/\`!!\` runs, and a completed consultation every ~40 steps.`,
 		`- *whole replays*: \`replayText\` as \`advisor-ledger replay --every ${EVERY}\` runs it on one file (reading excluded), median of ${REPLAY_REPS} runs after one warm-up; entries = distinct entries of the file. The tree is bench/generate.ts \`generateTree\`: one-message branches spread along a generated trunk, every leaf replayed.`,

@@ -1204,13 +1204,23 @@ function table(rows: string[][]): string {
 	return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ")).join("\n");
 }
 
-/** The bundled real session (not recorded here): copied once, byte for byte, from its source. */
+/** The bundled real sessions (not recorded here): copied once, byte for byte, from their sources. */
 const PI_MONO = {
 	file: "long/pi-mono-large-session.jsonl",
 	source: "https://github.com/badlogic/pi-mono",
 	path: "packages/coding-agent/test/fixtures/large-session.jsonl",
 	holder: "Mario Zechner",
 };
+
+const GJC = {
+	file: "long/gjc-inline-agent-design.jsonl",
+	source: "https://github.com/pinion05/agent-complex-task",
+	path: "sessions/02-inline-agent-design/session.jsonl",
+	commit: "3ae80f5",
+	holder: "the authors of pinion05/agent-complex-task",
+};
+
+const REAL_SESSIONS = [PI_MONO.file, GJC.file];
 
 const MIT_TEXT = [
 	"Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated",
@@ -1227,8 +1237,13 @@ const MIT_TEXT = [
 	"OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.",
 ];
 
-function piMonoSection(outDir: string): string[] {
-	const file = join(outDir, PI_MONO.file);
+/**
+ * A bundled real session as the README describes it: its bytes and lines, the entries that parse
+ * (Pi drops the others when it loads the file: their 1-based line numbers are `broken`) and their
+ * counts by kind.
+ */
+function readRealSession(outDir: string, name: string) {
+	const file = join(outDir, name);
 	if (!existsSync(file))
 		throw new Error(`${file} is missing: copy it from ../shared/sessions (see samples/README.md)`);
 	const bytes = readFileSync(file);
@@ -1236,8 +1251,36 @@ function piMonoSection(outDir: string): string[] {
 		.toString("utf8")
 		.split("\n")
 		.filter((l) => l.length > 0);
-	const entries = lines.slice(1).map((l) => JSON.parse(l));
-	const counts = countKinds(entries);
+	const broken: number[] = [];
+	const entries: any[] = [];
+	lines.slice(1).forEach((l, i) => {
+		try {
+			entries.push(JSON.parse(l));
+		} catch {
+			broken.push(i + 2);
+		}
+	});
+	return { bytes, lines, entries, broken, counts: countKinds(entries) };
+}
+
+/** The hash line and the MIT licence block under a real session's section. */
+function hashAndLicence(bytes: Buffer, licence: string, holder: string): string[] {
+	return [
+		`SHA-256 \`${createHash("sha256").update(bytes).digest("hex")}\`, ${bytes.length} bytes.`,
+		"",
+		"```text",
+		`MIT License (${licence})`,
+		"",
+		`Copyright (c) ${holder}`,
+		"",
+		...MIT_TEXT,
+		"```",
+		"",
+	];
+}
+
+function piMonoSection(outDir: string): string[] {
+	const { bytes, lines, counts } = readRealSession(outDir, PI_MONO.file);
 	const toolResults = counts["message:toolResult"] ?? 0;
 	return [
 		`## \`${PI_MONO.file}\``,
@@ -1247,16 +1290,34 @@ function piMonoSection(outDir: string): string[] {
 		"licence text below). It is a v1 session file (no entry ids: the replay assigns deterministic ones), with",
 		`${lines.length} lines (${counts["message:user"] ?? 0} user messages, ${counts["message:assistant"] ?? 0} assistant messages, ${toolResults} tool results) and no advisor`,
 		"calls, so the replay consults at a simulated point every `--every` tool rounds and at the end.",
-		`SHA-256 \`${createHash("sha256").update(bytes).digest("hex")}\`, ${bytes.length} bytes.`,
+		...hashAndLicence(bytes, "pi-mono", PI_MONO.holder),
+	];
+}
+
+/**
+ * The GJC session as Pi loads it: the lines JSON.parse rejects are dropped, the leaf is the last
+ * entry and its path runs up the parent links until one names an entry that is not there.
+ */
+function gjcSection(outDir: string): string[] {
+	const { bytes, lines, entries, broken, counts } = readRealSession(outDir, GJC.file);
+	const byId = new Map(entries.map((e) => [e.id, e]));
+	const path: any[] = [];
+	for (let e = entries.at(-1); e !== undefined; e = e.parentId ? byId.get(e.parentId) : undefined) path.unshift(e);
+	const fork = entries.filter((e) => e.type === "model_change" && typeof e.provider !== "string").length;
+	return [
+		`## \`${GJC.file}\``,
 		"",
-		"```text",
-		`MIT License (pi-mono)`,
-		"",
-		`Copyright (c) ${PI_MONO.holder}`,
-		"",
-		...MIT_TEXT,
-		"```",
-		"",
+		"A real session of GJC (gajae-code, a fork of Pi), shipped unchanged: the file",
+		`\`${GJC.path}\` of [pinion05/agent-complex-task](${GJC.source}) at commit \`${GJC.commit}\` (removed from the`,
+		"repository later), MIT-licensed by the repository's README (licence text below). Its publisher masked personal",
+		`data before publishing, and the masking broke ${broken.length === 1 ? "one line" : `${broken.length} lines`} (line ${broken.join(", ")}: an escape JSON does not allow). Real`,
+		"data is like this, and the file is kept as it is: Pi drops a line it cannot parse, so the entry after it names",
+		`a parent that is not there and the path from the leaf (the last entry) holds ${path.length} of the ${entries.length} entries. The`,
+		"replay reads it as Pi does and says why in one line each: the broken line, the cut path and the",
+		`${fork} \`model_change\` entries in the fork's own shape (\`model\` instead of \`provider\`/\`modelId\`), kept opaque.`,
+		`A v3 session file with ${lines.length} lines (${counts["message:user"] ?? 0} user messages, ${counts["message:assistant"] ?? 0} assistant messages, ${counts["message:toolResult"] ?? 0} tool results,`,
+		`${counts.custom_message ?? 0} \`custom_message\` and ${counts.custom ?? 0} \`custom\` entries) and no advisor calls.`,
+		...hashAndLicence(bytes, "agent-complex-task", GJC.holder),
 	];
 }
 
@@ -1290,14 +1351,15 @@ function readme(results: Verified[], withAdvisor: boolean, outDir: string): stri
 		"Two kinds of sessions live here:",
 		"",
 		"- `long/`: what `npm run replay` (`advisor-ledger replay` without a PATH) replays when Pi's session folder",
-		"  holds no session with a tool round — a real session from Pi's own development and a long recorded one",
-		"  with real advisor consultations. Long sessions are where the ledger's saving shows, and where real use is.",
+		"  holds no session with a tool round — a real session from Pi's own development, a real session of a Pi fork",
+		"  (with the damage real files have) and a long recorded one with real advisor consultations. Long sessions",
+		"  are where the ledger's saving shows, and where real use is.",
 		"- `*.jsonl` at the top: short feature fixtures for the tests (every tool, compaction, branching, advisor",
 		"  outcomes). They are not in the default run: with a handful of tool rounds, the advisor's fixed head (system",
 		"  prompt, tool declarations, catalogue) outweighs the context, so their ratio says nothing about a working",
 		"  session. Replay them by naming them: `npm run replay -- samples/tools.jsonl` or `npm run replay -- samples`.",
 		"",
-		`Everything except the pi-mono file was recorded by a **real Pi ${PI_VERSION} host** (\`@mariozechner/pi-coding-agent\``,
+		`Everything except the two real sessions was recorded by a **real Pi ${PI_VERSION} host** (\`@mariozechner/pi-coding-agent\``,
 		"SDK: `createAgentSessionRuntime` + `createAgentSessionServices` + `createAgentSessionFromServices`) with pi-ai's",
 		"**faux provider** scripting the model's turns. Pi's real tools ran against a throw-away git repo (`tinycalc` for",
 		"the fixtures, a few JS files, a PNG, a notes file with ledger look-alike tags; `taskq` for the long one);",
@@ -1317,6 +1379,7 @@ function readme(results: Verified[], withAdvisor: boolean, outDir: string): stri
 		"`scripts/sample-features.ts` and checked by `test/adapter/cli/samples.test.ts`.",
 		"",
 		...piMonoSection(outDir),
+		...gjcSection(outDir),
 		...long.flatMap((r) => scenarioSection(r, withAdvisor)),
 		...short.flatMap((r) => scenarioSection(r, withAdvisor)),
 		"## Entry counts",
@@ -1426,7 +1489,7 @@ async function main(): Promise<void> {
 	});
 	const missing = [
 		...SCENARIOS.filter((s) => !described.some((d) => d.scenario === s)).map((s) => sampleRel(s)),
-		...(existsSync(join(outDir, PI_MONO.file)) ? [] : [PI_MONO.file]),
+		...REAL_SESSIONS.filter((file) => !existsSync(join(outDir, file))),
 	];
 	if (missing.length === 0) writeFileSync(join(outDir, "README.md"), readme(described, withAdvisor, outDir));
 	else console.log(`README.md not written: ${missing.join(", ")} missing in ${outDir}`);

@@ -48,29 +48,49 @@ export function selectBranch<T extends Linked>(entries: readonly T[], leafId?: s
 	while (current !== undefined) {
 		reversed.push(current);
 		visited.add(current.id);
-		const parentId: string | null = current.parentId;
-		if (parentId === null) break;
-		if (visited.has(parentId)) {
-			diagnostics.push({
-				reason: "cycle",
-				...at(current),
-				entryId: current.id,
-				message: `parent ${parentId} of ${current.id} is already on the path; the walk stops here`,
-			});
-			break;
-		}
-		const child: T = current;
-		current = byId.get(parentId);
-		if (current === undefined) {
-			diagnostics.push({
-				reason: "missing-parent",
-				...at(child),
-				entryId: child.id,
-				message: `parent ${parentId} is not in the session; the path starts here`,
-			});
-		}
+		current = stepUp(current, visited, byId, diagnostics).parent;
 	}
 	return { path: reversed.reverse(), leafId: leaf.id, diagnostics };
+}
+
+/** Where a step up the parent links lands; `cycle` when it stopped at an entry already on the path. */
+interface Step<T> {
+	parent: T | undefined;
+	cycle: boolean;
+}
+
+/**
+ * One step of a walk from the leaf: the entry's parent, or undefined where the walk ends — at a
+ * root, at a parent already on the path (a cycle, reported: the walk stops at `entry`) or at a
+ * parent the session does not hold (reported: the path starts at `entry`).
+ */
+function stepUp<T extends Linked>(
+	entry: T,
+	visited: ReadonlySet<string>,
+	byId: ReadonlyMap<string, T>,
+	diagnostics: Diagnostic[],
+): Step<T> {
+	const parentId = entry.parentId;
+	if (parentId === null) return { parent: undefined, cycle: false };
+	if (visited.has(parentId)) {
+		diagnostics.push({
+			reason: "cycle",
+			...at(entry),
+			entryId: entry.id,
+			message: `parent ${parentId} of ${entry.id} is already on the path; the walk stops here`,
+		});
+		return { parent: undefined, cycle: true };
+	}
+	const parent = byId.get(parentId);
+	if (parent === undefined) {
+		diagnostics.push({
+			reason: "missing-parent",
+			...at(entry),
+			entryId: entry.id,
+			message: `parent ${parentId} is not in the session; the path starts here`,
+		});
+	}
+	return { parent, cycle: false };
 }
 
 /** Entries no other entry names as parent, in file order: one per branch to replay. */
@@ -135,28 +155,9 @@ export function selectBranches<T extends Linked>(
 			if (base !== undefined) break;
 			reversed.push(current);
 			visited.add(current.id);
-			const parentId: string | null = current.parentId;
-			if (parentId === null) break;
-			if (visited.has(parentId)) {
-				rooted = false;
-				diagnostics.push({
-					reason: "cycle",
-					...at(current),
-					entryId: current.id,
-					message: `parent ${parentId} of ${current.id} is already on the path; the walk stops here`,
-				});
-				break;
-			}
-			const child: T = current;
-			current = byId.get(parentId);
-			if (current === undefined) {
-				diagnostics.push({
-					reason: "missing-parent",
-					...at(child),
-					entryId: child.id,
-					message: `parent ${parentId} is not in the session; the path starts here`,
-				});
-			}
+			const step: Step<T> = stepUp(current, visited, byId, diagnostics);
+			if (step.cycle) rooted = false;
+			current = step.parent;
 		}
 		const added = reversed.reverse();
 		const head = base === undefined ? [] : pathTo(base.segment, base.index);

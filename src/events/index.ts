@@ -13,16 +13,42 @@ import { normalizeBranch } from "./normalize.ts";
 import type { Diagnostic, LedgerEvent } from "./types.ts";
 import { classifyEntry, DEEP_NESTING_MESSAGE, isRecord } from "./validate.ts";
 
-export type { BranchSelection, Linked } from "./branch.ts";
+// What the other layers use, by name; the layer's own tests import the module files.
 export { listLeaves, selectBranch, selectBranches } from "./branch.ts";
-export type { EntryLinks, EntryRecord, KnownEntry, KnownRecord, OpaqueEntry, OpaqueRecord } from "./entries.ts";
-export type { ParsedSession, ReadStats, SessionHeaderInfo } from "./jsonl.ts";
-export { parseSessionText } from "./jsonl.ts";
+export type { EntryRecord } from "./entries.ts";
+export { type ParsedSession, parseSessionText } from "./jsonl.ts";
 export { migrateEntries } from "./migrate.ts";
 export { assertNever } from "./never.ts";
-export { type NormalizeOptions, normalizeBranch } from "./normalize.ts";
-export * from "./records.ts";
-export type * from "./types.ts";
+export { normalizeBranch } from "./normalize.ts";
+export {
+	ADVISOR_TOOL_NAME,
+	type AdvisorDetails,
+	type AttemptRecord,
+	type ContextTrim,
+	CUSTOM_TYPES,
+	type EnvelopeEstimate,
+	parseAdvisorDetails,
+	parseTrimAnchorRecord,
+	parseUsageRecordData,
+	type RequestRecord,
+	type ReviewMessageDetails,
+	SEVERITIES,
+	type Severity,
+	type ToolCallSummary,
+	type TrimAnchorRecord,
+	type UsageRecordData,
+} from "./records.ts";
+export type {
+	AssistantEvent,
+	ContentPart,
+	CustomMessageEvent,
+	Diagnostic,
+	DiagnosticReason,
+	HiddenUserWords,
+	LedgerEvent,
+	ToolCallInfo,
+	ToolResultEvent,
+} from "./types.ts";
 export { isRecord } from "./validate.ts";
 
 export interface ReadOptions {

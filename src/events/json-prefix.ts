@@ -7,6 +7,8 @@
  * without building anything.
  */
 
+import { assertNever } from "./never.ts";
+
 type Expect = "value" | "key" | "colon" | "commaOrClose" | "keyOrClose" | "valueOrClose" | "done";
 
 const WHITESPACE = new Set([" ", "\t", "\n", "\r"]);
@@ -142,10 +144,8 @@ export function isJsonObjectPrefix(text: string): boolean {
 				expect = "commaOrClose";
 				continue;
 			}
-			default: {
-				const unreachable: never = expect;
-				return unreachable;
-			}
+			default:
+				return assertNever(expect, "parser state");
 		}
 	}
 }

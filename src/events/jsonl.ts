@@ -6,6 +6,7 @@
 
 import type { RawEntry } from "./entries.ts";
 import { isJsonObjectPrefix } from "./json-prefix.ts";
+import { assertNever } from "./never.ts";
 import type { Diagnostic, DiagnosticReason } from "./types.ts";
 import { checkHeader, classifyEntry, DEEP_NESTING_MESSAGE, isRecord } from "./validate.ts";
 
@@ -80,20 +81,34 @@ function inferVersion(lines: readonly ParsedLine[]): number {
 	return hasIds ? 3 : 1;
 }
 
-export function parseSessionText(text: string): ParsedSession {
-	const diagnostics: Diagnostic[] = [];
-	const skipped = new Map<string, number>();
-	const opaque = new Map<string, number>();
-	const unknownEntryTypes = new Map<string, number>();
-	const unknownFields = new Map<string, number>();
-	const report = (reason: DiagnosticReason, line: number, message: string, entryId?: string): void => {
-		diagnostics.push(entryId === undefined ? { reason, line, message } : { reason, line, entryId, message });
-	};
-	const skip = (reason: DiagnosticReason, line: number, message: string, entryId?: string): void => {
-		report(reason, line, message, entryId);
-		bump(skipped, reason);
-	};
+/** The diagnostics of one read, in the order its phases find them, and the counts its stats report. */
+interface Tally {
+	diagnostics: Diagnostic[];
+	skipped: Map<string, number>;
+	opaque: Map<string, number>;
+	unknownEntryTypes: Map<string, number>;
+	unknownFields: Map<string, number>;
+}
 
+function report(tally: Tally, reason: DiagnosticReason, line: number, message: string, entryId?: string): void {
+	tally.diagnostics.push(entryId === undefined ? { reason, line, message } : { reason, line, entryId, message });
+}
+
+/** A line not kept: reported and counted by reason. */
+function skip(tally: Tally, reason: DiagnosticReason, line: number, message: string, entryId?: string): void {
+	report(tally, reason, line, message, entryId);
+	bump(tally.skipped, reason);
+}
+
+interface SplitLines {
+	/** Lines that parse as JSON, in file order. */
+	parsed: ParsedLine[];
+	lines: number;
+	blankLines: number;
+}
+
+/** Phase 1: text → JSON values by line. A bad line is skipped; an unfinished last line is one still being written. */
+function parseLines(text: string, tally: Tally): SplitLines {
 	const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
 	const segments = body.split("\n");
 	// "a\nb\n" splits into ["a", "b", ""]: the empty tail is not a line.
@@ -116,93 +131,112 @@ export function parseSessionText(text: string): ParsedSession {
 		} catch (error) {
 			const isLast = i === segments.length - 1;
 			if (isLast && !endsWithNewline && isJsonObjectPrefix(lineText)) {
-				skip("truncated-last-line", line, "last line is incomplete (file still being written?)");
+				skip(tally, "truncated-last-line", line, "last line is incomplete (file still being written?)");
 			} else {
-				skip("invalid-json", line, error instanceof Error ? error.message : "invalid JSON");
+				skip(tally, "invalid-json", line, error instanceof Error ? error.message : "invalid JSON");
 			}
 			continue;
 		}
 		parsed.push({ line, index: parsed.length, value });
 	}
+	return { parsed, lines: segments.length, blankLines };
+}
 
-	let header: SessionHeaderInfo | undefined;
-	let first = 0;
-	const head = parsed[0];
-	if (head !== undefined && isRecord(head.value) && head.value.type === "session") {
-		first = 1;
-		const checked = checkHeader(head.value);
-		if (checked.ok) {
-			const h = checked.header;
-			header = {
-				id: h.id,
-				version: h.version,
-				timestamp: h.timestamp,
-				cwd: h.cwd,
-				parentSession: h.parentSession,
-				provider: h.provider,
-				modelId: h.modelId,
-				thinkingLevel: h.thinkingLevel,
-				line: head.line,
-			};
-			for (const field of checked.unknownFields) bump(unknownFields, field);
-		} else {
-			skip("schema-mismatch", head.line, checked.message);
-		}
+/** Phase 2: the header, when the first value is one; a header that does not fit is skipped. */
+function readHeader(first: ParsedLine | undefined, tally: Tally): { header?: SessionHeaderInfo; present: boolean } {
+	if (first === undefined || !isRecord(first.value) || first.value.type !== "session") return { present: false };
+	const checked = checkHeader(first.value);
+	if (!checked.ok) {
+		skip(tally, "schema-mismatch", first.line, checked.message);
+		return { present: true };
 	}
+	const h = checked.header;
+	for (const field of checked.unknownFields) bump(tally.unknownFields, field);
+	return {
+		present: true,
+		header: {
+			id: h.id,
+			version: h.version,
+			timestamp: h.timestamp,
+			cwd: h.cwd,
+			parentSession: h.parentSession,
+			provider: h.provider,
+			modelId: h.modelId,
+			thinkingLevel: h.thinkingLevel,
+			line: first.line,
+		},
+	};
+}
 
-	const versionInferred = header === undefined;
-	const sourceVersion = header !== undefined ? (header.version ?? 1) : inferVersion(parsed.slice(first));
-	const needsIds = sourceVersion >= 2;
-
+/**
+ * Phase 3: values → entries. Rejected ones are skipped, a repeated id keeps its first entry, and an
+ * entry that is not understood is kept opaque with one line saying why.
+ */
+function classifyLines(lines: readonly ParsedLine[], needsIds: boolean, tally: Tally): RawEntry[] {
 	const entries: RawEntry[] = [];
 	const seenIds = new Set<string>();
-	for (const { line, index, value } of parsed.slice(first)) {
+	for (const { line, index, value } of lines) {
 		const classified = classifyEntry(value, needsIds);
 		if (classified.kind === "rejected") {
-			skip(classified.reason, line, classified.message);
+			skip(tally, classified.reason, line, classified.message);
 			continue;
 		}
 		const id = classified.entry.id;
 		if (needsIds && typeof id === "string") {
 			if (seenIds.has(id)) {
-				skip("duplicate-id", line, `id ${id} already used by an earlier entry; this one is skipped`, id);
+				skip(tally, "duplicate-id", line, `id ${id} already used by an earlier entry; this one is skipped`, id);
 				continue;
 			}
 			seenIds.add(id);
 		}
-		if (classified.clipped)
-			report("deep-nesting", line, DEEP_NESTING_MESSAGE, typeof id === "string" ? id : undefined);
+		const entryId = typeof id === "string" ? id : undefined;
+		if (classified.clipped) report(tally, "deep-nesting", line, DEEP_NESTING_MESSAGE, entryId);
 		switch (classified.kind) {
 			case "known":
-				for (const field of classified.unknownFields) bump(unknownFields, field);
+				for (const field of classified.unknownFields) bump(tally.unknownFields, field);
 				entries.push({ kind: "known", line, index, entry: classified.entry });
 				break;
 			case "opaque":
-				report(classified.reason, line, classified.message, typeof id === "string" ? id : undefined);
-				bump(opaque, classified.reason);
-				if (classified.reason === "unknown-entry-type") bump(unknownEntryTypes, classified.entry.type);
+				report(tally, classified.reason, line, classified.message, entryId);
+				bump(tally.opaque, classified.reason);
+				if (classified.reason === "unknown-entry-type") bump(tally.unknownEntryTypes, classified.entry.type);
 				entries.push({ kind: "opaque", line, index, reason: classified.reason, entry: classified.entry });
 				break;
-			default: {
-				const unreachable: never = classified;
-				return unreachable;
-			}
+			default:
+				return assertNever(classified, "classified entry");
 		}
 	}
+	return entries;
+}
+
+export function parseSessionText(text: string): ParsedSession {
+	const tally: Tally = {
+		diagnostics: [],
+		skipped: new Map(),
+		opaque: new Map(),
+		unknownEntryTypes: new Map(),
+		unknownFields: new Map(),
+	};
+	const { parsed, lines, blankLines } = parseLines(text, tally);
+	const { header, present } = readHeader(parsed[0], tally);
+	const body = present ? parsed.slice(1) : parsed;
+	const versionInferred = header === undefined;
+	const sourceVersion = header !== undefined ? (header.version ?? 1) : inferVersion(body);
+	const entries = classifyLines(body, sourceVersion >= 2, tally);
 
 	const result: ParsedSession = {
 		sourceVersion,
 		versionInferred,
 		entries,
-		diagnostics,
+		diagnostics: tally.diagnostics,
 		stats: {
-			lines: segments.length,
+			lines,
 			blankLines,
 			entries: entries.length,
-			skipped: toRecord(skipped),
-			opaque: toRecord(opaque),
-			unknownEntryTypes: toRecord(unknownEntryTypes),
-			unknownFields: toRecord(unknownFields),
+			skipped: toRecord(tally.skipped),
+			opaque: toRecord(tally.opaque),
+			unknownEntryTypes: toRecord(tally.unknownEntryTypes),
+			unknownFields: toRecord(tally.unknownFields),
 		},
 	};
 	if (header !== undefined) result.header = header;

@@ -7,6 +7,7 @@
  */
 
 import type { EntryRecord, KnownEntry } from "./entries.ts";
+import { assertNever } from "./never.ts";
 import type { AgentMessageJson, ImagePart, TextPart, UserMessageJson } from "./schemas.ts";
 import type { ContentPart, HiddenUserWords, LedgerEvent, ToolCallInfo } from "./types.ts";
 import { isRecord } from "./validate.ts";
@@ -103,10 +104,8 @@ function messageEvent(base: Base, message: AgentMessageJson): LedgerEvent {
 				tokensBefore: message.tokensBefore ?? 0,
 				resets: false,
 			};
-		default: {
-			const unreachable: never = message;
-			return unreachable;
-		}
+		default:
+			return assertNever(message, "message role");
 	}
 }
 
@@ -149,10 +148,8 @@ function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords
 		case "label":
 		case "session_info":
 			return { ...base, kind: "other", entryType: entry.type };
-		default: {
-			const unreachable: never = entry;
-			return unreachable;
-		}
+		default:
+			return assertNever(entry, "entry type");
 	}
 }
 

@@ -1,12 +1,53 @@
-export * from "./budget/cache.ts";
-export * from "./budget/estimate-cost.ts";
-export * from "./budget/gate.ts";
-export * from "./budget/plan.ts";
-export * from "./budget/status.ts";
-export * from "./budget/trim.ts";
-export * from "./review/delivery.ts";
-export * from "./review/severity.ts";
-export * from "./review/trigger.ts";
-export * from "./warming/economics.ts";
-export * from "./warming/payload-hash.ts";
-export * from "./warming/state.ts";
+/**
+ * The policy layer's public API: what the adapter and bench/ use, by name. Everything else stays inside the
+ * layer; its tests import the module files.
+ */
+
+export { cacheShares } from "./budget/cache.ts";
+export { cachingModelFor, fingerprintOf, MIN_CACHED_TOKENS, requestRecord } from "./budget/estimate-cost.ts";
+export type { Confirmation, GateDecision } from "./budget/gate.ts";
+export {
+	type ConsultationPlan,
+	type PlanBudget,
+	type PlanModel,
+	planConsultation,
+	planNextRequest,
+} from "./budget/plan.ts";
+export { formatAdvisorStatus, formatUsd } from "./budget/status.ts";
+export { type ReviewDelivery, reviewDelivery, reviewSendOptions, reviewUsageRecord } from "./review/delivery.ts";
+export { parseSeverity, reviewSeverity } from "./review/severity.ts";
+export {
+	type ReviewDecision,
+	type ReviewSettings,
+	type ReviewSkipReason,
+	reviewDecision,
+	wokeSinceLastUserMessage,
+} from "./review/trigger.ts";
+export {
+	type RefreshOutcome,
+	refreshOutcome,
+	resolveCacheRetention,
+	type WarmingDecision,
+	type WarmingSettings,
+	type WarmingSkipReason,
+	warmingDecision,
+	warmingUsageRecord,
+} from "./warming/decision.ts";
+export {
+	canonicalPayload,
+	payloadHash,
+	payloadOutputCap,
+	type RefreshGuard,
+	refreshGuard,
+	WARMING_OUTPUT_TOKENS,
+} from "./warming/payload-hash.ts";
+export {
+	idleWarming,
+	WARMING_CANCEL_REASONS,
+	type WarmingCancelReason,
+	type WarmingEnd,
+	type WarmingEvent,
+	type WarmingState,
+	type WarmingTarget,
+	warmingReducer,
+} from "./warming/state.ts";

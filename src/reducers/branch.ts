@@ -6,9 +6,9 @@
  */
 
 import type { LedgerEvent } from "../events/index.ts";
-import { foldEvents } from "./fold.ts";
+import { foldLedger } from "./ledger-fold.ts";
+import { emptyLedger, type LedgerState } from "./ledger-state.ts";
 import { emptySpend, foldSpend, type SpendState } from "./spend.ts";
-import { emptyLedger, type LedgerState } from "./state.ts";
 import { emptyTrimAnchor, foldTrimAnchor, type TrimAnchorState } from "./trim-anchor.ts";
 
 export interface Reducer<S> {
@@ -17,7 +17,7 @@ export interface Reducer<S> {
 	fold: (state: S, events: readonly LedgerEvent[]) => S;
 }
 
-export const ledgerReducer: Reducer<LedgerState> = { initial: emptyLedger, fold: foldEvents };
+export const ledgerReducer: Reducer<LedgerState> = { initial: emptyLedger, fold: foldLedger };
 export const spendReducer: Reducer<SpendState> = { initial: emptySpend, fold: foldSpend };
 export const trimAnchorReducer: Reducer<TrimAnchorState> = { initial: emptyTrimAnchor, fold: foldTrimAnchor };
 

@@ -180,7 +180,7 @@ function apply(draft: Draft, event: LedgerEvent): void {
 		case "other":
 			return;
 		default:
-			return assertNever(event, "ledger event");
+			assertNever(event, "ledger event");
 	}
 }
 

@@ -5,7 +5,7 @@
  */
 
 import type { ToolCallInfo } from "../events/index.ts";
-import type { CarriedFailure, Positioned, Round } from "./state.ts";
+import type { CarriedFailure, Positioned, Round } from "./ledger-state.ts";
 
 /** Tools whose successful call changes the named files. */
 const WRITING_TOOLS = new Set(["write", "edit", "multi_edit", "multiedit", "apply_patch", "patch", "create"]);

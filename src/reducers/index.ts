@@ -1,8 +1,44 @@
-export * from "./advisor-result.ts";
-export * from "./branch.ts";
-export * from "./fold.ts";
-export * from "./hidden-work.ts";
-export * from "./spend.ts";
-export * from "./state.ts";
-export * from "./trim-anchor.ts";
-export * from "./facts.ts";
+/**
+ * The reducers layer's public API: what render, policy, the adapter and bench/ use, by name. Everything else stays inside the
+ * layer; its tests import the module files.
+ */
+
+export { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
+export { type BranchState, branchOf, foldBranch } from "./branch.ts";
+export {
+	branchFacts,
+	emptyFacts,
+	FACT_CATEGORIES,
+	type Fact,
+	type FactCategory,
+	type FactState,
+	foldFacts,
+} from "./facts.ts";
+export { trackWork } from "./hidden-work.ts";
+export { foldLedger, ledgerOf } from "./ledger-fold.ts";
+export {
+	type Block,
+	type CarriedFailure,
+	type ClosedSegment,
+	emptyLedger,
+	type LedgerState,
+	type PendingCall,
+	type PendingConsultation,
+	type Round,
+	type RoundStatus,
+	type SummaryWords,
+	unansweredRound,
+} from "./ledger-state.ts";
+export {
+	emptySpend,
+	OUTPUT_SAMPLES,
+	outputSamples,
+	parseUsage,
+	previousRequest,
+	promptTokensOf,
+	type RequestFingerprint,
+	remainingSessionUsd,
+	type SpendState,
+	spendOf,
+} from "./spend.ts";
+export { activeTrim, type RenderTrim, type TrimAnchorState, trimAnchorOf, trimAnchorRecord } from "./trim-anchor.ts";

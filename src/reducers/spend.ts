@@ -18,6 +18,7 @@
 
 import {
 	ADVISOR_TOOL_NAME,
+	assertNever,
 	CUSTOM_TYPES,
 	isRecord,
 	type LedgerEvent,
@@ -251,10 +252,8 @@ function observe(event: LedgerEvent): Observed | undefined {
 		case "thinkingLevel":
 		case "other":
 			return undefined;
-		default: {
-			const never: never = event;
-			throw new Error(`unhandled ledger event ${JSON.stringify(never)}`);
-		}
+		default:
+			return assertNever(event, "ledger event");
 	}
 }
 

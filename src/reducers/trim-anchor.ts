@@ -10,9 +10,15 @@
  * anchor as an option), and a resumed session gets it back by folding the same events.
  */
 
-import { CUSTOM_TYPES, type LedgerEvent, parseTrimAnchorRecord, type TrimAnchorRecord } from "../events/index.ts";
+import {
+	assertNever,
+	CUSTOM_TYPES,
+	type LedgerEvent,
+	parseTrimAnchorRecord,
+	type TrimAnchorRecord,
+} from "../events/index.ts";
 import { produce } from "./immer.ts";
-import type { LedgerState } from "./state.ts";
+import type { LedgerState } from "./ledger-state.ts";
 
 /** What the renderer leaves out: everything up to the anchor, and the tail's parts capped. */
 export type RenderTrim = Omit<TrimAnchorRecord, "summaryBoundaryId">;
@@ -53,10 +59,8 @@ export function foldTrimAnchor(state: TrimAnchorState, events: readonly LedgerEv
 			case "thinkingLevel":
 			case "other":
 				break;
-			default: {
-				const never: never = event;
-				throw new Error(`unhandled ledger event ${JSON.stringify(never)}`);
-			}
+			default:
+				return assertNever(event, "ledger event");
 		}
 	}
 	if (next === undefined) return state;

@@ -1,14 +1,16 @@
 /**
- * One renderer per block kind. Each returns a complete text part ending in "\n", so parts can be
- * concatenated by a provider without running into each other. Executor content always passes
+ * One renderer per block kind (a round's is its card, card.ts). Each returns a complete text part
+ * ending in "\n", so parts can be concatenated by a provider without running into each other. Executor content always passes
  * through `neutralise` and is capped: nothing unbounded reaches the request.
  */
 
 import type { ContentPart } from "../events/index.ts";
-import type { Block, CarriedFailure, Round, RoundStatus, SummaryWords } from "../reducers/index.ts";
-import { partsText } from "../reducers/index.ts";
-import { cardArgument, cardPath, imagePath, relativePath } from "./card-argument.ts";
+import { assertNever } from "../events/index.ts";
+import type { Block, CarriedFailure, Round, SummaryWords } from "../reducers/index.ts";
+import { cardLine, ERROR_LINE_MAX, TOOL_NAME_MAX, toolName } from "./card.ts";
+import { cardArgument, imagePath, relativePath } from "./card-argument.ts";
 import type { LedgerConfig } from "./config.ts";
+import { failureLine } from "./error-excerpt.ts";
 import {
 	BLOCK_GAP,
 	BRANCH_SUMMARY_INTRO,
@@ -24,32 +26,15 @@ import {
 	REASONING_INTRO,
 	RESULT_MISSING,
 	RESULT_RUNNING,
-	SAME_PATH,
 	TOOL_IMAGE_NO_PATH,
 	TOOL_IMAGE_WITH_PATH,
-} from "./constants.ts";
-import { failureLine } from "./error-excerpt.ts";
+} from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
-import { ordinalId } from "./ordinal.ts";
-import { capWithGap, clip, compactSize, oneLine, safeHead } from "./text.ts";
+import { displayId, ordinalId } from "./ordinal.ts";
+import { capWithGap, clip, jsonText, oneLine, safeHead } from "./text.ts";
 
 /** The `!` command of a user shell block (not a card: the user's own action keeps more of it). */
 const SHELL_COMMAND_MAX = 120;
-const ERROR_LINE_MAX = 100;
-const TOOL_NAME_MAX = 40;
-
-/**
- * The renderers below take the id to show: a path ordinal (ordinal.ts) for everything on the branch.
- * Entry ids come from the file, so anything but a plain token is replaced and an id cannot break a header.
- */
-export function displayId(id: string): string {
-	const safe = id.replace(/[^A-Za-z0-9_.:-]/g, "_");
-	return safe.length > 64 ? safe.slice(0, 64) : safe;
-}
-
-function toolName(name: string): string {
-	return clip(oneLine(neutralise(name)), TOOL_NAME_MAX) || "?";
-}
 
 export function userBody(parts: readonly ContentPart[], config: LedgerConfig): string {
 	const body = parts.map((p) => (p.type === "text" ? neutralise(p.text) : PASTED_IMAGE(p.mimeType))).join("\n");
@@ -74,70 +59,9 @@ function statusText(round: Round): string {
 			return "error";
 		case "no-result":
 			return "no result";
-		default: {
-			const never: never = round.status;
-			return never;
-		}
+		default:
+			return assertNever(round.status, "round status");
 	}
-}
-
-/** What a card says about the outcome; "running" for a call still waiting for its result. */
-export type CardStatus = RoundStatus | "running";
-
-/**
- * `#id tool argument[ · size][ · ✗ error line | · no result | · running]` — one line, always.
- * An ok call says nothing about its status; a failed one shows the line that says what went wrong.
- * `previous` is the round of the card right above: when both lead with the same path, this card
- * shows SAME_PATH in its place (runs of edits to one file are common and paths are long).
- */
-export function cardLine(id: string, round: Round, status: CardStatus = round.status, previous?: Round): string {
-	const text = partsText(round.resultParts);
-	const images = round.resultParts.filter((p) => p.type === "image").length;
-	const argument = cardArgument(round.call, round.cwd);
-	let shown = argument.text;
-	if (previous !== undefined) {
-		const path = cardPath(round.call, round.cwd);
-		// A path as short as the mark (`.`, `a.c`) is clearer said again.
-		if (
-			path !== undefined &&
-			path.length > 3 &&
-			shown.startsWith(path) &&
-			cardPath(previous.call, previous.cwd) === path
-		)
-			shown = SAME_PATH + shown.slice(path.length);
-	}
-	let line = `#${displayId(id)} ${toolName(round.call.name)}`;
-	if (shown.length > 0) line += ` ${shown}`;
-	const finished = status === "ok" || status === "error";
-	const failure = status === "error" ? oneLine(neutralise(failureLine(text))) : "";
-	const error = clip(failure, ERROR_LINE_MAX);
-	// A failure whose whole result is the one line shown (`Command exited with code 1`) has no size
-	// worth saying: there is nothing more behind the card.
-	const wholeResultShown =
-		status === "error" && images === 0 && !text.trim().includes("\n") && failure.length <= ERROR_LINE_MAX;
-	if (finished && !wholeResultShown && (argument.resultSize || images > 0)) {
-		let size = argument.resultSize ? compactSize(text.length) : "";
-		if (images > 0) size += `${size.length > 0 ? " + " : ""}${images} image${images === 1 ? "" : "s"}`;
-		line += ` · ${size}`;
-	}
-	switch (status) {
-		case "ok":
-			break;
-		case "error":
-			line += error.length > 0 ? ` · ✗ ${error}` : " · ✗";
-			break;
-		case "no-result":
-			line += " · no result";
-			break;
-		case "running":
-			line += " · running";
-			break;
-		default: {
-			const never: never = status;
-			return never;
-		}
-	}
-	return `${line}\n`;
 }
 
 function resultBody(round: Round): string {
@@ -148,14 +72,6 @@ function resultBody(round: Round): string {
 			return path === undefined ? TOOL_IMAGE_NO_PATH(p.mimeType) : TOOL_IMAGE_WITH_PATH(p.mimeType, path);
 		})
 		.join("\n");
-}
-
-function argumentsJson(args: Record<string, unknown>): string {
-	try {
-		return JSON.stringify(args) ?? "{}";
-	} catch {
-		return "{}";
-	}
 }
 
 /**
@@ -201,7 +117,7 @@ export function verbatimRound(id: string, round: Round, config: LedgerConfig, ru
 	else result = capWithGap(resultBody(round), config.tailResultMaxChars, undefined);
 	// A call still running has no card yet: it keeps its call line.
 	if (!running && cardShowsCall(round)) return `${head}result:\n${result}\n`;
-	const call = capWithGap(neutralise(argumentsJson(round.call.arguments)), config.tailMaxChars, undefined);
+	const call = capWithGap(neutralise(jsonText(round.call.arguments) || "{}"), config.tailMaxChars, undefined);
 	return `${head}call: ${call}\nresult:\n${result}\n`;
 }
 
@@ -286,9 +202,7 @@ export function renderBlock(block: Block, config: LedgerConfig): string {
 			}
 			return `${header}\n${capWithGap(output, config.proseMaxChars, undefined)}\n`;
 		}
-		default: {
-			const never: never = block;
-			return never;
-		}
+		default:
+			return assertNever(block, "block");
 	}
 }

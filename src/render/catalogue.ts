@@ -4,7 +4,7 @@
  * in any extension would otherwise invalidate the head of every cached request.
  */
 
-import { CATALOGUE_HEADER, TAGS } from "./constants.ts";
+import { CATALOGUE_HEADER, TAGS } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
 import { clip, firstSentence, oneLine } from "./text.ts";
 

@@ -6,6 +6,7 @@
  */
 
 import type { Message, Tool } from "@mariozechner/pi-ai";
+import { jsonText } from "./text.ts";
 
 export const IMAGE_TOKENS = 1200;
 
@@ -20,18 +21,6 @@ export interface EstimableMessage {
 	[key: string]: unknown;
 }
 
-/**
- * Length of a value as JSON. A model's tool call arguments are parsed JSON, but nothing bounds their
- * depth: a value too deep to serialise counts as nothing rather than throwing out of an estimate.
- */
-function jsonLength(value: unknown): number {
-	try {
-		return JSON.stringify(value)?.length ?? 0;
-	} catch {
-		return 0;
-	}
-}
-
 function partChars(part: unknown): { chars: number; images: number } {
 	if (typeof part !== "object" || part === null) return { chars: 0, images: 0 };
 	const p = part as Record<string, unknown>;
@@ -42,7 +31,7 @@ function partChars(part: unknown): { chars: number; images: number } {
 			return { chars: typeof p.thinking === "string" ? p.thinking.length : 0, images: 0 };
 		case "toolCall":
 			return {
-				chars: (typeof p.name === "string" ? p.name.length : 0) + jsonLength(p.arguments ?? {}),
+				chars: (typeof p.name === "string" ? p.name.length : 0) + jsonText(p.arguments ?? {}).length,
 				images: 0,
 			};
 		case "image":

@@ -5,25 +5,17 @@
  */
 
 import type { ContentPart, LedgerEvent } from "../events/index.ts";
-import { CUSTOM_TYPES } from "../events/index.ts";
+import { assertNever, CUSTOM_TYPES } from "../events/index.ts";
 import type { LedgerState } from "../reducers/index.ts";
 import { completedAdvice, reviewAdvice } from "../reducers/index.ts";
-import { displayId } from "./blocks.ts";
-import { MESSAGE_IMAGE, PASTED_IMAGE, TOOL_IMAGE_NO_PATH } from "./constants.ts";
-import { ordinalPosition } from "./ordinal.ts";
+import { MESSAGE_IMAGE, PASTED_IMAGE, TOOL_IMAGE_NO_PATH } from "./model-text.ts";
+import { displayId, ordinalPosition } from "./ordinal.ts";
+import { jsonText } from "./text.ts";
 
 export type ExpandResult = { kind: "ok"; text: string } | { kind: "not-found" };
 
 function partsWithImages(parts: readonly ContentPart[], image: (mime: string) => string): string {
 	return parts.map((p) => (p.type === "text" ? p.text : image(p.mimeType))).join("\n");
-}
-
-function json(value: unknown): string {
-	try {
-		return JSON.stringify(value) ?? "";
-	} catch {
-		return "";
-	}
 }
 
 function findCall(events: readonly LedgerEvent[], before: number, callId: string) {
@@ -45,13 +37,13 @@ function expandEvent(events: readonly LedgerEvent[], index: number): string | un
 			const sections: string[] = [];
 			if (event.text.trim().length > 0) sections.push(`prose:\n${event.text}`);
 			if (event.thinking.trim().length > 0) sections.push(`reasoning:\n${event.thinking}`);
-			for (const call of event.calls) sections.push(`call ${call.name}: ${json(call.arguments)}`);
+			for (const call of event.calls) sections.push(`call ${call.name}: ${jsonText(call.arguments)}`);
 			return sections.length > 0 ? sections.join("\n\n") : undefined;
 		}
 		case "toolResult": {
 			if (event.toolName === "advisor") return completedAdvice(event);
 			const call = findCall(events, index, event.callId);
-			const head = `${event.toolName}${event.isError ? " (error)" : ""}: ${json(call?.arguments ?? {})}`;
+			const head = `${event.toolName}${event.isError ? " (error)" : ""}: ${jsonText(call?.arguments ?? {})}`;
 			return `${head}\n${partsWithImages(event.parts, TOOL_IMAGE_NO_PATH)}`;
 		}
 		case "bashRun":
@@ -68,10 +60,8 @@ function expandEvent(events: readonly LedgerEvent[], index: number): string | un
 		case "custom":
 		case "other":
 			return undefined;
-		default: {
-			const never: never = event;
-			return never;
-		}
+		default:
+			return assertNever(event, "ledger event");
 	}
 }
 

@@ -1,17 +1,64 @@
-export * from "./blocks.ts";
-export * from "./card-argument.ts";
-export * from "./catalogue.ts";
-export * from "./config.ts";
-export * from "./constants.ts";
-export * from "./error-excerpt.ts";
-export * from "./estimate.ts";
-export * from "./expand.ts";
-export * from "./hash.ts";
-export * from "./neutralise.ts";
-export * from "./ordinal.ts";
-export * from "./request.ts";
-export * from "./review-message.ts";
-export * from "./text.ts";
-export * from "./tool-loop.ts";
-export * from "./trim-cut.ts";
-export * from "./usage.ts";
+/**
+ * The render layer's public API: what policy, the adapter and bench/ use, by name. Everything else stays inside the
+ * layer; its tests import the module files.
+ */
+
+export { renderBlock, userWords } from "./blocks.ts";
+export type { CatalogueEntry } from "./catalogue.ts";
+export { DEFAULT_LEDGER_CONFIG, type LedgerConfig, LedgerSchema } from "./config.ts";
+export { estimateMessageTokens, IMAGE_TOKENS, tokensForChars } from "./estimate.ts";
+export { expandSource } from "./expand.ts";
+export { hashString } from "./hash.ts";
+export {
+	ADVICE_CUT_MARKER,
+	ADVISOR_TOOL_DESCRIPTION,
+	ADVISOR_TOOL_LABEL,
+	type AdvisorToolsMode,
+	APPENDIX_HEADER,
+	advisorSystemPrompt,
+	CONSULT_INSTRUCTION,
+	DEFAULT_PROMPT_GUIDELINES,
+	DEFAULT_PROMPT_SNIPPET,
+	EXPAND_MAX_IDS,
+	EXPAND_TOOL_DESCRIPTION,
+	EXPAND_TOOL_NAME,
+	FAILURE,
+	formatDollars,
+	GIT_DIFF_TOOL_DESCRIPTION,
+	GIT_DIFF_TOOL_NAME,
+	LOG_CLOSE,
+	LOG_OPEN,
+	REVIEW_INSTRUCTION,
+	REVIEW_MARKER,
+	REVIEW_MESSAGE,
+	REVIEW_PROMPT_GUIDELINES,
+	REVIEW_PROMPT_SNIPPET,
+	SKIP_REASONS,
+	TAGS,
+	TOOL_BUDGET_SPENT,
+	TOOL_CALL_REFUSED,
+	TOOL_REFUSAL,
+	TOOL_TEXT,
+	TOOLS_AFTER_SPENT,
+	TRIM_OMISSION_MARKER,
+	TRIM_WORDS_INTRO,
+	UNSUPPORTED_PI_AI,
+	WORKSPACE_TOOL_DESCRIPTIONS,
+} from "./model-text.ts";
+export { ordinalId } from "./ordinal.ts";
+export {
+	createRenderMemo,
+	flatten,
+	type LedgerRequest,
+	type RenderMemo,
+	type RenderOptions,
+	type RequestMode,
+	renderRequest,
+	type StablePortion,
+	stableOpenBlocks,
+} from "./request.ts";
+export { reviewMessage } from "./review-message.ts";
+export { clip, oneLine, safeHead, safeTail } from "./text.ts";
+export { extendRequest } from "./tool-loop.ts";
+export { ledgerItems, locateCut } from "./trim-cut.ts";
+export { zeroUsage } from "./usage.ts";

@@ -7,7 +7,7 @@
  * only touch text that imitates framing.
  */
 
-import { HEADER_WORDS, PROSE_MARK, TAGS } from "./constants.ts";
+import { HEADER_WORDS, PROSE_MARK, TAGS } from "./model-text.ts";
 
 const TAG_NAMES = Object.values(TAGS).join("|");
 /** `<executor_log>`, `</ question >`, any case: the angle brackets become ‹ › so no tag can open or close. */

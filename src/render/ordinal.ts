@@ -17,3 +17,12 @@ export function ordinalPosition(text: string): number | undefined {
 	if (!/^[1-9a-z][0-9a-z]{0,9}$/.test(text)) return undefined;
 	return Number.parseInt(text, 36);
 }
+
+/**
+ * The id a renderer shows: a path ordinal (ordinalId) for everything on the branch.
+ * Entry ids come from the file, so anything but a plain token is replaced and an id cannot break a header.
+ */
+export function displayId(id: string): string {
+	const safe = id.replace(/[^A-Za-z0-9_.:-]/g, "_");
+	return safe.length > 64 ? safe.slice(0, 64) : safe;
+}

@@ -20,9 +20,12 @@ import {
 	type Round,
 	unansweredRound,
 } from "../reducers/index.ts";
-import { cardLine, proseBlock, reasoningBlock, renderBlock, verbatimRound } from "./blocks.ts";
+import { proseBlock, reasoningBlock, renderBlock, verbatimRound } from "./blocks.ts";
+import { cardLine } from "./card.ts";
 import { type CatalogueEntry, renderCatalogue } from "./catalogue.ts";
 import type { LedgerConfig } from "./config.ts";
+import { estimateToolsTokens, tokensForChars } from "./estimate.ts";
+import { chainHash, hashString } from "./hash.ts";
 import {
 	type AdvisorToolsMode,
 	APPENDIX_HEADER,
@@ -34,9 +37,7 @@ import {
 	REVIEW_INSTRUCTION,
 	REVIEW_MARKER,
 	TAGS,
-} from "./constants.ts";
-import { estimateToolsTokens, tokensForChars } from "./estimate.ts";
-import { chainHash, hashString } from "./hash.ts";
+} from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
 import { ordinalId } from "./ordinal.ts";
 import { capWithGap } from "./text.ts";
@@ -381,6 +382,50 @@ function inFlight(state: LedgerState, callId: string | undefined): PendingConsul
 	return all[all.length - 1];
 }
 
+/** The config the appendix and the question are capped with: a trim may lower the tail caps. */
+function trimmedTailConfig(config: LedgerConfig, tailCaps: number | undefined): LedgerConfig {
+	if (tailCaps === undefined) return config;
+	const cap = (max: number) => Math.max(1, Math.min(max, Math.floor(tailCaps)));
+	return { ...config, tailMaxChars: cap(config.tailMaxChars), tailResultMaxChars: cap(config.tailResultMaxChars) };
+}
+
+/**
+ * A closed segment as two messages: its log (from block `from`, after the trim's stand-in `lead`
+ * when it is the first segment kept), closed by its question or the review marker, and the advice
+ * as the advisor's own turn.
+ */
+function closedSegment(
+	segment: ClosedSegment,
+	from: number,
+	lead: string | undefined,
+	config: LedgerConfig,
+	memo: RenderMemo,
+): RenderedSegment {
+	const parts = [LOG_OPEN];
+	if (lead !== undefined) parts.push(lead);
+	parts.push(...keptBlocks(segment.blocks, from, config, memo));
+	parts.push(
+		LOG_CLOSE +
+			(segment.closedBy === "review"
+				? reviewSection()
+				: questionSection(segment.question, ordinalId(segment.questionPos), config)),
+	);
+	// Neutralised too: a review arrives as a custom message, which any extension could write.
+	const advice = [capWithGap(neutralise(segment.advice), config.tailMaxChars, ordinalId(segment.closingPos))];
+	return { log: userMessage(parts), logParts: parts, advice: adviceMessage(advice[0]!), adviceParts: advice };
+}
+
+/** What ends the request: the in-flight question and the consult instruction, or the review instruction. */
+function closingParts(
+	mode: RequestMode,
+	consultation: PendingConsultation | undefined,
+	tailConfig: LedgerConfig,
+): string[] {
+	if (mode !== "consult") return [LOG_CLOSE, REVIEW_INSTRUCTION];
+	const id = consultation === undefined ? "question" : ordinalId(consultation.callPos);
+	return [LOG_CLOSE + questionSection(consultation?.question ?? "", id, tailConfig), CONSULT_INSTRUCTION];
+}
+
 export function renderRequest(
 	state: LedgerState,
 	options: RenderOptions,
@@ -401,37 +446,16 @@ export function renderRequest(
 	const anchor = options.trim?.anchorEntryId;
 	const cut = anchor === undefined ? undefined : locateCut(state, anchor);
 	let trimPart = cut === undefined ? undefined : trimmedPart(state, cut, config, (b) => memo.block(b, config));
-	const tailCap = (cap: number, trimCap: number | undefined) =>
-		trimCap === undefined ? cap : Math.max(1, Math.min(cap, Math.floor(trimCap)));
-	const tailConfig =
-		options.trim?.tailCaps === undefined
-			? config
-			: {
-					...config,
-					tailMaxChars: tailCap(config.tailMaxChars, options.trim.tailCaps),
-					tailResultMaxChars: tailCap(config.tailResultMaxChars, options.trim.tailCaps),
-				};
+	const tailConfig = trimmedTailConfig(config, options.trim?.tailCaps);
 
 	for (let s = cut?.firstSegment ?? 0; s < state.closed.length; s++) {
 		const segment = state.closed[s]!;
 		const from = cut !== undefined && s === cut.firstSegment ? cut.firstBlock : 0;
-		const build = (lead: string | undefined): RenderedSegment => {
-			const parts = [LOG_OPEN];
-			if (lead !== undefined) parts.push(lead);
-			parts.push(...keptBlocks(segment.blocks, from, config, memo));
-			parts.push(
-				LOG_CLOSE +
-					(segment.closedBy === "review"
-						? reviewSection()
-						: questionSection(segment.question, ordinalId(segment.questionPos), config)),
-			);
-			// Neutralised too: a review arrives as a custom message, which any extension could write.
-			const advice = [capWithGap(neutralise(segment.advice), config.tailMaxChars, ordinalId(segment.closingPos))];
-			return { log: userMessage(parts), logParts: parts, advice: adviceMessage(advice[0]!), adviceParts: advice };
-		};
 		// Only a segment rendered whole is memoised; the one a trim cuts into is built each time.
 		const rendered =
-			from === 0 && trimPart === undefined ? memo.segment(segment, config, () => build(undefined)) : build(trimPart);
+			from === 0 && trimPart === undefined
+				? memo.segment(segment, config, () => closedSegment(segment, 0, undefined, config, memo))
+				: closedSegment(segment, from, trimPart, config, memo);
 		trimPart = undefined;
 		push(rendered.log, rendered.logParts);
 		push(rendered.advice, rendered.adviceParts);
@@ -456,20 +480,7 @@ export function renderRequest(
 	const appendix = appendixPart(state, tail, reasoning, config, tailConfig, cut);
 	if (appendix !== undefined) open.push(appendix);
 
-	if (options.mode === "consult") {
-		open.push(
-			LOG_CLOSE +
-				questionSection(
-					consultation?.question ?? "",
-					consultation === undefined ? "question" : ordinalId(consultation.callPos),
-					tailConfig,
-				),
-		);
-		open.push(CONSULT_INSTRUCTION);
-	} else {
-		open.push(LOG_CLOSE);
-		open.push(REVIEW_INSTRUCTION);
-	}
+	for (const part of closingParts(options.mode, consultation, tailConfig)) open.push(part);
 	if (untrimmed) {
 		const { message, content } = openMessage(open, memo);
 		memo.lastOpen = { key: configKey(config), blocks: state.open, parts: logged, content };

@@ -1,7 +1,7 @@
 /** The visible message a delivered completion review becomes in the executor's context. */
 
 import { CUSTOM_TYPES, type ReviewMessageDetails, type Severity } from "../events/index.ts";
-import { REVIEW_MESSAGE } from "./constants.ts";
+import { REVIEW_MESSAGE } from "./model-text.ts";
 
 export interface ReviewMessage {
 	customType: string;

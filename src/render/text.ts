@@ -1,6 +1,6 @@
 /** Text shaping shared by the renderers. Every function is total and never splits a surrogate pair. */
 
-import { BLOCK_GAP, GAP } from "./constants.ts";
+import { BLOCK_GAP, GAP } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
 
 function isHighSurrogate(code: number): boolean {
@@ -31,6 +31,18 @@ export function safeTail(text: string, n: number): string {
 export function clip(text: string, max: number): string {
 	if (text.length <= max) return text;
 	return `${safeHead(text, Math.max(0, max - 1))}…`;
+}
+
+/**
+ * A value as JSON, "" when it cannot be: a model's tool call arguments are parsed JSON, but nothing
+ * bounds their depth, and a value too deep to serialise must not throw out of a renderer.
+ */
+export function jsonText(value: unknown): string {
+	try {
+		return JSON.stringify(value) ?? "";
+	} catch {
+		return "";
+	}
 }
 
 /** Collapse every run of whitespace (newlines included) to one space, so the text fits on one line. */
@@ -71,9 +83,9 @@ function trimZero(fixed: string): string {
 	return fixed.endsWith(".0") ? fixed.slice(0, -2) : fixed;
 }
 
-/** First non-empty line, trimmed. */
+/** First non-empty line, trimmed; CR, LF and CRLF all end a line. */
 export function firstLine(text: string): string {
-	for (const line of text.split("\n")) {
+	for (const line of text.split(/\r\n|\r|\n/)) {
 		const trimmed = line.trim();
 		if (trimmed.length > 0) return trimmed;
 	}

@@ -6,17 +6,11 @@
  */
 
 import type { Context, Message } from "@mariozechner/pi-ai";
+import { assertNever } from "../events/index.ts";
 import { estimateMessageTokens } from "./estimate.ts";
 import { chainHash, hashString } from "./hash.ts";
 import type { LedgerRequest, RequestUnit } from "./request.ts";
-
-function json(value: unknown): string {
-	try {
-		return JSON.stringify(value) ?? "";
-	} catch {
-		return "";
-	}
-}
+import { jsonText } from "./text.ts";
 
 /** The flattened texts of a message's parts, in the provider-neutral form units use. */
 function partTexts(message: Message): string[] {
@@ -32,11 +26,9 @@ function partTexts(message: Message): string[] {
 					case "thinking":
 						return `\u0002thinking ${p.thinking}`;
 					case "toolCall":
-						return `\u0002call ${p.id} ${p.name} ${json(p.arguments)}`;
-					default: {
-						const never: never = p;
-						return json(never);
-					}
+						return `\u0002call ${p.id} ${p.name} ${jsonText(p.arguments)}`;
+					default:
+						return assertNever(p, "assistant content part");
 				}
 			});
 		case "toolResult":
@@ -44,10 +36,8 @@ function partTexts(message: Message): string[] {
 				`\u0002result ${message.toolCallId} ${message.isError ? "error" : "ok"}`,
 				...message.content.map((p) => (p.type === "text" ? p.text : `\u0002image ${p.mimeType}`)),
 			];
-		default: {
-			const never: never = message;
-			return [json(never)];
-		}
+		default:
+			return assertNever(message, "message role");
 	}
 }
 

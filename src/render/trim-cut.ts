@@ -16,7 +16,7 @@
 import { type Block, type LedgerState, trackWork } from "../reducers/index.ts";
 import { carriedWork, renderBlock, summaryWords } from "./blocks.ts";
 import type { LedgerConfig } from "./config.ts";
-import { NO_HIDDEN_WORDS, TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "./constants.ts";
+import { NO_HIDDEN_WORDS, TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "./model-text.ts";
 
 export interface TrimCut {
 	/** Closed segments before this index are left out whole; `closed.length` = the cut is in the open segment. */

@@ -6,7 +6,7 @@
 import { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventsFromBranch } from "../../src/events/index.ts";
-import { emptyLedger, foldEvents } from "../../src/reducers/index.ts";
+import { emptyLedger, foldLedger } from "../../src/reducers/index.ts";
 import {
 	advisorSystemPrompt,
 	CONSULT_INSTRUCTION,
@@ -136,7 +136,7 @@ describe("a consultation on the real host", () => {
 					e.message.content.some((c: any) => c.id === "a1"),
 			);
 			const branch = host.runtime.session.sessionManager.getBranch(entries[callEntry]!.id);
-			const state = foldEvents(emptyLedger(), eventsFromBranch(branch, entries).events);
+			const state = foldLedger(emptyLedger(), eventsFromBranch(branch, entries).events);
 			const first = host.advisorCalls[0]!.context;
 			const catalogue = sentCatalogue(first.messages);
 			const rerendered = renderRequest(state, {

@@ -1,7 +1,7 @@
 /**
  * The extension's own records, read back leniently: a malformed optional field costs that field, a
  * field with a default takes it, a missing or malformed required field (or a field marked to reject)
- * costs the record. The same rules under Pi's typebox 1.x alias are checked in typebox-alias.test.ts.
+ * costs the record. The same rules under Pi's typebox 1.x alias are checked in schemas.typebox-alias.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -10,7 +10,7 @@ import {
 	parseReviewMessageDetails,
 	parseTrimAnchorRecord,
 	parseUsageRecordData,
-} from "../../src/events/index.ts";
+} from "../../src/events/records.ts";
 
 describe("request records", () => {
 	it("keep what is well-formed and drop what is not", () => {

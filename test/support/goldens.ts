@@ -16,7 +16,7 @@ import { generateSession } from "../../bench/generate.ts";
 import { pointsOfScan, scanPoints } from "../../src/adapter/cli/replay/points.ts";
 import { calledToolNames, sessionTools } from "../../src/adapter/cli/replay/tool-set.ts";
 import { migrateEntries, normalizeBranch, parseSessionText, selectBranch } from "../../src/events/index.ts";
-import { emptyLedger, foldEvents } from "../../src/reducers/index.ts";
+import { emptyLedger, foldLedger } from "../../src/reducers/index.ts";
 import { createRenderMemo, DEFAULT_LEDGER_CONFIG, renderRequest } from "../../src/render/index.ts";
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -47,7 +47,7 @@ export function goldenPoints(text: string): PointGolden[] {
 	let folded = 0;
 	const out: PointGolden[] = [];
 	for (const point of pointsOfScan(scanPoints(events), 10)) {
-		state = foldEvents(state, events.slice(folded, point.upTo));
+		state = foldLedger(state, events.slice(folded, point.upTo));
 		folded = point.upTo;
 		const request = renderRequest(
 			state,

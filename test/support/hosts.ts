@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { advisorSystemPrompt, CONSULT_INSTRUCTION, LOG_OPEN } from "../../src/render/constants.ts";
+import { advisorSystemPrompt, CONSULT_INSTRUCTION, LOG_OPEN } from "../../src/render/model-text.ts";
 import type { MockReply, MockRequest } from "./mock-openai.ts";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");

@@ -5,7 +5,8 @@
 import fc from "fast-check";
 import { expect } from "vitest";
 import { type LedgerEvent, readSession } from "../../src/events/index.ts";
-import { APPENDIX_HEADER, flatten, type LedgerRequest, LOG_CLOSE } from "../../src/render/index.ts";
+import { APPENDIX_HEADER, flatten, type LedgerRequest } from "../../src/render/index.ts";
+import { LOG_CLOSE } from "../../src/render/model-text.ts";
 import { type PlanOptions, sessionArb } from "./session-gen.ts";
 
 /** A number in [0, 1]: a position along a list, scaled by its length. */

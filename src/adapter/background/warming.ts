@@ -1,5 +1,5 @@
 /**
- * Cache warming, wired. The pure half decides (policy/warming/economics.ts `warmingDecision`, the
+ * Cache warming, wired. The pure half decides (policy/warming/decision.ts `warmingDecision`, the
  * chain as a state machine in policy/warming/state.ts, the payload guard in
  * policy/warming/payload-hash.ts); this file carries out the machine's actions with a real timer, a real
  * request and `pi.appendEntry`:

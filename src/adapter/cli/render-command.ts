@@ -13,7 +13,7 @@ import {
 	parseSessionText,
 	selectBranch,
 } from "../../events/index.ts";
-import { foldAll } from "../../reducers/index.ts";
+import { ledgerOf } from "../../reducers/index.ts";
 import {
 	APPENDIX_HEADER,
 	createRenderMemo,
@@ -86,7 +86,7 @@ export function renderAt(file: string, text: string, leaf: string | undefined, a
 		throw new RenderInputError(`${file}: --at ${at} is not on the branch to leaf ${branch.leafId}`, EXIT.usage);
 	}
 	const events = normalizeBranch(branch.path, entries).slice(0, index + 1);
-	const state = foldAll(events, parsed.header?.cwd);
+	const state = ledgerOf(events, parsed.header?.cwd);
 	// At an advisor call itself: the in-flight form for that call (the newest pending one otherwise).
 	const last = events[index]!;
 	const ownCall = last.kind === "assistant" ? last.calls.find((c) => c.name === ADVISOR_TOOL_NAME) : undefined;

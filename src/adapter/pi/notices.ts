@@ -1,6 +1,6 @@
 /**
  * Texts the user reads (notifications, the in-flight status line, config warnings). None of
- * these reach a model, so they live here rather than in render/constants.ts, where a changed
+ * these reach a model, so they live here rather than in render/model-text.ts, where a changed
  * byte would cost every cached prefix.
  */
 

@@ -30,7 +30,7 @@
  *   million tokens. `coldCostUsd` is the same request with nothing read from the cache.
  */
 
-import { type EnvelopeEstimate, isRecord, type RequestRecord } from "../../events/index.ts";
+import { assertNever, type EnvelopeEstimate, isRecord, type RequestRecord } from "../../events/index.ts";
 import { OUTPUT_SAMPLES, type RequestFingerprint } from "../../reducers/index.ts";
 import type { LedgerRequest } from "../../render/index.ts";
 import { tokensForChars } from "../../render/index.ts";
@@ -83,6 +83,15 @@ export interface RequestEstimate {
 	cacheMatch: CacheMatch;
 	/** No part of the conversation (beyond the fixed head) is expected from the cache. */
 	cold: boolean;
+}
+
+/**
+ * An estimated cost as the decisions take it: one that is not a number (a registry entry without
+ * prices) is never taken as free, and none is below zero. The gate and the warming decision both read
+ * estimates through it.
+ */
+export function costOrInfinity(usd: number): number {
+	return Number.isNaN(usd) ? Number.POSITIVE_INFINITY : Math.max(0, usd);
 }
 
 export interface EstimateInput {
@@ -220,10 +229,8 @@ function readable(candidate: Candidate, request: LedgerRequest, previous: Reques
 			const mine = writtenBreakpoints(request.stable.unitCount, request.units.length, caching.stableBreakpoint);
 			return mine.some((b) => b >= candidate.unit && b - candidate.unit <= caching.lookbackBlocks);
 		}
-		default: {
-			const never: never = caching;
-			return never;
-		}
+		default:
+			return assertNever(caching, "caching model");
 	}
 }
 

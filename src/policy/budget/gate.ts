@@ -18,8 +18,9 @@
  * Skip reasons are SKIP_REASONS texts, for `Advisor skipped: <reason>` with `details.skipped: true`.
  */
 
+import { assertNever } from "../../events/index.ts";
 import { SKIP_REASONS } from "../../render/index.ts";
-import type { RequestEstimate } from "./estimate-cost.ts";
+import { costOrInfinity, type RequestEstimate } from "./estimate-cost.ts";
 
 /** The `budget` keys of advisor.json the gate reads (the adapter's BudgetConfig fits). */
 export interface BudgetLimits {
@@ -79,15 +80,9 @@ function nonNegative(n: number): number {
 	return Number.isFinite(n) && n > 0 ? n : 0;
 }
 
-/** An estimate that is not a number (a registry entry without prices) is never taken as free. */
-function costOf(n: number): number {
-	if (Number.isNaN(n)) return Number.POSITIVE_INFINITY;
-	return Math.max(0, n);
-}
-
 export function decideGate(input: GateInput): GateDecision {
 	const { estimate, budget } = input;
-	const cost = costOf(estimate.costUsd);
+	const cost = costOrInfinity(estimate.costUsd);
 	const billed = nonNegative(input.billedUsd);
 	const spent = nonNegative(input.spentUsd);
 
@@ -133,16 +128,14 @@ export function decideGate(input: GateInput): GateDecision {
 				return {
 					action: "confirm",
 					expectedUsd: cost,
-					coldUsd: costOf(estimate.coldCostUsd),
+					coldUsd: costOrInfinity(estimate.coldCostUsd),
 					consultationUsd: consultation,
 					limit: "soft",
 					reason,
 				};
 			}
 			return { action: "skip", reason, limit: "soft" };
-		default: {
-			const never: never = input.confirmation;
-			return never;
-		}
+		default:
+			return assertNever(input.confirmation, "confirmation mode");
 	}
 }

@@ -15,7 +15,7 @@
  *   it, record its usage (step 1), show nothing.
  *
  * The review message's `details.advice` is what a later consultation replays as the advisor's own
- * past answer under the review marker (reducers/fold.ts → closed segment "review"); a `none` review
+ * past answer under the review marker (reducers/ledger-fold.ts → closed segment "review"); a `none` review
  * is never delivered, so it leaves only its usage record.
  */
 

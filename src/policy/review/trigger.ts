@@ -34,7 +34,7 @@
  */
 
 import type { AssistantEvent, LedgerEvent } from "../../events/index.ts";
-import { ADVISOR_TOOL_NAME, CUSTOM_TYPES, isRecord, parseUsageRecordData } from "../../events/index.ts";
+import { ADVISOR_TOOL_NAME, assertNever, CUSTOM_TYPES, isRecord, parseUsageRecordData } from "../../events/index.ts";
 import type { LedgerState } from "../../reducers/index.ts";
 import { completedAdvice } from "../../reducers/index.ts";
 
@@ -92,10 +92,8 @@ function trailing(event: LedgerEvent): boolean {
 		case "compaction":
 		case "branchSummary":
 			return false;
-		default: {
-			const never: never = event;
-			throw new Error(`unhandled ledger event ${JSON.stringify(never)}`);
-		}
+		default:
+			return assertNever(event, "ledger event");
 	}
 }
 

@@ -29,7 +29,8 @@
  * Plain objects rather than immer: each state is a handful of scalars, replaced whole.
  */
 
-import type { RefreshOutcome, WarmingDecision, WarmingSkipReason } from "./economics.ts";
+import { assertNever } from "../../events/index.ts";
+import type { RefreshOutcome, WarmingDecision, WarmingSkipReason } from "./decision.ts";
 
 /** What ends or pre-empts a chain, named after the Pi event (or the action) that causes it. */
 export type WarmingCancelReason =
@@ -113,10 +114,8 @@ function stop(state: WarmingState, reason: WarmingCancelReason): WarmingAction[]
 			return [{ type: "clearTimer" }];
 		case "refreshing":
 			return [{ type: "abort", refreshId: state.refreshId, reason }];
-		default: {
-			const never: never = state;
-			throw new Error(`unhandled warming state ${JSON.stringify(never)}`);
-		}
+		default:
+			return assertNever(state, "warming state");
 	}
 }
 
@@ -173,9 +172,7 @@ export function warmingReducer(state: WarmingState, event: WarmingEvent): Warmin
 				ended: { by: "cancel", reason: event.reason },
 			};
 		}
-		default: {
-			const never: never = event;
-			throw new Error(`unhandled warming event ${JSON.stringify(never)}`);
-		}
+		default:
+			return assertNever(event, "warming event");
 	}
 }

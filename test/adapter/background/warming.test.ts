@@ -25,7 +25,7 @@ import { failureEnvelope } from "../../../src/adapter/consult/envelope.ts";
 import type { CompleteSimple } from "../../../src/adapter/pi/compat.ts";
 import { CUSTOM_TYPES } from "../../../src/events/index.ts";
 import { canonicalPayload, payloadHash, payloadOutputCap, WARMING_CANCEL_REASONS } from "../../../src/policy/index.ts";
-import { emptySpend, foldAll } from "../../../src/reducers/index.ts";
+import { emptySpend, ledgerOf } from "../../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerRequest, renderRequest } from "../../../src/render/index.ts";
 import { assistant, call, resetParents, result, user } from "../../support/events.ts";
 import { type MockApi, startMockLlm } from "../../support/mock-llm.ts";
@@ -37,7 +37,7 @@ const T0 = 1_800_000_000_000;
 function ledgerRequest(): LedgerRequest {
 	resetParents();
 	return renderRequest(
-		foldAll([
+		ledgerOf([
 			user("u1", "Make the parser accept trailing commas."),
 			assistant("a1", { text: "Reading.", calls: [call("c1", "read", { path: "src/parse.ts" })] }),
 			result("r1", "c1", "read", "export const parse = (s: string) => JSON.parse(s);\n".repeat(20)),

@@ -125,8 +125,9 @@ describe("replay on the bundled samples", () => {
 	it("with no PATH and no Pi session folder, replays the bundled long samples (text report)", async () => {
 		const r = await runBuilt(built.main, ["replay"]);
 		expect(r.code).toBe(0);
-		expect(r.stdout).toContain("Replayed 2 sessions from 2 files");
-		for (const name of ["long/pi-mono-large-session.jsonl", "long/taskq.jsonl"]) expect(r.stdout).toContain(name);
+		expect(r.stdout).toContain("Replayed 3 sessions from 3 files");
+		for (const name of ["long/pi-mono-large-session.jsonl", "long/gjc-inline-agent-design.jsonl", "long/taskq.jsonl"])
+			expect(r.stdout).toContain(name);
 		expect(r.stdout).toContain("ratio ledger/baseline (total)");
 		expect(r.stdout).not.toMatch(/\u001b\[/); // not a terminal: no colours
 	});

@@ -81,9 +81,10 @@ describe("the default input", () => {
 		expect(r.stderr).toBe(
 			`advisor-ledger replay: no session file in ${folder}; replaying the bundled samples in samples/long\n`,
 		);
-		expect(r.stdout).toContain("Replayed 2 sessions from 2 files");
+		expect(r.stdout).toContain("Replayed 3 sessions from 3 files");
 		expect(r.stdout).toContain("samples/long/pi-mono-large-session.jsonl");
 		expect(r.stdout).toContain("samples/long/taskq.jsonl");
+		expect(r.stdout).toContain("samples/long/gjc-inline-agent-design.jsonl:118: invalid-json");
 	});
 
 	it("no folder at all, or only sessions without a tool round: the same fallback, each with its reason", async () => {
@@ -92,7 +93,7 @@ describe("the default input", () => {
 		expect(absent.stderr).toMatch(
 			/^advisor-ledger replay: no Pi session folder at .*; replaying the bundled samples in samples\/long\n$/,
 		);
-		expect((JSON.parse(absent.stdout) as ReplayReport).sessions).toHaveLength(2);
+		expect((JSON.parse(absent.stdout) as ReplayReport).sessions).toHaveLength(3);
 
 		const useless = await runBuilt(built.main, ["replay", "--json"], {
 			HOME: home("useless", { "--proj--/chat.jsonl": chatOnly(), "--proj--/notes.jsonl": "not json\n" }),
@@ -132,7 +133,7 @@ describe("the text report on the bundled samples", () => {
 
 	it("prices the consultations in dollars, baseline vs ledger, with reads and writes in both caching models", () => {
 		expect(stdout).toMatch(
-			/^Prompt cost of the 43 consultations at anthropic\/claude-sonnet-4-5 prices \(Claude Sonnet 4\.5 \(latest\); per million tokens: input \$3\.00, cache read \$0\.30, cache write \$3\.75\)$/m,
+			/^Prompt cost of the 45 consultations at anthropic\/claude-sonnet-4-5 prices \(Claude Sonnet 4\.5 \(latest\); per million tokens: input \$3\.00, cache read \$0\.30, cache write \$3\.75\)$/m,
 		);
 		const rows = stdout.split("\n").filter((l) => /\$\d+\.\d+/.test(l) && /(baseline|ledger)\s/.test(l));
 		expect(rows).toHaveLength(6);
@@ -191,7 +192,7 @@ describe("--price", () => {
 		const r = await runBuilt(built.main, ["replay", "--svg", file], { HOME: home("svg", {}) });
 		expect(r.code).toBe(0);
 		const svg = readFileSync(file, "utf8");
-		expect(svg).toContain(">Prompt cost of 43 consultations, baseline vs ledger</text>");
-		expect(svg).toContain(">43 consultation points in 2 sessions</text>");
+		expect(svg).toContain(">Prompt cost of 45 consultations, baseline vs ledger</text>");
+		expect(svg).toContain(">45 consultation points in 3 sessions</text>");
 	});
 });

@@ -235,9 +235,10 @@ describe("advisor calls (the real extension, faux advisor)", () => {
 
 describe("the long samples (the default replay when Pi's folder has nothing to replay)", () => {
 	const PI_MONO = "long/pi-mono-large-session.jsonl";
+	const GJC = "long/gjc-inline-agent-design.jsonl";
 
 	test("stay small enough to ship: under 2 MB each", () => {
-		for (const name of [PI_MONO, "long/taskq.jsonl"])
+		for (const name of [PI_MONO, GJC, "long/taskq.jsonl"])
 			expect(statSync(join(SAMPLES, name)).size).toBeLessThan(2_000_000);
 	});
 
@@ -250,6 +251,17 @@ describe("the long samples (the default replay when Pi's folder has nothing to r
 		expect(readme).toContain("MIT License (pi-mono)");
 		expect(readme).toContain("Permission is hereby granted, free of charge");
 		const shared = join(SAMPLES, "../../shared/sessions/pi-mono-large-session.jsonl");
+		if (existsSync(shared)) expect(bytes.equals(readFileSync(shared))).toBe(true);
+	});
+
+	test("gjc: shipped unchanged (its broken line too), its source, licence and hash in the README", () => {
+		const bytes = readFileSync(join(SAMPLES, GJC));
+		const sha = createHash("sha256").update(bytes).digest("hex");
+		const readme = readFileSync(join(SAMPLES, "README.md"), "utf8");
+		expect(readme).toContain(`SHA-256 \`${sha}\``);
+		expect(readme).toContain("sessions/02-inline-agent-design/session.jsonl");
+		expect(readme).toContain("MIT License (agent-complex-task)");
+		const shared = join(SAMPLES, "../../shared/sessions/gjc-inline-agent-design.jsonl");
 		if (existsSync(shared)) expect(bytes.equals(readFileSync(shared))).toBe(true);
 	});
 

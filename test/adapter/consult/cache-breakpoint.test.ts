@@ -10,7 +10,7 @@ import {
 	MAX_BREAKPOINTS,
 	withStableBreakpoint,
 } from "../../../src/adapter/consult/cache-breakpoint.ts";
-import { foldAll } from "../../../src/reducers/index.ts";
+import { ledgerOf } from "../../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerRequest, renderRequest } from "../../../src/render/index.ts";
 import { advice, assistant, call, resetParents, result, user } from "../../support/events.ts";
 
@@ -18,7 +18,7 @@ const sonnet = getModel("anthropic", "claude-sonnet-4-5") as Model<Api>;
 
 function ledgerRequest(withTools: boolean): LedgerRequest {
 	resetParents();
-	const state = foldAll([
+	const state = ledgerOf([
 		user("u1", "Add a CONTRIBUTING file."),
 		assistant("e1", { text: "Looking.", calls: [call("c1", "read", { path: "README.md" })] }),
 		result("r1", "c1", "read", "# demo"),
@@ -132,7 +132,7 @@ describe("the breakpoint at the end of the stable part", () => {
 		expect(withStableBreakpoint(marked, request.context, request.stable)).toBeUndefined();
 
 		const shifted = { messageIndex: request.stable.messageIndex, partCount: request.stable.partCount + 1 };
-		const other = renderRequest(foldAll([user("zz", "other")]), {
+		const other = renderRequest(ledgerOf([user("zz", "other")]), {
 			config: DEFAULT_LEDGER_CONFIG,
 			catalogue: [],
 			tools: [],

@@ -35,7 +35,7 @@ import {
 } from "../../../src/adapter/consult/consultation.ts";
 import { defaultInvestigation } from "../../../src/adapter/extension.ts";
 import type { ToolsConfig } from "../../../src/adapter/tools/index.ts";
-import { foldAll, type LedgerState } from "../../../src/reducers/index.ts";
+import { type LedgerState, ledgerOf } from "../../../src/reducers/index.ts";
 import {
 	advisorSystemPrompt,
 	DEFAULT_LEDGER_CONFIG,
@@ -73,7 +73,7 @@ afterEach(() => {
 /** A log whose oldest tool round is a card (#r1); the two newest are the verbatim tail. */
 function ledgerState(): LedgerState {
 	resetParents();
-	return foldAll([
+	return ledgerOf([
 		user("u1", "Fix the failing test."),
 		assistant("a1", { text: "Looking.", calls: [call("c1", "read", { path: "src/app.ts" })] }),
 		result("r1", "c1", "read", CARD_OUTPUT),

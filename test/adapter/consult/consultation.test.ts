@@ -14,7 +14,7 @@ import {
 } from "../../../src/adapter/consult/consultation.ts";
 import type { CompleteSimple } from "../../../src/adapter/pi/compat.ts";
 import { requestRecord } from "../../../src/policy/index.ts";
-import { foldAll } from "../../../src/reducers/index.ts";
+import { ledgerOf } from "../../../src/reducers/index.ts";
 import {
 	DEFAULT_LEDGER_CONFIG,
 	FAILURE,
@@ -40,7 +40,7 @@ const model = {
 
 function request() {
 	resetParents();
-	const state = foldAll([
+	const state = ledgerOf([
 		user("u1", "Fix the bug."),
 		assistant("a1", { text: "Is my plan right?", calls: [call("adv1", "advisor")] }),
 	]);

@@ -9,7 +9,7 @@
 import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CUSTOM_TYPES, eventsFromBranch } from "../../../src/events/index.ts";
-import { emptyLedger, foldEvents } from "../../../src/reducers/index.ts";
+import { emptyLedger, foldLedger } from "../../../src/reducers/index.ts";
 import {
 	DEFAULT_LEDGER_CONFIG,
 	renderRequest,
@@ -137,7 +137,7 @@ describe("a cold request over the soft limit and the context budget", () => {
 				e.type === "message" && e.message.role === "assistant" && e.message.content.some((c: any) => c.id === "a1"),
 		)!;
 		const branch = host.runtime.session.sessionManager.getBranch(callEntry.id);
-		const state = foldEvents(
+		const state = foldLedger(
 			emptyLedger(host.runtime.session.sessionManager.getCwd()),
 			eventsFromBranch(branch, entries).events,
 		);

@@ -14,7 +14,7 @@ import {
 import { createRetryPolicy } from "../../../src/adapter/consult/cost-control.ts";
 import { createDeadline } from "../../../src/adapter/consult/deadline.ts";
 import type { CompleteSimple } from "../../../src/adapter/pi/compat.ts";
-import { foldAll } from "../../../src/reducers/index.ts";
+import { ledgerOf } from "../../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG, FAILURE, renderRequest } from "../../../src/render/index.ts";
 import { assistant, call, resetParents, user } from "../../support/events.ts";
 
@@ -33,7 +33,7 @@ const model = {
 
 function request() {
 	resetParents();
-	const state = foldAll([
+	const state = ledgerOf([
 		user("u1", "Fix it."),
 		assistant("a1", { text: "Right?", calls: [call("adv1", "advisor")] }),
 	]);

@@ -8,7 +8,7 @@ import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { createSessionLedger } from "../../../src/adapter/consult/session-ledger.ts";
 import { eventsFromBranch } from "../../../src/events/index.ts";
-import { foldAll } from "../../../src/reducers/index.ts";
+import { ledgerOf } from "../../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG, renderBlock, zeroUsage } from "../../../src/render/index.ts";
 
 function assistantCall(id: string, name: string, text = "", args: Record<string, unknown> = {}): AssistantMessage {
@@ -37,7 +37,7 @@ function toolResult(callId: string, name: string, text: string, details?: unknow
 }
 
 function batch(sm: SessionManager) {
-	return foldAll(eventsFromBranch(sm.getBranch(), sm.getEntries()).events);
+	return ledgerOf(eventsFromBranch(sm.getBranch(), sm.getEntries()).events);
 }
 
 describe("incremental folding", () => {
@@ -127,7 +127,7 @@ describe("incremental folding", () => {
 		const grown = [...branch, next];
 		const after = ledger.update("s", grown, grown);
 		expect(after.folded.from).toBe("cache");
-		expect(after.state).toEqual(foldAll(eventsFromBranch(grown, grown).events));
+		expect(after.state).toEqual(ledgerOf(eventsFromBranch(grown, grown).events));
 	});
 });
 

@@ -6,7 +6,7 @@
  * and measures only what the events since the previous point added (what the extension does
  * live). With `--all-leaves` the leaves are replayed depth first and a branch starts from the
  * last point it shares with the branch before it: the trunk is replayed once. At a sample of
- * points the same request is also built from scratch (foldAll + a fresh memo): the timing report
+ * points the same request is also built from scratch (ledgerOf + a fresh memo): the timing report
  * compares the two, and the bytes must agree.
  */
 
@@ -21,7 +21,7 @@ import {
 	selectBranches,
 } from "../../../events/index.ts";
 import { cacheShares } from "../../../policy/index.ts";
-import { emptyLedger, foldAll, foldEvents, type LedgerState } from "../../../reducers/index.ts";
+import { emptyLedger, foldLedger, type LedgerState, ledgerOf } from "../../../reducers/index.ts";
 import {
 	createRenderMemo,
 	DEFAULT_LEDGER_CONFIG,
@@ -231,9 +231,9 @@ let warmedUp = false;
 function warmUp(events: readonly LedgerEvent[], options: RenderOptions): void {
 	if (warmedUp || events.length === 0) return;
 	warmedUp = true;
-	const state = foldAll(events);
+	const state = ledgerOf(events);
 	renderRequest(
-		foldEvents(foldAll(events.slice(0, events.length >> 1)), events.slice(events.length >> 1)),
+		foldLedger(ledgerOf(events.slice(0, events.length >> 1)), events.slice(events.length >> 1)),
 		options,
 		createRenderMemo(),
 	);
@@ -389,7 +389,7 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 	const { events } = input;
 	const options: RenderOptions = { ...run.renderOptions, inFlightCallId: point.callId };
 	const t0 = now();
-	run.state = foldEvents(run.state, events.slice(run.folded, point.upTo));
+	run.state = foldLedger(run.state, events.slice(run.folded, point.upTo));
 	const request = renderRequest(run.state, options, run.memo);
 	const incrementalMs = now() - t0;
 
@@ -397,7 +397,7 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 	let mismatch = false;
 	if (run.sampled.has(index)) {
 		const t1 = now();
-		const scratch = renderRequest(foldAll(events.slice(0, point.upTo), input.cwd), options, createRenderMemo());
+		const scratch = renderRequest(ledgerOf(events.slice(0, point.upTo), input.cwd), options, createRenderMemo());
 		scratchMs = now() - t1;
 		// Incremental ≡ batch fold is an invariant; a difference is a bug worth seeing, not a crash.
 		mismatch = scratch.hash !== request.hash;

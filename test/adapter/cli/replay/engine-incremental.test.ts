@@ -32,7 +32,7 @@ import {
 	readSession,
 	selectBranch,
 } from "../../../../src/events/index.ts";
-import { foldAll } from "../../../../src/reducers/index.ts";
+import { ledgerOf } from "../../../../src/reducers/index.ts";
 import {
 	createRenderMemo,
 	DEFAULT_LEDGER_CONFIG,
@@ -270,8 +270,8 @@ describe("the render memo across branches", () => {
 					mode: "consult",
 				};
 				const memo = createRenderMemo();
-				renderRequest(foldAll(a.events), options, memo);
-				const state = foldAll(sharingWith(a, b).slice(0, pickIndex(cut, b.events.length + 1)));
+				renderRequest(ledgerOf(a.events), options, memo);
+				const state = ledgerOf(sharingWith(a, b).slice(0, pickIndex(cut, b.events.length + 1)));
 				const reused = renderRequest(state, options, memo);
 				const fresh = renderRequest(state, options, createRenderMemo());
 				expect(reused.hash).toBe(fresh.hash);

@@ -1,0 +1,398 @@
+/**
+ * The ledger's fold: (ledger, events) → ledger, with immer — blocks, tool rounds, segments closed
+ * by consultations and reviews, compactions and branch summaries (the spend and the trim anchor have
+ * folds of their own). Each event is applied on its own by the handler of its kind, so folding a
+ * branch in one go or in any number of pieces gives the same state (a property test holds us to it).
+ */
+
+import {
+	ADVISOR_TOOL_NAME,
+	CUSTOM_TYPES,
+	type LedgerEvent,
+	type ToolCallInfo,
+	type ToolResultEvent,
+} from "../events/index.ts";
+import { completedAdvice, reviewAdvice } from "./advisor-result.ts";
+import { changedPaths, trackWork, type WorkTracker } from "./hidden-work.ts";
+import { current, type Draft, isDraft, original, produce } from "./immer.ts";
+import {
+	type Block,
+	type CarriedFailure,
+	emptyLedger,
+	type LedgerState,
+	type PendingConsultation,
+	type RoundBlock,
+	unansweredRound,
+} from "./ledger-state.ts";
+
+type LedgerDraft = Draft<LedgerState>;
+
+interface ApplyContext {
+	/** Every event up to and including the one being applied (a plain array: reading it makes no drafts). */
+	events: readonly LedgerEvent[];
+	/** The event's index on the branch: the fold always starts at the root. */
+	index: number;
+	/** Its path position, `index + 1`: what blocks and the ids the request shows are placed by. */
+	pos: number;
+	/** True while a compaction re-applies its kept span: those user words are already recorded. */
+	replay: boolean;
+}
+
+export function foldLedger(state: LedgerState, newEvents: readonly LedgerEvent[]): LedgerState {
+	if (newEvents.length === 0) return state;
+	// Frozen so immer skips it when finalising: an unfrozen new array is walked, which made every fold O(branch).
+	const events = Object.freeze(state.events.concat(newEvents));
+	const first = state.events.length;
+	return produce(state, (draft) => {
+		draft.events = events as LedgerEvent[];
+		for (let index = first; index < events.length; index++) {
+			apply(draft, events[index]!, { events, index, pos: index + 1, replay: false });
+		}
+	});
+}
+
+/** The ledger of a whole branch; `cwd` (the session's, from its header) makes its cards relative. */
+export function ledgerOf(events: readonly LedgerEvent[], cwd?: string): LedgerState {
+	return foldLedger(emptyLedger(cwd), events);
+}
+
+/** One handler per event kind: what that event does to the ledger (the fold's `evolve`). */
+type Handlers = {
+	[K in LedgerEvent["kind"]]: (
+		draft: LedgerDraft,
+		event: Extract<LedgerEvent, { kind: K }>,
+		ctx: ApplyContext,
+	) => void;
+};
+
+/** Events that change nothing the advisor reads: model and thinking switches, extension state, labels. */
+const ignore = (): void => {};
+
+const handlers: Handlers = {
+	user: (draft, event, ctx) => {
+		pushBlock(draft, { kind: "user", id: event.id, pos: ctx.pos, parts: event.parts });
+		if (!ctx.replay) draft.userWords.push(Object.freeze({ id: event.id, parts: event.parts, index: ctx.index }));
+	},
+	assistant: (draft, event, ctx) => {
+		// Pi writes every result of a message before the next assistant message, so calls still
+		// pending now never got one: they become cards where they were given up on.
+		giveUpPendingCalls(draft);
+		const advisorCalls = event.calls.filter((c) => c.name === ADVISOR_TOOL_NAME);
+		for (const call of advisorCalls) {
+			draft.pendingConsultations.push({
+				callId: call.id,
+				callEntryId: event.id,
+				callPos: ctx.pos,
+				question: event.text,
+				reasoning: event.thinking,
+			});
+		}
+		// The prose beside an advisor call is the question of that consultation, not a log block.
+		if (advisorCalls.length === 0 && event.text.trim().length > 0) {
+			pushBlock(draft, { kind: "prose", id: event.id, pos: ctx.pos, text: event.text });
+		}
+		for (const call of event.calls) {
+			if (call.name === ADVISOR_TOOL_NAME) continue;
+			draft.pendingCalls.push({
+				callEntryId: event.id,
+				callPos: ctx.pos,
+				call,
+				reasoning: event.thinking,
+				...cwdOf(draft),
+			});
+		}
+	},
+	toolResult: (draft, event, ctx) => {
+		const consultation = draft.pendingConsultations.findIndex((p) => p.callId === event.callId);
+		if (consultation !== -1 || event.toolName === ADVISOR_TOOL_NAME)
+			settleConsultation(draft, event, consultation, ctx.pos);
+		else pushBlock(draft, answeredRound(draft, event, ctx.pos));
+	},
+	bashRun: (draft, event, ctx) => {
+		if (event.excluded) {
+			hide(draft, event.id);
+			return;
+		}
+		pushBlock(draft, {
+			kind: "shell",
+			id: event.id,
+			pos: ctx.pos,
+			command: event.command,
+			output: event.output,
+			exitCode: event.exitCode,
+			cancelled: event.cancelled,
+			truncated: event.truncated,
+		});
+	},
+	customMessage: (draft, event, ctx) => {
+		if (event.customType === CUSTOM_TYPES.review) {
+			const advice = reviewAdvice(event);
+			if (advice !== undefined) closeSegment(draft, "review", "", advice, event.id, ctx.pos, ctx.pos);
+			return;
+		}
+		if (!event.display) {
+			hide(draft, event.id);
+			return;
+		}
+		pushBlock(draft, { kind: "note", id: event.id, pos: ctx.pos, customType: event.customType, parts: event.parts });
+	},
+	compaction: (draft, event, ctx) => {
+		if (!event.resets) {
+			pushBlock(draft, {
+				kind: "summary",
+				id: event.id,
+				pos: ctx.pos,
+				summaryKind: "compaction",
+				summary: event.summary,
+				words: [],
+				files: [],
+				failures: [],
+			});
+			return;
+		}
+		// Like Pi, only the newest compaction counts: an older one inside a kept span is skipped.
+		if (ctx.replay) return;
+		compact(draft, event.id, event.summary, event.firstKeptEntryId, ctx);
+	},
+	branchSummary: (draft, event, ctx) => {
+		pushBlock(draft, {
+			kind: "summary",
+			id: event.id,
+			pos: ctx.pos,
+			summaryKind: "branch",
+			summary: event.summary,
+			words: event.hiddenUserWords,
+			files: [],
+			failures: [],
+		});
+		draft.summaryBoundary = { id: event.id, kind: "branch" };
+	},
+	modelChange: ignore,
+	thinkingLevel: ignore,
+	custom: ignore,
+	other: ignore,
+};
+
+function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void {
+	// The map has a handler of the right kind for every event; TypeScript cannot pair them by itself.
+	const handle = handlers[event.kind] as (draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext) => void;
+	handle(draft, event, ctx);
+}
+
+/**
+ * The result of an advisor call (or of a call whose consultation is pending): advice closes the
+ * segment under its question; a failure or skip leaves the executor's prose once no other advisor
+ * call of the same message is still pending.
+ */
+function settleConsultation(draft: LedgerDraft, event: ToolResultEvent, consultation: number, pos: number): void {
+	const pending = consultation === -1 ? undefined : plain(draft.pendingConsultations[consultation]);
+	if (consultation !== -1) draft.pendingConsultations.splice(consultation, 1);
+	const advice = completedAdvice(event);
+	if (advice !== undefined) {
+		// Other advisor calls of the same message shared this question; it is answered now.
+		if (pending !== undefined) {
+			draft.pendingConsultations = draft.pendingConsultations.filter((p) => p.callEntryId !== pending.callEntryId);
+		}
+		closeSegment(draft, "consultation", pending?.question ?? "", advice, event.id, pos, pending?.callPos ?? pos);
+	} else if (pending !== undefined && !draft.pendingConsultations.some((p) => p.callEntryId === pending.callEntryId)) {
+		keepProse(draft, pending);
+	}
+}
+
+/** A tool round completed by its result: the pending call it answers (taken off the list) and the result. */
+function answeredRound(draft: LedgerDraft, event: ToolResultEvent, pos: number): RoundBlock {
+	const callIndex = draft.pendingCalls.findIndex((p) => p.call.id === event.callId);
+	const pending = callIndex === -1 ? undefined : plain(draft.pendingCalls[callIndex]);
+	if (callIndex !== -1) draft.pendingCalls.splice(callIndex, 1);
+	return {
+		kind: "round",
+		id: event.id,
+		pos,
+		round: {
+			callEntryId: pending?.callEntryId ?? event.id,
+			callPos: pending?.callPos ?? pos,
+			// A result whose call is not on the branch still deserves a card; its arguments are unknown.
+			call: pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} },
+			resultId: event.id,
+			resultParts: event.parts,
+			status: event.isError ? "error" : "ok",
+			reasoning: pending?.reasoning ?? "",
+			...cwdOf(draft),
+		},
+	};
+}
+
+/**
+ * The plain value behind a draft. Pending calls are never modified, so their original is exact;
+ * a draft must not end up inside a frozen block, where immer would not finalise it.
+ */
+function plain<T>(value: T): T {
+	return isDraft(value) ? (original(value as Draft<T>) as T) : value;
+}
+
+/**
+ * Blocks are frozen (shallowly) as they are made: they never change afterwards, and immer skips
+ * frozen values when it finalises, so a block costs nothing in later folds.
+ */
+function pushBlock(draft: LedgerDraft, block: Block): void {
+	if (block.kind === "round") {
+		// The card above: only the executor's prose may sit between (user words start a new thought).
+		let i = draft.open.length - 1;
+		while (i >= 0 && draft.open[i]!.kind === "prose") i--;
+		const above = draft.open[i];
+		if (above?.kind === "round") block = { ...block, previous: plain(above).round };
+	}
+	draft.open.push(Object.freeze(block) as Block);
+}
+
+/**
+ * A failed, skipped or abandoned consultation leaves nothing of itself, but the executor's prose
+ * beside the call is still its prose (it may state what it did): it stays in the log as a block,
+ * placed where the consultation ended.
+ */
+function keepProse(draft: LedgerDraft, pending: PendingConsultation): void {
+	if (pending.question.trim().length > 0)
+		pushBlock(draft, { kind: "prose", id: pending.callEntryId, pos: pending.callPos, text: pending.question });
+}
+
+/** The cwd to stamp on a call, as an optional field (absent, not undefined, when unknown). */
+function cwdOf(draft: LedgerDraft): { cwd?: string } {
+	return draft.cwd === undefined ? {} : { cwd: draft.cwd };
+}
+
+function hide(draft: LedgerDraft, id: string): void {
+	if (!draft.hidden.includes(id)) draft.hidden.push(id);
+}
+
+function giveUpPendingCalls(draft: LedgerDraft): void {
+	if (draft.pendingCalls.length > 0) {
+		for (const drafted of draft.pendingCalls) {
+			const pending = plain(drafted);
+			pushBlock(draft, {
+				kind: "round",
+				id: pending.callEntryId,
+				pos: pending.callPos,
+				round: unansweredRound(pending),
+			});
+		}
+		draft.pendingCalls = [];
+	}
+	// A consultation that never got a result leaves nothing, like a failed one — but the executor's prose stays.
+	if (draft.pendingConsultations.length > 0) {
+		const seen = new Set<string>();
+		for (const drafted of draft.pendingConsultations) {
+			const pending = plain(drafted);
+			if (seen.has(pending.callEntryId)) continue;
+			seen.add(pending.callEntryId);
+			keepProse(draft, pending);
+		}
+		draft.pendingConsultations = [];
+	}
+}
+
+function closeSegment(
+	draft: LedgerDraft,
+	closedBy: "consultation" | "review",
+	question: string,
+	advice: string,
+	closingId: string,
+	closingPos: number,
+	questionPos: number,
+): void {
+	draft.closed.push({
+		closedBy,
+		blocks: draft.open as Block[],
+		question,
+		advice,
+		closingId,
+		closingPos,
+		questionPos,
+	});
+	draft.open = [];
+}
+
+/**
+ * Pi replaced everything before `firstKeptEntryId` with a summary; the advisor's log follows,
+ * except that the user's own words from the summarised span are re-stated ahead of the paraphrase.
+ */
+function compact(
+	draft: LedgerDraft,
+	id: string,
+	summary: string,
+	firstKeptEntryId: string | null,
+	ctx: ApplyContext,
+): void {
+	let kept = ctx.index;
+	if (firstKeptEntryId !== null) {
+		for (let i = 0; i < ctx.index; i++) {
+			if (ctx.events[i]!.id === firstKeptEntryId) {
+				kept = i;
+				break;
+			}
+		}
+	}
+	const words = current(draft.userWords)
+		.filter((w) => w.index < kept)
+		.map((w) => ({ id: w.id, parts: w.parts, pos: w.index + 1 }));
+	const work = hiddenWork(ctx.events, kept, ctx.index, draft.cwd);
+	draft.closed = [];
+	draft.open = [
+		Object.freeze({
+			kind: "summary",
+			id,
+			pos: ctx.index + 1,
+			summaryKind: "compaction",
+			summary,
+			words,
+			...cwdOf(draft),
+			files: work.files(),
+			failures: work.failures(),
+		}) as Block,
+	];
+	draft.pendingCalls = [];
+	draft.pendingConsultations = [];
+	for (let i = kept; i < ctx.index; i++)
+		apply(draft, ctx.events[i]!, { events: ctx.events, index: i, pos: i + 1, replay: true });
+	draft.summaryBoundary = { id, kind: "compaction" };
+}
+
+/**
+ * The work a compaction hides: rounds whose result lies before `kept`. A success anywhere before
+ * the compaction (`end`) resolves an earlier failure of the same run; paths come from the hidden
+ * rounds only, the kept ones show their cards (save a kept result whose call was hidden).
+ */
+function hiddenWork(events: readonly LedgerEvent[], kept: number, end: number, cwd: string | undefined): WorkTracker {
+	const tracker = trackWork();
+	const calls = new Map<string, { callEntryId: string; call: ToolCallInfo; reasoning: string; at: number }>();
+	const late: CarriedFailure[] = [];
+	for (let i = 0; i < end; i++) {
+		const event = events[i]!;
+		if (event.kind === "assistant") {
+			for (const call of event.calls)
+				calls.set(call.id, { callEntryId: event.id, call, reasoning: event.thinking, at: i });
+			continue;
+		}
+		if (event.kind !== "toolResult" || event.toolName === ADVISOR_TOOL_NAME) continue;
+		const pending = calls.get(event.callId);
+		const round = {
+			callEntryId: pending?.callEntryId ?? event.id,
+			callPos: (pending?.at ?? i) + 1,
+			call: pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} },
+			resultId: event.id,
+			resultParts: event.parts,
+			status: event.isError ? ("error" as const) : ("ok" as const),
+			reasoning: "",
+			...(cwd === undefined ? {} : { cwd }),
+		};
+		if (i < kept) tracker.add(round, { id: event.id, pos: i + 1 });
+		else if (round.status === "ok") {
+			late.push({ id: event.id, pos: i + 1, round });
+			// A kept result whose call the compaction hid: its card cannot name the path, so the list does.
+			if (pending !== undefined && pending.at < kept)
+				for (const path of changedPaths(round.call)) tracker.addFile(path);
+		}
+	}
+	// Successes in the kept span resolve hidden failures; they add no paths (their cards are in the log).
+	for (const success of late) tracker.resolve(success.round);
+	return tracker;
+}

@@ -1,0 +1,161 @@
+/**
+ * docs/architecture.md invariant 7 ("never larger than Pi's resolved context for the same branch plus the
+ * catalogue") and the issue's conformance checks against Pi's own builder on real sessions.
+ *
+ * Pi's resolved context is what Pi sends the executor for the branch: its system prompt, its tool
+ * declarations and `convertToLlm(buildSessionContext(...))`. Two things may legitimately make the
+ * ledger larger, and the property allows exactly those:
+ * - user words Pi's context no longer carries but the ledger re-states (a compaction's
+ *   summarised span, an abandoned branch behind a branch summary);
+ * - a constant: the advisor's fixed head (system prompt, read-only tool declarations, framing and
+ *   instruction) is larger than the executor's, which matters only for near-empty branches.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import {
+	createBashToolDefinition,
+	createEditToolDefinition,
+	createReadToolDefinition,
+	createWriteToolDefinition,
+} from "@mariozechner/pi-coding-agent";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { baselineMessages, prepareBaseline } from "../../src/adapter/cli/baseline/messages.ts";
+import { advisorToolDeclarations, calledToolNames, sessionTools } from "../../src/adapter/cli/replay/tool-set.ts";
+import { readSession } from "../../src/events/index.ts";
+import type { ContentPart, LedgerEvent } from "../../src/events/types.ts";
+import { emptyLedger, foldLedger, ledgerOf } from "../../src/reducers/index.ts";
+import { userBody } from "../../src/render/blocks.ts";
+import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
+import { estimateContextTokens, tokensForChars } from "../../src/render/estimate.ts";
+import {
+	advisorSystemPrompt,
+	CONSULT_INSTRUCTION,
+	DEFAULT_QUESTION,
+	LOG_CLOSE,
+	LOG_OPEN,
+} from "../../src/render/model-text.ts";
+import { ordinalId } from "../../src/render/ordinal.ts";
+import { createRenderMemo, renderRequest } from "../../src/render/request.ts";
+import { RUNS, sessionArb } from "../support/session-gen.ts";
+
+const CWD = "/work/project";
+
+/** Pi does not export its system-prompt builder from the package root; load the module file itself. */
+async function piSystemPrompt(): Promise<string> {
+	const file = path.resolve(
+		import.meta.dirname,
+		"../../node_modules/@mariozechner/pi-coding-agent/dist/core/system-prompt.js",
+	);
+	const module = await import(pathToFileURL(file).href);
+	return module.buildSystemPrompt({ cwd: CWD }) as string;
+}
+
+const executorTools = [
+	createReadToolDefinition(CWD),
+	createBashToolDefinition(CWD),
+	createEditToolDefinition(CWD),
+	createWriteToolDefinition(CWD),
+].map((d) => ({ name: d.name, description: d.description, parameters: d.parameters }));
+
+function wordsTokens(parts: readonly ContentPart[]): number {
+	const text = parts.map((p) => (p.type === "text" ? p.text : "")).join("\n");
+	return tokensForChars(Math.min(text.length, DEFAULT_LEDGER_CONFIG.userMessageMaxChars) + 24);
+}
+
+/** User words the ledger re-states that Pi's context for the branch does not carry. */
+function restatedTokens(events: readonly LedgerEvent[], piContextJson: string): number {
+	let tokens = 0;
+	for (const e of events) {
+		if (e.kind === "user") {
+			const text = e.parts.map((p) => (p.type === "text" ? p.text : "")).join("\n");
+			if (!piContextJson.includes(JSON.stringify(text.slice(0, 200)).slice(1, -1))) tokens += wordsTokens(e.parts);
+		}
+		if (e.kind === "branchSummary") for (const w of e.hiddenUserWords) tokens += wordsTokens(w.parts);
+	}
+	return tokens;
+}
+
+describe("invariant 7: never larger", () => {
+	it("beyond a constant head and the user words it re-states by design, the ledger is never larger than Pi's context", async () => {
+		const system = await piSystemPrompt();
+		const declarations = advisorToolDeclarations(CWD);
+		const ledgerHead =
+			tokensForChars(advisorSystemPrompt("repo").length) +
+			tokensForChars(JSON.stringify(declarations).length) +
+			tokensForChars(LOG_OPEN.length + LOG_CLOSE.length + DEFAULT_QUESTION.length + 24 + CONSULT_INSTRUCTION.length);
+		const piHead = tokensForChars(system.length) + tokensForChars(JSON.stringify(executorTools).length);
+		const head = Math.max(0, ledgerHead - piHead);
+		// The allowance is a small constant, not a fraction of anything: if it grows, the head got fat.
+		expect(head).toBeLessThan(800);
+
+		fc.assert(
+			fc.property(sessionArb(), (session) => {
+				const read = readSession(session.jsonl);
+				const tools = sessionTools(CWD, calledToolNames(read.entries));
+				const request = renderRequest(ledgerOf(read.events), {
+					config: DEFAULT_LEDGER_CONFIG,
+					catalogue: tools.catalogue,
+					tools: declarations,
+					toolsMode: "repo",
+					mode: "consult",
+				});
+				const messages = baselineMessages(prepareBaseline(read.path, []), read.path.length).slice(1);
+				const pi = estimateContextTokens({ systemPrompt: system, tools: executorTools as never, messages });
+				const catalogue = tokensForChars(JSON.stringify(tools.catalogue).length);
+				const restated = restatedTokens(read.events, JSON.stringify(messages));
+				expect(request.tokens).toBeLessThanOrEqual(pi + catalogue + restated + head);
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+});
+
+const SHARED = path.resolve(import.meta.dirname, "../../../shared/sessions");
+const sharedFiles = existsSync(SHARED) ? readdirSync(SHARED).filter((f) => f.endsWith(".jsonl")) : [];
+if (sharedFiles.length === 0) console.warn(`conformance against Pi skipped: no sessions in ${SHARED}`);
+
+describe.skipIf(sharedFiles.length === 0)("conformance with Pi on ../shared/sessions", () => {
+	it.each(sharedFiles)(
+		"%s: every user message Pi has is in the render, and the ledger is below the baseline at every tool round",
+		(file) => {
+			const read = readSession(readFileSync(path.join(SHARED, file), "utf8"));
+			const tools = sessionTools(CWD, calledToolNames(read.entries));
+			const baseline = prepareBaseline(read.path, tools.inventory);
+			const options = {
+				config: DEFAULT_LEDGER_CONFIG,
+				catalogue: tools.catalogue,
+				tools: advisorToolDeclarations(CWD),
+				toolsMode: "repo" as const,
+				mode: "consult" as const,
+			};
+			const memo = createRenderMemo();
+			let state = emptyLedger();
+			let folded = 0;
+			let rounds = 0;
+			for (let i = 0; i < read.events.length; i++) {
+				if (read.events[i]!.kind !== "toolResult" && i !== read.events.length - 1) continue;
+				rounds++;
+				state = foldLedger(state, read.events.slice(folded, i + 1));
+				folded = i + 1;
+				const request = renderRequest(state, options, memo);
+				const base = estimateContextTokens({ messages: baselineMessages(baseline, i + 1) });
+				expect(request.tokens, `ledger above baseline after entry ${read.events[i]!.id}`).toBeLessThan(base);
+			}
+			expect(rounds).toBeGreaterThan(0);
+
+			// Every user message in Pi's own context for the leaf appears, as the ledger's verbatim user block.
+			const text = JSON.stringify(renderRequest(state, options, memo).context);
+			const piUsers = read.events.filter((e) => e.kind === "user");
+			const inPi = baselineMessages(baseline, read.path.length).filter((m) => m.role === "user").length;
+			expect(inPi).toBeGreaterThanOrEqual(piUsers.length);
+			for (const [i, e] of read.events.entries()) {
+				if (e.kind !== "user") continue;
+				// Shown by its path position.
+				const block = `[user #${ordinalId(i + 1)}]\n${userBody(e.parts, DEFAULT_LEDGER_CONFIG)}\n`;
+				expect(text.includes(JSON.stringify(block).slice(1, -1)), `user message ${e.id}`).toBe(true);
+			}
+		},
+	);
+});
