@@ -22,6 +22,7 @@ export { migrateEntries } from "./migrate.ts";
 export { assertNever } from "./never.ts";
 export { type NormalizeOptions, normalizeBranch } from "./normalize.ts";
 export * from "./records.ts";
+export * from "./redact/index.ts";
 export type * from "./types.ts";
 export { isRecord } from "./validate.ts";
 
