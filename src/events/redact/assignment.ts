@@ -44,6 +44,9 @@ const STRONG = new Set([
 	"authorization",
 ]);
 
+/** Words run together still name a credential: `PGPASSWORD`, `csrftoken`, `clientsecret`, `xapikey`. */
+const ENDINGS = ["token", "secret", "password", "passwd", "passphrase", "apikey", "credential", "credentials"];
+
 /** `key` alone is a sort key, a cache key, a React key; these words before it make it a credential. */
 const KEY_QUALIFIERS = new Set([
 	"api",
@@ -186,7 +189,7 @@ function judgeName(name: string): boolean {
 	if (last === undefined) return false;
 	let named = false;
 	words.forEach((word, i) => {
-		if (STRONG.has(word)) named = true;
+		if (STRONG.has(word) || ENDINGS.some((e) => word.endsWith(e))) named = true;
 		else if ((word === "key" || word === "keys") && i > 0 && KEY_QUALIFIERS.has(words[i - 1]!)) named = true;
 	});
 	return named && !META.has(last);
@@ -216,7 +219,7 @@ export function findAssignments(text: string): Found[] {
 	KEYWORD.lastIndex = 0;
 	for (let hit = KEYWORD.exec(text); hit !== null; hit = KEYWORD.exec(text)) {
 		let start = hit.index;
-		while (start > 0 && isNameChar(text.charCodeAt(start - 1))) start--;
+		while (start > 0 && isNameChar(text.charCodeAt(start - 1)) && !isEscapeLetter(text, start - 1)) start--;
 		let end = KEYWORD.lastIndex;
 		while (end < text.length && isNameChar(text.charCodeAt(end))) end++;
 		KEYWORD.lastIndex = end;
@@ -235,6 +238,9 @@ export function findAssignments(text: string): Found[] {
 }
 
 const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
+
+/** The `n` of a `\n` escape (JSON text): where a name starts, not part of it. */
+const isEscapeLetter = (text: string, i: number) => "nrt".includes(text[i]!) && text[i - 1] === "\\";
 
 /** What may follow a name that has a value: a quote, a backslash (escaped quote), a space or tab, `=`, `:`. */
 const MAY_FOLLOW: readonly boolean[] = Array.from({ length: 128 }, (_, c) =>

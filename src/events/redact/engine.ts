@@ -195,16 +195,34 @@ export function redactWithCount(text: string, settings: PrivacySettings): Redact
 	return { text: current, count };
 }
 
+/**
+ * Whether any rule could match the text (the prefilter's verdict). A text without a candidate is
+ * never changed; with custom patterns every text is a candidate.
+ */
+export function hasCandidate(text: string, settings: PrivacySettings): boolean {
+	return settings.redact && candidateRules(text, compiled(settings)).length > 0;
+}
+
 export function redactText(text: string, settings: PrivacySettings): string {
 	return redactWithCount(text, settings).text;
 }
 
-/** Drops what is allowed and what touches a mark already written. */
+/**
+ * Drops what is allowed and what starts inside a mark already written; a match that runs into a
+ * mark (a greedy password class meeting the mark of the next credential) is cut where the mark starts.
+ */
 function keep(found: readonly Found[], text: string, allowed: (secret: string) => boolean): Found[] {
 	const marks = text.includes(MARK_PREFIX) ? markSpans(text) : [];
-	return found.filter(
-		(f) => !allowed(text.slice(f.start, f.end)) && !marks.some(([start, end]) => f.start < end && start < f.end),
-	);
+	const kept: Found[] = [];
+	for (const f of found) {
+		let end = f.end;
+		for (const [start, stop] of marks) {
+			if (f.start >= start && f.start < stop) end = f.start;
+			else if (f.start < start && start < end) end = start;
+		}
+		if (end > f.start && !allowed(text.slice(f.start, end))) kept.push(end === f.end ? f : { ...f, end });
+	}
+	return kept;
 }
 
 function markSpans(text: string): [number, number][] {

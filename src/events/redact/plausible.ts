@@ -46,7 +46,10 @@ export function isPlaceholder(value: string): boolean {
 	if (PLACEHOLDER_WORDS.has(lower)) return true;
 	// One character repeated: `xxxxxxxx`, `********`, `00000000`.
 	if (/^(.)\1*$/.test(value)) return true;
-	return /your[-_ ]?|<[^>]*>|x{4,}|\*{3,}|\.{3}|…|change[-_]?me|placeholder|replace[-_]?me|example/.test(lower);
+	// `your` as a word of its own (`your-api-key`, `YOUR_TOKEN`), not inside random letters (`zYouR`).
+	return /(?:^|[^a-z0-9])your(?:[-_ ]|$)|<[^>]*>|x{4,}|\*{3,}|\.{3}|…|change[-_]?me|placeholder|replace[-_]?me|example/.test(
+		lower,
+	);
 }
 
 /** An absolute or relative path, or a file name with a directory: `./x`, `/etc/x`, `src/secrets/index.ts`. */
@@ -68,6 +71,8 @@ export function isIdentifierLike(value: string): boolean {
 }
 
 const NUMBER = /^[+-]?[\d_.,]+(?:[eE][+-]?\d+)?$/;
+/** A version or a range of them, as package manifests write: `^3.972.94`, `>=1.2.0-beta.1`, `v20.6.0`. */
+const VERSION = /^(?:[\^~]|[<>]=?|=)?v?\d+(?:\.\d+)+(?:[-+][\w.-]+)?$/;
 const WORDS = new Set(["true", "false", "yes", "no", "on", "off", "nil"]);
 
 /**
@@ -85,7 +90,7 @@ export function isSecretValue(value: string, context: ValueContext): boolean {
 	if (value.length < MIN_SECRET_LENGTH) return false;
 	if (value.startsWith("[redacted:")) return false;
 	if (/\s/.test(value)) return false;
-	if (NUMBER.test(value) || WORDS.has(value.toLowerCase())) return false;
+	if (NUMBER.test(value) || VERSION.test(value) || WORDS.has(value.toLowerCase())) return false;
 	if (isReference(value) || isPlaceholder(value) || isPath(value) || isEnvName(value)) return false;
 	if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value)) return false;
 	if (context === "code" && isIdentifierLike(value)) return false;

@@ -62,7 +62,8 @@ function cutBlockEnd(text: string, bodyStart: number): number | undefined {
 	for (;;) {
 		const sep = LINE_END.exec(text);
 		const lineEnd = sep === null || sep.index > limit ? limit : sep.index;
-		const line = text.slice(lineStart, lineEnd);
+		// A `\t` escape (JSON text) stands for the tab of a `cat -n` prefix.
+		const line = text.slice(lineStart, lineEnd).replaceAll("\\t", "\t");
 		if (!KEY_LINE.test(line)) break;
 		if (KEY_MATERIAL.test(line)) lastKeyLineEnd = lineEnd;
 		if (KEY_RUN.test(line)) sawKeyRun = true;

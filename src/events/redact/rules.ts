@@ -49,6 +49,19 @@ const hasLetter = (s: string) => /[A-Za-z]/.test(s);
 const looksRandom = (s: string) => hasDigit(s) && /[A-Z]/.test(s) && /[a-z]/.test(s);
 const notPlaceholder = (s: string) => !isPlaceholder(s) && !isReference(s);
 
+/**
+ * The rows' left boundaries ("not after a letter", "not after a word character") would fail on
+ * JSON text, where a token often follows the `n` of a `\n` escape. This rewrites each of them, and
+ * a leading `\b`, so that a letter right after a backslash does not count. The rows stay written
+ * as secretlint wrote them.
+ */
+export function escapeAware(pattern: RegExp): RegExp {
+	const source = pattern.source
+		.replace(/^\\b/, "(?<!(?<!\\\\)\\w)")
+		.replace(/\(\?<!(\\p\{L\}|\[[^\]]*\])\)/g, "(?<!(?<!\\\\)$1)");
+	return new RegExp(source, pattern.flags);
+}
+
 function row(
 	name: string,
 	source: string,
@@ -63,9 +76,7 @@ function row(
 		source,
 		kind,
 		literals,
-		find: patternFinder(
-			accept === undefined ? { pattern, kind: kindOf ?? kind } : { pattern, kind: kindOf ?? kind, accept },
-		),
+		find: patternFinder({ pattern: escapeAware(pattern), kind: kindOf ?? kind, ...(accept && { accept }) }),
 		phase: "specific",
 	};
 }
@@ -166,14 +177,15 @@ export const REDACTION_RULES: readonly RedactionRule[] = Object.freeze([
 		["npm_"],
 		/(?<!\p{L})npm_[A-Za-z0-9_]{36}(?![A-Za-z0-9_])/gu,
 	),
-	// secretlint reads this in .npmrc files only and to the end of the line; here any text, up to a
-	// quote or a space, and `${NPM_TOKEN}`-style references stay.
+	// secretlint reads this in .npmrc files only and to the end of the line; here any text, and the
+	// token is what a token is made of (npm_…, a UUID, base64), so `${NPM_TOKEN}` stays and a
+	// neighbour on the same line is not swallowed.
 	row(
 		"npmrc-auth-token",
 		SECRETLINT("npm"),
 		"npm-token",
 		["_authToken"],
-		/(?<pre>_authToken\s*=\s*["']?)(?<secret>[^$\s"'][^\s"']*)/g,
+		/(?<pre>_authToken\s*=\s*["']?)(?<secret>[A-Za-z0-9._~+/=-]+)/g,
 		notPlaceholder,
 	),
 	// The token is the URL's user part here: https://<token>:x-oauth-basic@github.com/…
@@ -390,22 +402,24 @@ export const REDACTION_RULES: readonly RedactionRule[] = Object.freeze([
 		/(?<pre>(?<![A-Za-z0-9_-])Bearer\s+)(?<secret>[A-Za-z0-9._~+/-]{16,}=*)/g,
 		(s) => hasDigit(s) && hasLetter(s) && notPlaceholder(s),
 	),
-	// Ours: `curl -u user:password`, `--user user:password` (a uid:gid pair stays).
+	// Ours: `curl -u user:password`, `--user user:password` (a uid:gid pair stays); the password ends
+	// where a shell word would, or at a backslash (`\n` in JSON text).
 	row(
 		"user-password-flag",
 		OURS,
 		"password",
 		["-u ", "-u=", "--user"],
-		/(?<pre>(?<![A-Za-z0-9_-])(?:-u|--user)(?:[ \t]+|=)["']?(?<user>[^\s:"'@]{1,256}):)(?<secret>[^\s"']{1,256})/g,
+		/(?<pre>(?<![A-Za-z0-9_-])(?:-u|--user)(?:[ \t]+|=)["']?(?<user>[^\s:"'@]{1,256}):)(?<secret>[^\s"';|&)}\]\\]{1,256})/g,
 		(secret, groups) => secret !== groups.user && !/^\d+$/.test(secret) && notPlaceholder(secret),
 	),
-	// Ours: .netrc's `machine host login user password secret`.
+	// Ours: .netrc's `machine host login user password secret`. The password ends at a quote, a
+	// backslash (`\n` in JSON text), a bracket, `;` or `,`, so it cannot swallow what follows.
 	row(
 		"netrc-password",
 		OURS,
 		"password",
 		["password"],
-		/(?<pre>\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account)[ \t]+\S+)*\s+password[ \t]+)(?<secret>\S+)/g,
+		/(?<pre>(?<![A-Za-z0-9_])(?:machine[ \t]+\S+|default)(?:\s+(?:login|account)[ \t]+\S+)*\s+password[ \t]+)(?<secret>[^\s"'`\\;,(){}[\]<>]+)/g,
 		notPlaceholder,
 	),
 
