@@ -23,6 +23,8 @@ const MARK_PREFIX = "[redacted: ";
 const MARK = /\[redacted: [a-z0-9]+(?:-[a-z0-9]+)*\]/g;
 
 interface Trigger {
+	/** Its index among all triggers. */
+	readonly id: number;
 	/** Lowercase when `folded`. */
 	readonly literal: string;
 	readonly folded: boolean;
@@ -37,6 +39,7 @@ interface Compiled {
 	readonly prefilter: RegExp;
 	/** The literals by their first character, lowercased. */
 	readonly triggers: ReadonlyMap<string, readonly Trigger[]>;
+	readonly triggerCount: number;
 	readonly allowed: (secret: string) => boolean;
 }
 
@@ -76,7 +79,7 @@ function compile(settings: PrivacySettings): Compiled {
 		for (const raw of r.literals) {
 			const literal = r.folded ? raw.toLowerCase() : raw;
 			const key = `${r.folded ? "i" : "s"}${literal}`;
-			const trigger = byLiteral.get(key) ?? { literal, folded: r.folded, rules: [] };
+			const trigger = byLiteral.get(key) ?? { id: byLiteral.size, literal, folded: r.folded, rules: [] };
 			trigger.rules.push(index);
 			byLiteral.set(key, trigger);
 		}
@@ -94,6 +97,7 @@ function compile(settings: PrivacySettings): Compiled {
 		always,
 		prefilter: new RegExp(alternatives.join("|"), "gi"),
 		triggers,
+		triggerCount: byLiteral.size,
 		allowed: allowList(settings),
 	};
 }
@@ -127,18 +131,38 @@ function candidateRules(text: string, c: Compiled): readonly number[] {
 	prefilter.lastIndex = 0;
 	let m = prefilter.exec(text);
 	if (m === null) return c.always;
-	const hit = new Set<number>(c.always);
+	const ruleHit = new Uint8Array(c.rules.length);
+	for (const r of c.always) ruleHit[r] = 1;
+	// A literal seen once need not be looked at again: keyword-dense code hits the same few often.
+	const seen = new Uint8Array(c.triggerCount);
 	for (; m !== null; m = prefilter.exec(text)) {
 		const at = m.index;
 		for (const t of c.triggers.get(m[0][0]!.toLowerCase()) ?? []) {
-			const matches = t.folded
-				? text.slice(at, at + t.literal.length).toLowerCase() === t.literal
-				: text.startsWith(t.literal, at);
-			if (matches) for (const r of t.rules) hit.add(r);
+			if (seen[t.id] === 1 || !literalAt(text, at, t)) continue;
+			seen[t.id] = 1;
+			for (const r of t.rules) ruleHit[r] = 1;
 		}
 		prefilter.lastIndex = at + 1;
 	}
-	return [...hit].sort((a, b) => a - b);
+	const hit: number[] = [];
+	ruleHit.forEach((h, r) => {
+		if (h === 1) hit.push(r);
+	});
+	return hit;
+}
+
+/** Whether the trigger's literal starts at `at`; a folded one ignores the case of letters. */
+function literalAt(text: string, at: number, t: Trigger): boolean {
+	if (!t.folded) return text.startsWith(t.literal, at);
+	const { literal } = t;
+	if (at + literal.length > text.length) return false;
+	for (let i = 0; i < literal.length; i++) {
+		const want = literal.charCodeAt(i);
+		const got = text.charCodeAt(at + i);
+		// Folded literals are lowercase; `| 0x20` lowercases an ASCII letter and nothing else matters here.
+		if (got !== want && !(want >= 97 && want <= 122 && (got | 0x20) === want)) return false;
+	}
+	return true;
 }
 
 /** resolvePrivacy has refused what does not compile; settings built by hand lose such a pattern silently. */

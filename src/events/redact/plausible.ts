@@ -88,11 +88,12 @@ export const MIN_SECRET_LENGTH = 8;
 /** Whether a value written beside a credential-like name is itself a credential. */
 export function isSecretValue(value: string, context: ValueContext): boolean {
 	if (value.length < MIN_SECRET_LENGTH) return false;
+	// Every test below only exempts, so their order is free: the commonest case in code first.
+	if (context === "code" && isIdentifierLike(value)) return false;
 	if (value.startsWith("[redacted:")) return false;
 	if (/\s/.test(value)) return false;
 	if (NUMBER.test(value) || VERSION.test(value) || WORDS.has(value.toLowerCase())) return false;
 	if (isReference(value) || isPlaceholder(value) || isPath(value) || isEnvName(value)) return false;
 	if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value)) return false;
-	if (context === "code" && isIdentifierLike(value)) return false;
 	return true;
 }

@@ -24,16 +24,20 @@ const MAX_BLOCK = 65536;
 /** A line of a cut block: base64 after an optional `12:`/`id_rsa:3:`/`  12\t` prefix, a header, or blank. */
 const KEY_LINE =
 	/^[ \t]*(?:[\w./-]*[:-]?\d*[:\t-][ \t]*)?[A-Za-z0-9+/]{16,}={0,2}[ \t]*$|^[A-Za-z][A-Za-z0-9-]*: .*$|^[ \t]*$/;
+const MAX_KEY_LINE = 200;
 /** Line ends: real ones, and the `\n` escapes of a key inside a JSON string. */
 const LINE_END = /\r?\n|\\+[nr]/g;
 
 export function findPrivateKeys(text: string): Found[] {
 	const found: Found[] = [];
+	const nextEnd = nextOf(text, "-----END");
+	const nextBegin = nextOf(text, "-----BEGIN");
 	HEADER.lastIndex = 0;
 	for (let m = HEADER.exec(text); m !== null; m = HEADER.exec(text)) {
 		const start = m.index;
 		const bodyStart = HEADER.lastIndex;
-		const end = completeBlockEnd(text, bodyStart) ?? cutBlockEnd(text, bodyStart);
+		const end =
+			completeBlockEnd(text, bodyStart, nextEnd(bodyStart), nextBegin(bodyStart)) ?? cutBlockEnd(text, bodyStart);
 		if (end !== undefined) {
 			found.push({ start, end, kind: "private-key" });
 			HEADER.lastIndex = end;
@@ -42,11 +46,21 @@ export function findPrivateKeys(text: string): Found[] {
 	return found;
 }
 
-function completeBlockEnd(text: string, bodyStart: number): number | undefined {
-	const limit = Math.min(text.length, bodyStart + MAX_BLOCK);
-	const endAt = text.indexOf("-----END", bodyStart);
-	if (endAt < 0 || endAt >= limit) return undefined;
-	const nextBegin = text.indexOf("-----BEGIN", bodyStart);
+/**
+ * `text.indexOf(marker, from)` for growing `from`, each occurrence searched for once: a text with
+ * thousands of BEGIN lines and no END stays linear.
+ */
+function nextOf(text: string, marker: string): (from: number) => number {
+	let at = -2;
+	return (from) => {
+		if (at === -1 || at >= from) return at;
+		at = text.indexOf(marker, from);
+		return at;
+	};
+}
+
+function completeBlockEnd(text: string, bodyStart: number, endAt: number, nextBegin: number): number | undefined {
+	if (endAt < 0 || endAt >= bodyStart + MAX_BLOCK) return undefined;
 	if (nextBegin >= 0 && nextBegin < endAt) return undefined;
 	FOOTER.lastIndex = endAt;
 	if (!FOOTER.test(text)) return undefined;
@@ -64,7 +78,9 @@ function cutBlockEnd(text: string, bodyStart: number): number | undefined {
 		const lineEnd = sep === null || sep.index > limit ? limit : sep.index;
 		// A `\t` escape (JSON text) stands for the tab of a `cat -n` prefix.
 		const line = text.slice(lineStart, lineEnd).replaceAll("\\t", "\t");
-		if (!KEY_LINE.test(line)) break;
+		// A key line is 64 to 76 characters and a prefix; a long line is something else (and would
+		// make KEY_LINE's prefix search slow).
+		if (line.length > MAX_KEY_LINE || !KEY_LINE.test(line)) break;
 		if (KEY_MATERIAL.test(line)) lastKeyLineEnd = lineEnd;
 		if (KEY_RUN.test(line)) sawKeyRun = true;
 		if (lineEnd === limit) break;
