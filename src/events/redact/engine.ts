@@ -4,14 +4,17 @@
  * Rules apply one after another in table order (rules.ts), then the user's patterns, then the
  * generic name/value rule, each on the text the previous ones left. So a value both specific and
  * generic (`GITHUB_TOKEN=ghp_…`) gets the specific kind, and a mark already written is never
- * matched again: every rule skips a match that touches a mark, which also makes redaction
- * idempotent. Deterministic: no rule depends on anything but the text and the settings.
+ * matched again: a match that starts inside a mark is dropped, one that runs into a mark is cut
+ * where the mark starts, which also makes redaction idempotent. Deterministic: nothing but the
+ * text and the settings decides.
  *
- * Speed: a rule runs only on a text that holds one of its literals (a substring search), so a text
- * without any candidate costs a handful of searches and comes back as the same string.
+ * Speed: one case-insensitive scan for every rule's literals decides which rules run at all (the
+ * user's patterns always run), so a text without any candidate costs that one scan and comes back
+ * as the same string.
  */
 
-import { ASSIGNMENT_KEYWORDS, ASSIGNMENT_KIND, findAssignments, isCredentialName } from "./assignment.ts";
+import { assertNever } from "../never.ts";
+import { ASSIGNMENT_KIND, isCredentialName } from "./assignment.ts";
 import type { Finder, Found } from "./found.ts";
 import { isSecretValue } from "./plausible.ts";
 import { REDACTION_RULES, type RedactionRule } from "./rules.ts";
@@ -58,12 +61,11 @@ type Runnable = { literals: readonly string[] | undefined; folded: boolean; find
 
 function compile(settings: PrivacySettings): Compiled {
 	const fromTable = (phase: RedactionRule["phase"]): Runnable[] =>
-		REDACTION_RULES.filter((r) => r.phase === phase).map((r) =>
-			// The generic rule's literals are its keywords, in any case.
-			r.find === findAssignments
-				? { literals: ASSIGNMENT_KEYWORDS, folded: true, find: r.find }
-				: { literals: r.literals, folded: false, find: r.find },
-		);
+		REDACTION_RULES.filter((r) => r.phase === phase).map((r) => ({
+			literals: r.literals,
+			folded: r.foldCase,
+			find: r.find,
+		}));
 	const custom = settings.patterns.flatMap((p): Runnable[] => {
 		const find = customFinder(p);
 		return find === undefined ? [] : [{ literals: undefined, folded: false, find }];
@@ -110,10 +112,17 @@ function allowList(settings: PrivacySettings): (secret: string) => boolean {
 	const exact = new Set<string>();
 	const patterns: RegExp[] = [];
 	for (const entry of settings.allow) {
-		if (entry.kind === "exact") exact.add(entry.value);
-		else {
-			const re = tryRegExp(entry.pattern, "");
-			if (re !== undefined) patterns.push(re);
+		switch (entry.kind) {
+			case "exact":
+				exact.add(entry.value);
+				break;
+			case "pattern": {
+				const re = tryRegExp(entry.pattern, "");
+				if (re !== undefined) patterns.push(re);
+				break;
+			}
+			default:
+				assertNever(entry, "allow entry");
 		}
 	}
 	if (exact.size === 0 && patterns.length === 0) return () => false;

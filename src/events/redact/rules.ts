@@ -18,7 +18,7 @@
  * a session cannot tell an example from a real key of the same shape, and a mark costs nothing.
  */
 
-import { ASSIGNMENT_KIND, findAssignments } from "./assignment.ts";
+import { ASSIGNMENT_KEYWORDS, ASSIGNMENT_KIND, findAssignments } from "./assignment.ts";
 import { type Finder, patternFinder } from "./found.ts";
 import { isPlaceholder, isReference } from "./plausible.ts";
 import { findPrivateKeys } from "./private-key.ts";
@@ -30,11 +30,10 @@ export interface RedactionRule {
 	readonly source: string;
 	/** The kind shown in the mark, `[redacted: <kind>]` (a row may choose a finer one per match). */
 	readonly kind: string;
-	/**
-	 * A literal prefilter: the rule runs only on a text that contains one of these (case-sensitive).
-	 * Undefined: the rule's own scan is cheap enough to run on every text.
-	 */
-	readonly literals: readonly string[] | undefined;
+	/** A literal prefilter: the rule runs only on a text that contains one of these. */
+	readonly literals: readonly string[];
+	/** Whether the literals match in any case (the rule's own pattern ignores case too). */
+	readonly foldCase: boolean;
 	readonly find: Finder;
 	/** "generic" rules run after the user's own patterns, so a specific kind wins a shared value. */
 	readonly phase: "specific" | "generic";
@@ -55,7 +54,7 @@ const notPlaceholder = (s: string) => !isPlaceholder(s) && !isReference(s);
  * a leading `\b`, so that a letter right after a backslash does not count. The rows stay written
  * as secretlint wrote them.
  */
-export function escapeAware(pattern: RegExp): RegExp {
+function escapeAware(pattern: RegExp): RegExp {
 	const source = pattern.source
 		.replace(/^\\b/, "(?<!(?<!\\\\)\\w)")
 		.replace(/\(\?<!(\\p\{L\}|\[[^\]]*\])\)/g, "(?<!(?<!\\\\)$1)");
@@ -76,6 +75,7 @@ function row(
 		source,
 		kind,
 		literals,
+		foldCase: pattern.flags.includes("i"),
 		find: patternFinder({ pattern: escapeAware(pattern), kind: kindOf ?? kind, ...(accept && { accept }) }),
 		phase: "specific",
 	};
@@ -88,6 +88,7 @@ export const REDACTION_RULES: readonly RedactionRule[] = Object.freeze([
 		source: SECRETLINT("privatekey"),
 		kind: "private-key",
 		literals: ["-----BEGIN"],
+		foldCase: false,
 		find: findPrivateKeys,
 		phase: "specific",
 	},
@@ -428,7 +429,8 @@ export const REDACTION_RULES: readonly RedactionRule[] = Object.freeze([
 		name: "secret-assignment",
 		source: OURS,
 		kind: ASSIGNMENT_KIND,
-		literals: undefined,
+		literals: ASSIGNMENT_KEYWORDS,
+		foldCase: true,
 		find: findAssignments,
 		phase: "generic",
 	},
