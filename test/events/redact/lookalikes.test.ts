@@ -57,7 +57,7 @@ describe("the project's own files are look-alikes", () => {
 		// The GJC session holds one real credential: a chat invite link's token (its publisher
 		// masked it as a UUID-like value, still a token by its name). Everything else is look-alikes.
 		const expected = file.endsWith("gjc-inline-agent-design.jsonl")
-			? text.replace(/(link_token=)[0-9a-f-]{36}/, "$1[redacted: secret-assignment]")
+			? text.replace(/(link_token=)[\w-]{36}/, "$1[redacted: secret-assignment]")
 			: text;
 		expect(redacted).toBe(expected);
 	});
