@@ -4,9 +4,10 @@
  */
 
 import { ADVISOR_TOOL_NAME, CUSTOM_TYPES, type LedgerEvent, type ToolCallInfo } from "../events/index.ts";
-import { completedAdvice, reviewAdvice } from "./advisor-result.ts";
+import { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
 import { changedPaths, trackWork, type WorkTracker } from "./hidden-work.ts";
 import { current, type Draft, isDraft, original, produce } from "./immer.ts";
+import { runFailed } from "./shell.ts";
 import {
 	type Block,
 	type CarriedFailure,
@@ -115,6 +116,8 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 			const callIndex = draft.pendingCalls.findIndex((p) => p.call.id === event.callId);
 			const pending = callIndex === -1 ? undefined : plain(draft.pendingCalls[callIndex]);
 			if (callIndex !== -1) draft.pendingCalls.splice(callIndex, 1);
+			// A result whose call is not on the branch still deserves a card; its arguments are unknown.
+			const call = pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} };
 			const block: RoundBlock = {
 				kind: "round",
 				id: event.id,
@@ -122,11 +125,10 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 				round: {
 					callEntryId: pending?.callEntryId ?? event.id,
 					callPos: pending?.callPos ?? pos,
-					// A result whose call is not on the branch still deserves a card; its arguments are unknown.
-					call: pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} },
+					call,
 					resultId: event.id,
 					resultParts: event.parts,
-					status: event.isError ? "error" : "ok",
+					status: runFailed(call, event.isError, () => partsText(event.parts)) ? "error" : "ok",
 					reasoning: pending?.reasoning ?? "",
 					...cwdOf(draft),
 				},
@@ -173,6 +175,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 					summary: event.summary,
 					words: [],
 					files: [],
+					reads: [],
 					failures: [],
 				});
 				return;
@@ -190,6 +193,7 @@ function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void 
 				summary: event.summary,
 				words: event.hiddenUserWords,
 				files: [],
+				reads: [],
 				failures: [],
 			});
 			draft.summaryBoundary = { id: event.id, kind: "branch" };
@@ -330,6 +334,7 @@ function compact(
 			words,
 			...cwdOf(draft),
 			files: work.files(),
+			reads: work.reads(),
 			failures: work.failures(),
 		}) as Block,
 	];
@@ -357,13 +362,14 @@ function hiddenWork(events: readonly LedgerEvent[], kept: number, end: number, c
 		}
 		if (event.kind !== "toolResult" || event.toolName === ADVISOR_TOOL_NAME) continue;
 		const pending = calls.get(event.callId);
+		const call = pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} };
 		const round = {
 			callEntryId: pending?.callEntryId ?? event.id,
 			callPos: (pending?.at ?? i) + 1,
-			call: pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} },
+			call,
 			resultId: event.id,
 			resultParts: event.parts,
-			status: event.isError ? ("error" as const) : ("ok" as const),
+			status: runFailed(call, event.isError, () => partsText(event.parts)) ? ("error" as const) : ("ok" as const),
 			reasoning: "",
 			...(cwd === undefined ? {} : { cwd }),
 		};

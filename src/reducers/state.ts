@@ -72,6 +72,8 @@ export interface SummaryBlock extends Positioned {
 	cwd?: string;
 	/** Paths written or edited on the branch before the span this summary hides (compactions only). */
 	files: string[];
+	/** Paths read (and not changed) in the span this summary hides (compactions only). */
+	reads: string[];
 	/** Failures in the hidden span that no later run of the same command resolved (compactions only). */
 	failures: CarriedFailure[];
 }
