@@ -131,9 +131,12 @@ function onResult(draft: Draft, call: ToolCallInfo, isError: boolean, text: stri
 
 function apply(draft: Draft, event: LedgerEvent): void {
 	switch (event.kind) {
-		case "user":
-			keep(draft, "user", partsText(event.parts));
+		case "user": {
+			// The first text part: a pasted image between parts is shown as a note, so the words run on from it.
+			const first = event.parts.find((p) => p.type === "text" && p.text.trim().length > 0);
+			if (first?.type === "text") keep(draft, "user", first.text);
 			return;
+		}
 		case "assistant": {
 			if (event.text.trim().length > 0) {
 				draft.prose = Object.freeze({ category: "prose", text: event.text });

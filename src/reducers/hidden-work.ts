@@ -1,17 +1,18 @@
 /**
  * What a compaction or a trim hides that the advisor must still see (docs/request-format.md):
- * every path written or edited in the hidden span, and the failures that no later successful run
+ * every path written or edited in the hidden span, every path read there, and the failures that no later successful run
  * of the same command (or the same tool on the same path) resolved.
  */
 
 import type { ToolCallInfo } from "../events/index.ts";
 import type { CarriedFailure, Positioned, Round } from "./ledger-state.ts";
+import { shellCommand } from "./shell.ts";
 
 /** Tools whose successful call changes the named files. */
 const WRITING_TOOLS = new Set(["write", "edit", "multi_edit", "multiedit", "apply_patch", "patch", "create"]);
 
-/** How many unresolved failures a summary or trim stand-in carries: the newest ones. */
-export const MAX_CARRIED_FAILURES = 5;
+/** Tools that read a file by path. */
+export const READING_TOOLS: ReadonlySet<string> = new Set(["read", "read_file", "view", "view_file", "open_file"]);
 
 function pathArgument(args: Record<string, unknown>): string | undefined {
 	for (const key of ["path", "file_path", "filePath", "file"]) {
@@ -63,10 +64,16 @@ export function changedPaths(call: ToolCallInfo): string[] {
 	return [...new Set(out)];
 }
 
-/** Which runs count as "the same": the same bash command, else the same tool on the same path or arguments. */
+/** The path a reading call read, when it is one. */
+export function readPath(call: ToolCallInfo): string | undefined {
+	return READING_TOOLS.has(call.name.toLowerCase()) ? pathArgument(call.arguments) : undefined;
+}
+
+/** Which runs count as "the same": the same shell command, else the same tool on the same path or arguments. */
 export function runKey(call: ToolCallInfo): string {
 	const args = call.arguments;
-	if (typeof args.command === "string") return `${call.name}\u0000${args.command.trim()}`;
+	const command = shellCommand(call);
+	if (command !== undefined) return `${call.name}\u0000${command.trim()}`;
 	const path = pathArgument(args);
 	if (path !== undefined) return `${call.name}\u0000${path}`;
 	let json: string;
@@ -84,20 +91,27 @@ export interface WorkTracker {
 	add(round: Round, at: Positioned): void;
 	/** A path known changed already (carried by an earlier summary). */
 	addFile(path: string): void;
+	/** A path known read already (carried by an earlier summary). */
+	addRead(path: string): void;
 	/** A later success of the same run: an earlier failure of it is no longer open. */
 	resolve(round: Round): void;
 	/** Paths written or edited, first mention first, each once. */
 	files(): string[];
-	/** Failures not followed by a success of the same run, oldest first, at most MAX_CARRIED_FAILURES. */
+	/** Paths read and not changed, first read first, each once. */
+	reads(): string[];
+	/** Every failure not followed by a success of the same run, oldest first. */
 	failures(): CarriedFailure[];
 }
 
 export function trackWork(): WorkTracker {
 	const files = new Set<string>();
+	const reads = new Set<string>();
 	const failing = new Map<string, CarriedFailure>();
 	return {
 		add(round, at) {
 			if (round.status === "ok") for (const path of changedPaths(round.call)) files.add(path);
+			const read = readPath(round.call);
+			if (read !== undefined && round.status === "ok") reads.add(read);
 			const key = runKey(round.call);
 			if (round.status === "error") {
 				// Re-inserted so the map stays in the order of the newest failure.
@@ -108,10 +122,14 @@ export function trackWork(): WorkTracker {
 		addFile(path) {
 			files.add(path);
 		},
+		addRead(path) {
+			reads.add(path);
+		},
 		resolve(round) {
 			if (round.status === "ok") failing.delete(runKey(round.call));
 		},
 		files: () => [...files],
-		failures: () => [...failing.values()].slice(-MAX_CARRIED_FAILURES),
+		reads: () => [...reads].filter((path) => !files.has(path)),
+		failures: () => [...failing.values()],
 	};
 }

@@ -5,6 +5,7 @@
 
 export { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
 export { type BranchState, branchOf, foldBranch } from "./branch.ts";
+export { failureLine } from "./error-line.ts";
 export {
 	branchFacts,
 	emptyFacts,
@@ -29,6 +30,8 @@ export {
 	type SummaryWords,
 	unansweredRound,
 } from "./ledger-state.ts";
+export { relativePath } from "./paths.ts";
+export { collapse, commandFact, runFailed, shellCommand, splitCd } from "./shell.ts";
 export {
 	emptySpend,
 	OUTPUT_SAMPLES,
@@ -41,4 +44,5 @@ export {
 	type SpendState,
 	spendOf,
 } from "./spend.ts";
+export { isTestCommand, testSummaryLine } from "./test-summary.ts";
 export { activeTrim, type RenderTrim, type TrimAnchorState, trimAnchorOf, trimAnchorRecord } from "./trim-anchor.ts";

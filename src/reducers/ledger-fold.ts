@@ -12,7 +12,7 @@ import {
 	type ToolCallInfo,
 	type ToolResultEvent,
 } from "../events/index.ts";
-import { completedAdvice, reviewAdvice } from "./advisor-result.ts";
+import { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
 import { changedPaths, trackWork, type WorkTracker } from "./hidden-work.ts";
 import { current, type Draft, isDraft, original, produce } from "./immer.ts";
 import {
@@ -22,8 +22,10 @@ import {
 	type LedgerState,
 	type PendingConsultation,
 	type RoundBlock,
+	type RoundStatus,
 	unansweredRound,
 } from "./ledger-state.ts";
+import { runFailed } from "./shell.ts";
 
 type LedgerDraft = Draft<LedgerState>;
 
@@ -87,6 +89,7 @@ const handlers: Handlers = {
 				reasoning: event.thinking,
 			});
 		}
+		if (event.text.trim().length > 0) draft.lastProse = { id: event.id, pos: ctx.pos, text: event.text };
 		// The prose beside an advisor call is the question of that consultation, not a log block.
 		if (advisorCalls.length === 0 && event.text.trim().length > 0) {
 			pushBlock(draft, { kind: "prose", id: event.id, pos: ctx.pos, text: event.text });
@@ -146,6 +149,7 @@ const handlers: Handlers = {
 				summary: event.summary,
 				words: [],
 				files: [],
+				reads: [],
 				failures: [],
 			});
 			return;
@@ -163,6 +167,7 @@ const handlers: Handlers = {
 			summary: event.summary,
 			words: event.hiddenUserWords,
 			files: [],
+			reads: [],
 			failures: [],
 		});
 		draft.summaryBoundary = { id: event.id, kind: "branch" };
@@ -204,6 +209,8 @@ function answeredRound(draft: LedgerDraft, event: ToolResultEvent, pos: number):
 	const callIndex = draft.pendingCalls.findIndex((p) => p.call.id === event.callId);
 	const pending = callIndex === -1 ? undefined : plain(draft.pendingCalls[callIndex]);
 	if (callIndex !== -1) draft.pendingCalls.splice(callIndex, 1);
+	// A result whose call is not on the branch still deserves a card; its arguments are unknown.
+	const call = pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} };
 	return {
 		kind: "round",
 		id: event.id,
@@ -211,15 +218,19 @@ function answeredRound(draft: LedgerDraft, event: ToolResultEvent, pos: number):
 		round: {
 			callEntryId: pending?.callEntryId ?? event.id,
 			callPos: pending?.callPos ?? pos,
-			// A result whose call is not on the branch still deserves a card; its arguments are unknown.
-			call: pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} },
+			call,
 			resultId: event.id,
 			resultParts: event.parts,
-			status: event.isError ? "error" : "ok",
+			status: resultStatus(call, event),
 			reasoning: pending?.reasoning ?? "",
 			...cwdOf(draft),
 		},
 	};
+}
+
+/** How a round ended: the tool's error flag, or a shell run's reported non-zero exit. */
+function resultStatus(call: ToolCallInfo, event: ToolResultEvent): RoundStatus {
+	return runFailed(call, event.isError, () => partsText(event.parts)) ? "error" : "ok";
 }
 
 /**
@@ -346,6 +357,7 @@ function compact(
 			words,
 			...cwdOf(draft),
 			files: work.files(),
+			reads: work.reads(),
 			failures: work.failures(),
 		}) as Block,
 	];
@@ -374,13 +386,14 @@ function hiddenWork(events: readonly LedgerEvent[], kept: number, end: number, c
 		}
 		if (event.kind !== "toolResult" || event.toolName === ADVISOR_TOOL_NAME) continue;
 		const pending = calls.get(event.callId);
+		const call = pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} };
 		const round = {
 			callEntryId: pending?.callEntryId ?? event.id,
 			callPos: (pending?.at ?? i) + 1,
-			call: pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} },
+			call,
 			resultId: event.id,
 			resultParts: event.parts,
-			status: event.isError ? ("error" as const) : ("ok" as const),
+			status: resultStatus(call, event),
 			reasoning: "",
 			...(cwd === undefined ? {} : { cwd }),
 		};

@@ -72,6 +72,8 @@ export interface SummaryBlock extends Positioned {
 	cwd?: string;
 	/** Paths written or edited on the branch before the span this summary hides (compactions only). */
 	files: string[];
+	/** Paths read (and not changed) in the span this summary hides (compactions only). */
+	reads: string[];
 	/** Failures in the hidden span that no later run of the same command resolved (compactions only). */
 	failures: CarriedFailure[];
 }
@@ -190,6 +192,11 @@ export interface LedgerState {
 	indexById: Record<string, number>;
 	/** The session's working directory, from the session header; cards show paths relative to it. */
 	cwd: string | undefined;
+	/**
+	 * The executor's newest prose on the branch (any assistant text, a question included). A
+	 * compaction may hide its block; the appendix then repeats it, as it is what the executor says now.
+	 */
+	lastProse: { id: string; pos: number; text: string } | undefined;
 }
 
 /** `cwd` comes from the session header (absent for a headerless file: paths are then shown as written). */
@@ -205,5 +212,6 @@ export function emptyLedger(cwd?: string): LedgerState {
 		events: [],
 		indexById: {},
 		cwd,
+		lastProse: undefined,
 	};
 }

@@ -7,10 +7,10 @@
 import type { ContentPart } from "../events/index.ts";
 import { assertNever } from "../events/index.ts";
 import type { Block, CarriedFailure, Round, SummaryWords } from "../reducers/index.ts";
+import { failureLine, shellCommand } from "../reducers/index.ts";
 import { cardLine, ERROR_LINE_MAX, TOOL_NAME_MAX, toolName } from "./card.ts";
-import { cardArgument, imagePath, relativePath } from "./card-argument.ts";
+import { commandShownWhole, imagePath, relativePath } from "./card-argument.ts";
 import type { LedgerConfig } from "./config.ts";
-import { failureLine } from "./error-excerpt.ts";
 import {
 	BLOCK_GAP,
 	BRANCH_SUMMARY_INTRO,
@@ -18,10 +18,12 @@ import {
 	COMPACTION_SUMMARY_INTRO,
 	COMPACTION_WORDS_INTRO,
 	FILES_CHANGED,
+	FILES_READ,
 	MESSAGE_IMAGE,
 	NO_HIDDEN_WORDS,
 	OPEN_FAILURES,
 	PASTED_IMAGE,
+	PROSE_GAP,
 	PROSE_MARK,
 	REASONING_INTRO,
 	RESULT_MISSING,
@@ -31,7 +33,7 @@ import {
 } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
 import { displayId, ordinalId } from "./ordinal.ts";
-import { capWithGap, clip, jsonText, oneLine, safeHead } from "./text.ts";
+import { capWithGap, clip, jsonText, oneLine, safeHead, splitAtGap } from "./text.ts";
 
 /** The `!` command of a user shell block (not a card: the user's own action keeps more of it). */
 const SHELL_COMMAND_MAX = 120;
@@ -93,12 +95,11 @@ function cardShowsCall(round: Round): boolean {
 			);
 		case "ls":
 			return keys.every((k) => k === "path") && (keys.length === 0 || asWritten("path"));
-		case "bash": {
-			if (keys.length !== 1 || typeof args.command !== "string") return false;
-			return cardArgument(round.call, round.cwd).text === args.command;
+		default: {
+			// A shell run whose only argument is its command, shown whole on the card.
+			const command = shellCommand(round.call);
+			return command !== undefined && keys.length === 1 && commandShownWhole(command, round.cwd);
 		}
-		default:
-			return false;
 	}
 }
 
@@ -144,22 +145,73 @@ export function proseBlock(id: string, text: string, max: number): string {
 	// The mark, the id and the gap line count against the cap: a capped block is about `max` chars in all.
 	const mark = `${PROSE_MARK}#${displayId(id)} `;
 	const gapLine = BLOCK_GAP(body.length).length + 2;
-	return `${mark}${capWithGap(body, Math.max(1, cap - gapLine - mark.length), undefined)}\n`;
+	const room = Math.max(1, cap - gapLine - mark.length);
+	// The names the cut hides stay: they are what the executor reasoned about. They take their room
+	// from the head and tail (down to PROSE_MIN_KEPT), so a capped block stays about as long.
+	let cut = splitAtGap(body, room);
+	let names = cutNames(body, `${cut.head}\n${cut.tail}`);
+	if (names.length > 0) {
+		const listed = PROSE_GAP(cut.omitted.length, names).length - gapLine + 2;
+		cut = splitAtGap(body, Math.max(Math.min(room, PROSE_MIN_KEPT), room - listed));
+		names = cutNames(body, `${cut.head}\n${cut.tail}`);
+	}
+	return `${mark}${cut.head}\n${PROSE_GAP(cut.omitted.length, names)}\n${cut.tail}\n`;
 }
 
-/** What a compaction or trim hides but must stay visible: changed paths, then open failures as cards. */
+const BACKTICKED = /`([^`\s]{2,80})`/g;
+/** Capped prose keeps at least this much of its head and tail when names take room from them. */
+const PROSE_MIN_KEPT = 120;
+
+/** Backticked names of `text` that `kept` (its head and tail) does not show whole, each once, in order. */
+export function cutNames(text: string, kept: string): string[] {
+	const names: string[] = [];
+	for (const match of text.matchAll(BACKTICKED)) {
+		const name = match[1]!;
+		if (!/[A-Za-z_]/.test(name) || names.includes(name) || kept.includes(`\`${name}\``)) continue;
+		names.push(name);
+	}
+	return names;
+}
+
+/** What a compaction or trim hides but must stay visible: paths changed and read, then open failures as cards. */
 export function carriedWork(
 	files: readonly string[],
+	reads: readonly string[],
 	failures: readonly CarriedFailure[],
 	span: "summary" | "trim",
 	cwd: string | undefined,
 ): string {
 	let out = "";
-	const shown = [...new Set(files.map((f) => oneLine(neutralise(relativePath(f, cwd)))))];
-	if (shown.length > 0) out += `${FILES_CHANGED(span)} ${shown.join(", ")}\n`;
+	const shown = (paths: readonly string[]) => [
+		...new Set(paths.map((f) => oneLine(neutralise(relativePath(f, cwd))))),
+	];
+	const changed = shown(files);
+	if (changed.length > 0) out += `${FILES_CHANGED(span)} ${groupPaths(changed)}\n`;
+	const read = shown(reads).filter((path) => !changed.includes(path));
+	if (read.length > 0) out += `${FILES_READ(span)} ${groupPaths(read)}\n`;
 	if (failures.length > 0)
 		out += `${OPEN_FAILURES(span)}\n${failures.map((f) => cardLine(ordinalId(f.pos), f.round)).join("")}`;
 	return out;
+}
+
+/**
+ * Paths listed by folder, so a long list stays short: `src/a.ts, src/b.ts` → `src/{a.ts, b.ts}`
+ * (a folder's files where the folder first appears; a lone file keeps its whole path).
+ */
+export function groupPaths(paths: readonly string[]): string {
+	const byFolder = new Map<string, string[]>();
+	for (const path of paths) {
+		const slash = path.lastIndexOf("/");
+		const folder = slash <= 0 || path.includes("{") || path.includes(",") ? path : path.slice(0, slash);
+		const list = byFolder.get(folder);
+		if (list === undefined) byFolder.set(folder, [path]);
+		else list.push(path);
+	}
+	return [...byFolder.entries()]
+		.map(([folder, list]) =>
+			list.length === 1 ? list[0]! : `${folder}/{${list.map((p) => p.slice(folder.length + 1)).join(", ")}}`,
+		)
+		.join(", ");
 }
 
 /** The stable rendering of a block: rounds as cards. A block shows its path ordinal, fixed when it was folded. */
@@ -180,7 +232,7 @@ export function renderBlock(block: Block, config: LedgerConfig): string {
 					? `${NO_HIDDEN_WORDS}\n`
 					: block.words.map((w) => summaryWords(w, config)).join("");
 			const summary = capWithGap(neutralise(block.summary), config.tailMaxChars, undefined);
-			return `${header} ${compaction ? COMPACTION_WORDS_INTRO : BRANCH_WORDS_INTRO}\n${words}${compaction ? COMPACTION_SUMMARY_INTRO : BRANCH_SUMMARY_INTRO}\n${summary}\n${carriedWork(block.files, block.failures, "summary", block.cwd)}`;
+			return `${header} ${compaction ? COMPACTION_WORDS_INTRO : BRANCH_WORDS_INTRO}\n${words}${compaction ? COMPACTION_SUMMARY_INTRO : BRANCH_SUMMARY_INTRO}\n${summary}\n${carriedWork(block.files, block.reads, block.failures, "summary", block.cwd)}`;
 		}
 		case "note":
 			return `[note #${id} · ${clip(oneLine(neutralise(block.customType)), TOOL_NAME_MAX)}]\n${preview(block.parts, config.customPreviewChars)}\n`;
@@ -197,7 +249,7 @@ export function renderBlock(block: Block, config: LedgerConfig): string {
 				block.exitCode !== 0 &&
 				output.length > config.proseMaxChars
 			) {
-				const error = clip(oneLine(failureLine(output)), ERROR_LINE_MAX);
+				const error = clip(oneLine(neutralise(failureLine(output))), ERROR_LINE_MAX);
 				if (error.length > 0) header += ` · ✗ ${error}`;
 			}
 			return `${header}\n${capWithGap(output, config.proseMaxChars, undefined)}\n`;

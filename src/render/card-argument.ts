@@ -8,11 +8,15 @@
  */
 
 import type { ToolCallInfo } from "../events/index.ts";
+import { relativePath as relativeToCwd, shellCommand, splitCd } from "../reducers/index.ts";
+import { SAME_PATH } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
 import { clip, oneLine } from "./text.ts";
 
-/** Non-path arguments (commands, patterns, queries) are clipped here. */
+/** Non-path arguments (patterns, queries) are clipped here. */
 export const ARGUMENT_MAX = 60;
+/** A command keeps this much of its first line: what was run is a fact the advisor needs whole. */
+export const COMMAND_MAX = 120;
 
 /** How a card presents a call: its argument, and whether the result's size says anything. */
 export interface CardArgument {
@@ -41,15 +45,7 @@ function firstString(args: Args): string | undefined {
 
 /** A path as the session sees it: relative to `cwd` when inside it, unchanged otherwise. */
 export function relativePath(path: string, cwd: string | undefined): string {
-	if (cwd === undefined) return path;
-	const base = cwd.replace(/[/\\]+$/, "");
-	// The root as cwd would turn every absolute path into a relative-looking one.
-	if (base.length === 0 || /^[A-Za-z]:$/.test(base)) return path;
-	if (!path.startsWith(base)) return path;
-	const rest = path.slice(base.length);
-	if (rest.length === 0 || /^[/\\]+$/.test(rest)) return ".";
-	if (rest[0] !== "/" && rest[0] !== "\\") return path;
-	return rest.replace(/^[/\\]+/, "");
+	return relativeToCwd(path, cwd);
 }
 
 /** One line, fenced like all executor text; a path is never clipped. */
@@ -261,21 +257,28 @@ function patchArgument(args: Args): string | undefined {
 }
 
 /**
- * A leading `cd <cwd> && ` says nothing (the command already runs there), and `cd <cwd>/sub`
- * reads better as `cd sub`.
+ * How a card writes a command: a leading `cd <dir> && ` becomes `<dir>$ ` (where it ran, relative to
+ * the cwd; nothing for the cwd itself), then the first line whole up to COMMAND_MAX, and ` …` when
+ * more lines follow. `sameAs`: the command of the card right above; the same command in the same
+ * folder is written SAME_PATH, as a repeated path is.
  */
-export function commandText(command: string, cwd: string | undefined): string {
-	if (cwd === undefined) return command;
-	const match = /^\s*cd\s+("[^"]*"|'[^']*'|[^\s;&|]+)\s*(?:&&|;)\s*/.exec(command);
-	if (match === null) return command;
-	const raw = match[1]!;
-	const quoted = raw.startsWith('"') || raw.startsWith("'");
-	const dir = quoted ? raw.slice(1, -1) : raw;
-	const rel = relativePath(dir, cwd);
-	const rest = command.slice(match[0].length);
-	if (rel === ".") return rest;
-	if (rel === dir) return command;
-	return `cd ${/\s/.test(rel) ? JSON.stringify(rel) : rel} && ${rest}`;
+export function commandText(command: string, cwd: string | undefined, sameAs?: string): string {
+	const at = splitCd(command, cwd);
+	const lines = at.command.split("\n").filter((line) => line.trim().length > 0);
+	const first = lines[0] ?? "";
+	const where = at.dir === undefined ? "" : `${/\s/.test(at.dir) ? JSON.stringify(at.dir) : at.dir}$ `;
+	const shown = `${where}${clip(oneLine(neutralise(first)), COMMAND_MAX)}${lines.length > 1 ? " …" : ""}`;
+	if (sameAs !== undefined && shown.length > SAME_PATH.length + 2 && commandText(sameAs, cwd) === shown)
+		return SAME_PATH;
+	return shown;
+}
+
+/** Does the card's command text show the whole command as written (one line, unclipped)? */
+export function commandShownWhole(command: string, cwd: string | undefined): boolean {
+	const at = splitCd(command, cwd);
+	return (
+		!at.command.includes("\n") && at.command.length <= COMMAND_MAX && oneLine(neutralise(at.command)) === at.command
+	);
 }
 
 /** `path:from-to` for a partial read (Pi's offset is 1-based, limit counts lines). */
@@ -318,7 +321,8 @@ function unknownText(args: Args, cwd: string | undefined): string {
 	return shownText(`${verb}${primary}`);
 }
 
-export function cardArgument(call: ToolCallInfo, cwd?: string): CardArgument {
+/** `sameAs`: the command of the card right above, when it ran one (see commandText). */
+export function cardArgument(call: ToolCallInfo, cwd?: string, sameAs?: string): CardArgument {
 	const args = call.arguments;
 	const patch = patchArgument(args);
 	if (patch !== undefined) return { text: changesText(patchChanges(patch), cwd), resultSize: false };
@@ -340,20 +344,20 @@ export function cardArgument(call: ToolCallInfo, cwd?: string): CardArgument {
 			return { text: changesText(replacementChanges(args), cwd), resultSize: false };
 		case "ls":
 			return { text: shownPath(str(args, ...PATH_KEYS) ?? ".", cwd), resultSize: true };
-		case "bash": {
-			const command = str(args, "command", "cmd") ?? firstString(args) ?? "";
+		case "grep":
+		case "find":
+			return { text: searchText(args, cwd), resultSize: true };
+		default: {
+			// A shell run, whatever the tool is called: its arguments carry the command.
+			const command = shellCommand(call) ?? (call.name === "bash" ? firstString(args) : undefined);
+			if (command === undefined) return { text: unknownText(args, cwd), resultSize: true };
 			// Codex-style patches arrive as `apply_patch <<'EOF' … EOF` through the shell.
 			if (/\*\*\* Begin Patch/.test(command)) {
 				const body = command.slice(command.indexOf("*** Begin Patch"));
 				return { text: changesText(patchChanges(body), cwd), resultSize: false };
 			}
-			return { text: shownText(commandText(command, cwd)), resultSize: true };
+			return { text: commandText(command, cwd, sameAs), resultSize: true };
 		}
-		case "grep":
-		case "find":
-			return { text: searchText(args, cwd), resultSize: true };
-		default:
-			return { text: unknownText(args, cwd), resultSize: true };
 	}
 }
 

@@ -6,9 +6,8 @@
 
 import { assertNever } from "../events/index.ts";
 import type { Round, RoundStatus } from "../reducers/index.ts";
-import { partsText } from "../reducers/index.ts";
+import { failureLine, isTestCommand, partsText, shellCommand, testSummaryLine } from "../reducers/index.ts";
 import { cardArgument, cardPath } from "./card-argument.ts";
-import { failureLine } from "./error-excerpt.ts";
 import { SAME_PATH } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
 import { displayId } from "./ordinal.ts";
@@ -16,6 +15,8 @@ import { clip, compactSize, oneLine } from "./text.ts";
 
 /** The error line a card (or a failed shell run's header) shows, at most. */
 export const ERROR_LINE_MAX = 100;
+/** A test run's summary line on its card, at most. */
+const SUMMARY_LINE_MAX = 100;
 /** A tool or custom type name in a header, at most. */
 export const TOOL_NAME_MAX = 40;
 
@@ -28,7 +29,7 @@ export function toolName(name: string): string {
 export type CardStatus = RoundStatus | "running";
 
 /**
- * `#id tool argument[ · size][ · ✗ error line | · no result | · running]` — one line, always.
+ * `#id tool argument[ · size][ · test summary][ · ✗ error line | · no result | · running]` — one line, always.
  * An ok call says nothing about its status; a failed one shows the line that says what went wrong.
  * `previous` is the round of the card right above: when both lead with the same path, this card
  * shows SAME_PATH in its place (runs of edits to one file are common and paths are long).
@@ -36,7 +37,9 @@ export type CardStatus = RoundStatus | "running";
 export function cardLine(id: string, round: Round, status: CardStatus = round.status, previous?: Round): string {
 	const text = partsText(round.resultParts);
 	const images = round.resultParts.filter((p) => p.type === "image").length;
-	const argument = cardArgument(round.call, round.cwd);
+	const command = shellCommand(round.call);
+	const sameAs = previous === undefined ? undefined : shellCommand(previous.call);
+	const argument = cardArgument(round.call, round.cwd, command === undefined ? undefined : sameAs);
 	let shown = argument.text;
 	if (previous !== undefined) {
 		const path = cardPath(round.call, round.cwd);
@@ -62,6 +65,12 @@ export function cardLine(id: string, round: Round, status: CardStatus = round.st
 		let size = argument.resultSize ? compactSize(text.length) : "";
 		if (images > 0) size += `${size.length > 0 ? " + " : ""}${images} image${images === 1 ? "" : "s"}`;
 		line += ` · ${size}`;
+	}
+	// A test run says how it went: its summary line, unless the error line already is that line.
+	if (finished && command !== undefined && isTestCommand(command)) {
+		const summary = testSummaryLine(text);
+		const said = summary === undefined ? "" : clip(oneLine(neutralise(summary)), SUMMARY_LINE_MAX);
+		if (said.length > 0 && said !== error) line += ` · ${said}`;
 	}
 	switch (status) {
 		case "ok":

@@ -5,7 +5,7 @@
  * count. Both sides are compared with whitespace collapsed (a card shows `Tests 3 failed`, the
  * output said `Tests  3 failed`), and executor text is matched as the request writes it (framing
  * defused) or as written. Names and paths must stand as whole tokens: `a.ts` is not carried by
- * `data.ts`.
+ * `data.ts`; a path also stands in a folder's list, `src/{a.ts, b.ts}` (how a compaction lists them).
  *
  * The same audit runs over any list of units — a ledger request's content parts, or the messages
  * of Pi's own context for the baseline — and is incremental across the points of a branch: a fact
@@ -36,6 +36,9 @@ function collapse(text: string): string {
 	return text.replace(/\s+/g, " ").trim();
 }
 
+/** Categories whose facts are paths. */
+const PATH_CATEGORIES: ReadonlySet<FactCategory> = new Set(["edited", "read"]);
+
 interface Forms {
 	/** Collapsed and cut to its judged length: what a request that writes text on one line carries. */
 	collapsed: string;
@@ -44,6 +47,8 @@ interface Forms {
 	/** As written, cut to its judged length: what a request that carries the text unchanged holds. */
 	written: string;
 	token: boolean;
+	/** For a path in a folder: the folder's list opening (`src/{`) and the file's name in it, as written and as shown. */
+	grouped?: { open: string; name: string }[];
 }
 
 const formsOf = new WeakMap<Fact, Forms>();
@@ -59,6 +64,13 @@ function forms(fact: Fact): Forms {
 			written: cut(fact.text.trim()),
 			token: TOKEN_CATEGORIES.has(fact.category),
 		};
+		if (PATH_CATEGORIES.has(fact.category)) {
+			f.grouped = [];
+			for (const form of new Set([f.collapsed, f.shown])) {
+				const slash = form.lastIndexOf("/");
+				if (slash > 0) f.grouped.push({ open: `${form.slice(0, slash)}/{`, name: form.slice(slash + 1) });
+			}
+		}
 		formsOf.set(fact, f);
 	}
 	return f;
@@ -79,10 +91,38 @@ function containsToken(text: string, needle: string): boolean {
 	return false;
 }
 
+/** `src/{a.ts, b.ts}` lists `a.ts` in `src`. */
+function inFolderList(text: string, open: string, name: string): boolean {
+	let at = text.indexOf(open);
+	while (at !== -1) {
+		const before = at === 0 ? "" : text[at - 1]!;
+		const end = text.indexOf("}", at);
+		if (end === -1) return false;
+		if (
+			(before === "" || !PATH_LEAD.test(before)) &&
+			text
+				.slice(at + open.length, end)
+				.split(", ")
+				.includes(name)
+		)
+			return true;
+		at = text.indexOf(open, at + 1);
+	}
+	return false;
+}
+
+/** Does `text` carry `path`, whole or in its folder's list (`src/{a.ts, b.ts}`)? */
+export function pathCarried(text: string, path: string): boolean {
+	if (text.includes(path)) return true;
+	const slash = path.lastIndexOf("/");
+	return slash > 0 && inFolderList(text, `${path.slice(0, slash)}/{`, path.slice(slash + 1));
+}
+
 function holds(text: string, fact: Forms, as: AuditSide): boolean {
 	const find = fact.token ? containsToken : (t: string, n: string) => t.includes(n);
 	if (as === "written") return fact.written.length > 0 && find(text, fact.written);
 	if (fact.collapsed.length > 0 && find(text, fact.collapsed)) return true;
+	if (fact.grouped?.some((g) => inFolderList(text, g.open, g.name)) === true) return true;
 	return fact.shown !== fact.collapsed && fact.shown.length > 0 && find(text, fact.shown);
 }
 

@@ -148,6 +148,8 @@ export const NO_HIDDEN_WORDS = "(none)";
 /** After a compaction's paraphrase or in a trim's stand-in: what the hidden span changed and left failing. */
 export const FILES_CHANGED = (span: "summary" | "trim") =>
 	span === "summary" ? "Files changed before this summary:" : "Files changed in the left-out span:";
+export const FILES_READ = (span: "summary" | "trim") =>
+	span === "summary" ? "Files read before this summary:" : "Files read in the left-out span:";
 export const OPEN_FAILURES = (span: "summary" | "trim") =>
 	span === "summary"
 		? "Failures before this summary, not followed by a successful rerun:"
@@ -158,6 +160,11 @@ export const GAP = (omitted: number, id: string) =>
 	`[… ${omitted} chars omitted — advisor_expand #${id} returns them …]`;
 /** A gap inside a block whose header names the entry (`[user #id]`, `»#id`, …): the header's id expands it. */
 export const BLOCK_GAP = (omitted: number) => `[… ${omitted} chars omitted …]`;
+/** The gap of capped prose: the backticked names the cut hides are listed in it. */
+export const PROSE_GAP = (omitted: number, names: readonly string[]) =>
+	names.length === 0
+		? BLOCK_GAP(omitted)
+		: `[… ${omitted} chars omitted: ${names.map((n) => `\`${n}\``).join(" ")} …]`;
 
 // ---------------------------------------------------------------------------------------------
 // 5. The appendix: the one volatile part of the open log

@@ -308,7 +308,14 @@ function appendixPart(
 	for (const pending of tail.pendingTail)
 		body += verbatimRound(ordinalId(pending.callPos), unansweredRound(pending), tailConfig, true);
 	const prose = newestProse(state);
-	if (prose !== undefined) {
+	const last = state.lastProse;
+	// The newest prose a compaction hid (the in-flight question is shown as the question).
+	const hidden =
+		last !== undefined &&
+		(prose === undefined || prose.pos < last.pos) &&
+		!state.pendingConsultations.some((p) => p.callEntryId === last.id);
+	if (hidden) body += proseBlock(ordinalId(last.pos), last.text, tailConfig.tailMaxChars);
+	else if (prose !== undefined) {
 		const trimmed =
 			cut !== undefined &&
 			(prose.segment < cut.firstSegment || (prose.segment === cut.firstSegment && prose.block < cut.firstBlock));

@@ -57,13 +57,20 @@ export function oneLine(text: string): string {
  */
 export function capWithGap(text: string, max: number, id: string | undefined): string {
 	if (text.length <= max) return text;
+	const { head, omitted, tail } = splitAtGap(text, max);
+	return `${head}\n${id === undefined ? BLOCK_GAP(omitted.length) : GAP(omitted.length, id)}\n${tail}`;
+}
+
+/**
+ * The head (60%) and tail kept when `text` is capped at `max`, and what lies between. The cut makes
+ * the tail's first characters a line start: what was harmless mid-line (inside a JSON string, say)
+ * could now read as a header, so the tail is defused like any other text.
+ */
+export function splitAtGap(text: string, max: number): { head: string; omitted: string; tail: string } {
 	const headLen = Math.ceil(max * 0.6);
 	const head = safeHead(text, headLen);
-	const tail = safeTail(text, max - headLen);
-	const omitted = text.length - head.length - tail.length;
-	// The cut makes the tail's first characters a line start: what was harmless mid-line (inside a
-	// JSON string, say) could now read as a header, so that line is defused like any other.
-	return `${head}\n${id === undefined ? BLOCK_GAP(omitted) : GAP(omitted, id)}\n${neutralise(tail)}`;
+	const rawTail = safeTail(text, max - headLen);
+	return { head, omitted: text.slice(head.length, text.length - rawTail.length), tail: neutralise(rawTail) };
 }
 
 /**

@@ -183,7 +183,9 @@ describe("request layout", () => {
 			user("u3", "third ask"),
 		]);
 		const all = texts(req, 1).join("");
-		expect(all).not.toContain("old.ts");
+		// The summarised round's card is gone; its path survives in the compaction's list of reads.
+		expect(all).not.toContain("read old.ts");
+		expect(all).toContain("Files read before this summary: old.ts\n");
 		expect(all).toContain("[compaction #7]");
 		expect(all.indexOf("[user #1]\nfirst ask")).toBeLessThan(all.indexOf("Summary of work."));
 		expect(all.match(/\[user #4\]/g)).toHaveLength(1);

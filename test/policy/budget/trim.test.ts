@@ -14,7 +14,13 @@ import {
 	ordinalId,
 	renderRequest,
 } from "../../../src/render/index.ts";
-import { LOG_OPEN, NO_HIDDEN_WORDS, TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "../../../src/render/model-text.ts";
+import {
+	FILES_READ,
+	LOG_OPEN,
+	NO_HIDDEN_WORDS,
+	TRIM_OMISSION_MARKER,
+	TRIM_WORDS_INTRO,
+} from "../../../src/render/model-text.ts";
 import {
 	advice,
 	assistant,
@@ -66,13 +72,15 @@ function twoSegments(): LedgerEvent[] {
 /** The id the request shows for the entry `id` of `events`: its path position in base 36. */
 const shown = (events: readonly LedgerEvent[], id: string) => ordinalId(events.findIndex((e) => e.id === id) + 1);
 const words = (...ids: [string, string][]) => ids.map(([id, t]) => `[user #${id}]\n${t}\n`).join("");
-const standIn = (w: string) => `${TRIM_WORDS_INTRO}\n${w || `${NO_HIDDEN_WORDS}\n`}${TRIM_OMISSION_MARKER}\n`;
+/** The trim's stand-in: the span's user words, then the paths it read (FILES_READ), then the marker. */
+const standIn = (w: string, read = "") =>
+	`${TRIM_WORDS_INTRO}\n${w || `${NO_HIDDEN_WORDS}\n`}${read === "" ? "" : `${FILES_READ("trim")} ${read}\n`}${TRIM_OMISSION_MARKER}\n`;
 
 describe("rendering with an anchor", () => {
 	it("an anchor on a segment's close drops the whole segment, its question and its advice", () => {
 		const req = render(twoSegments(), { trim: { anchorEntryId: "v1" } });
 		expect(req.context.messages.map((m) => m.role)).toEqual(["user", "user", "assistant", "user"]);
-		expect(parts(req, 1).slice(0, 2)).toEqual([LOG_OPEN, standIn(words(["1", "build the parser"]))]);
+		expect(parts(req, 1).slice(0, 2)).toEqual([LOG_OPEN, standIn(words(["1", "build the parser"]), "a.ts")]);
 		expect(text(req)).not.toContain("first advice");
 		expect(text(req)).not.toContain("first question");
 		expect(text(req)).not.toContain("#3 read");
@@ -82,7 +90,7 @@ describe("rendering with an anchor", () => {
 	it("an anchor inside a closed segment keeps that segment's rest, question and advice", () => {
 		const req = render(twoSegments(), { trim: { anchorEntryId: "u2" } });
 		const first = parts(req, 1);
-		expect(first[1]).toBe(standIn(words(["1", "build the parser"], ["6", "now the lexer"])));
+		expect(first[1]).toBe(standIn(words(["1", "build the parser"], ["6", "now the lexer"]), "a.ts"));
 		expect(first[2]).toContain("#8 bash npm test · 500\n");
 		expect(text(req)).toContain("second question");
 		expect(text(req)).toContain("second advice");
@@ -92,7 +100,9 @@ describe("rendering with an anchor", () => {
 		const req = render(twoSegments(), { trim: { anchorEntryId: "r3" } });
 		expect(req.context.messages).toHaveLength(2);
 		const open = parts(req, 1);
-		expect(open[1]).toBe(standIn(words(["1", "build the parser"], ["6", "now the lexer"], ["b", "and the docs"])));
+		expect(open[1]).toBe(
+			standIn(words(["1", "build the parser"], ["6", "now the lexer"], ["b", "and the docs"]), "a.ts, c.ts"),
+		);
 		// LOG_OPEN + the stand-in + the cards of r4 and r5, which are also verbatim in the appendix.
 		expect(req.stable.partCount).toBe(4);
 		expect(open[2]!.startsWith("#f read")).toBe(true);
@@ -122,7 +132,7 @@ describe("rendering with an anchor", () => {
 			result("r1", "c1", "read", "yyy"),
 			assistant("q", { text: "ok?", calls: [call("adv", "advisor")] }),
 		];
-		expect(parts(render(events, { trim: { anchorEntryId: "r1" } }), 1)[1]).toBe(standIn(""));
+		expect(parts(render(events, { trim: { anchorEntryId: "r1" } }), 1)[1]).toBe(standIn("", "y.ts"));
 	});
 
 	it("an anchor that names nothing in the ledger renders untrimmed", () => {

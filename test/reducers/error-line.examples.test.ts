@@ -1,6 +1,6 @@
 /** The line of a failed tool result a card shows: the first with an error word, else the last. */
 import { describe, expect, it } from "vitest";
-import { errorExcerpt } from "../../src/render/error-excerpt.ts";
+import { errorExcerpt } from "../../src/reducers/error-line.ts";
 
 describe("errorExcerpt", () => {
 	it("the first line with an error word, past banners", () => {
@@ -29,8 +29,9 @@ describe("errorExcerpt", () => {
 	it("counts of nothing are not errors", () => {
 		expect(errorExcerpt("Found 0 errors.\nno failures\n 2 failed | 10 passed")).toBe("2 failed | 10 passed");
 	});
-	it("else the last non-empty line (where Pi's bash puts the exit code)", () => {
-		expect(errorExcerpt("cleaned\nbuilding\n\nCommand exited with code 1\n")).toBe("Command exited with code 1");
+	it("else the last line that is not a frame; the exit-code line only when nothing else was printed", () => {
+		expect(errorExcerpt("cleaned\nbuilding\n\nCommand exited with code 1\n")).toBe("building");
+		expect(errorExcerpt("\nCommand exited with code 1\n")).toBe("Command exited with code 1");
 		expect(errorExcerpt("cleaned\ndone\n  \n")).toBe("done");
 		expect(errorExcerpt("")).toBe("");
 		expect(errorExcerpt("\n \n")).toBe("");
