@@ -56,6 +56,7 @@ export {
 	renderRequest,
 	type StablePortion,
 	stableOpenBlocks,
+	stablePrefixRequest,
 } from "./request.ts";
 export { reviewMessage } from "./review-message.ts";
 export { clip, oneLine, safeHead, safeTail } from "./text.ts";

@@ -592,3 +592,24 @@ export function flatten(request: LedgerRequest, unitCount = request.units.length
 	for (let i = 0; i < unitCount; i++) out += request.units[i]!.text;
 	return out;
 }
+
+/**
+ * The request cut right after its stable portion, measured the same way: what a cache-warming
+ * refresh sends where only a marked prefix is cached, so it reads (and keeps alive) exactly the
+ * entry the next consultation reads (docs/request-format.md §7).
+ */
+export function stablePrefixRequest(request: LedgerRequest): LedgerRequest {
+	const { stable } = request;
+	const messages = request.context.messages.slice(0, stable.messageIndex + 1);
+	const last = messages[stable.messageIndex];
+	if (last !== undefined && last.role === "user" && Array.isArray(last.content))
+		messages[stable.messageIndex] = { ...last, content: last.content.slice(0, stable.partCount) };
+	return {
+		context: { ...request.context, messages },
+		stable,
+		units: request.units.slice(0, stable.unitCount),
+		hash: stable.hash,
+		tokens: stable.tokens,
+		messageCount: messages.length,
+	};
+}

@@ -139,10 +139,21 @@ describeEachHost("three consultations 30 tool rounds apart, advisor on the mock 
 		expect(advice.map((e) => e.message.content[0].text)).toEqual([ADVICE, ADVICE, ADVICE]);
 	});
 
-	it("no request carries more than four marks", () => {
-		for (const request of anthropic.requests) {
-			expect(request.breakpoints.length).toBeGreaterThan(0);
-			expect(request.breakpoints.length).toBeLessThanOrEqual(MAX_BREAKPOINTS);
+	it("no request carries more than four marks; the later ones bridge to the previous stable end", () => {
+		const ends = anthropic.requests.map((r) => r.breakpoints.map((i) => r.blocks[i]!.end));
+		for (const request of anthropic.requests) expect(request.breakpoints.length).toBeLessThanOrEqual(MAX_BREAKPOINTS);
+		const stable = anthropic.requests.map(stableTokens);
+		// The first: pi-ai's three (last tool, system, last block) and the stable end.
+		expect(ends[0]).toHaveLength(4);
+		expect(ends[0]).toContain(stable[0]);
+		// Then the last tool's mark gives way to the bridge (the system prompt's, one block later, covers it).
+		for (const k of [1, 2]) {
+			expect(ends[k]).toHaveLength(4);
+			expect(ends[k]).toContain(stable[k - 1]);
+			expect(ends[k]).toContain(stable[k]);
+			const request = anthropic.requests[k]!;
+			const lastTool = `tools.${request.body!.tools!.length - 1}`;
+			expect(request.breakpoints.map((i) => request.blocks[i]!.path)).not.toContain(lastTool);
 		}
 	});
 

@@ -17,7 +17,7 @@ import * as piAi from "@mariozechner/pi-ai";
 import type { AgentToolResult, ExtensionAPI, ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
 import { Type } from "@sinclair/typebox";
 import { ADVISOR_TOOL_NAME, type AdvisorDetails } from "../../events/index.ts";
-import type { LedgerState, SpendState, TrimAnchorState } from "../../reducers/index.ts";
+import { type LedgerState, previousRequest, type SpendState, type TrimAnchorState } from "../../reducers/index.ts";
 import type { AdvisorToolsMode, RequestMode } from "../../render/index.ts";
 import {
 	ADVISOR_TOOL_DESCRIPTION,
@@ -32,8 +32,9 @@ import { isDisabledFor, lookupAdvisorModel } from "../config/activation.ts";
 import { resolveGuidance } from "../config/guidance.ts";
 import type { AdvisorConfig } from "../config/load.ts";
 import type { CompleteSimple } from "../pi/compat.ts";
-import { modelDisplayName } from "../pi/model-key.ts";
+import { formatColonKey, modelDisplayName, modelKeyOf } from "../pi/model-key.ts";
 import { type FindModel, renderAdvisorResult } from "../pi/result-renderer.ts";
+import { type MarkTarget, markTargets } from "./cache-breakpoint.ts";
 import {
 	type ConsultationAuth,
 	type ConsultationInput,
@@ -124,6 +125,8 @@ export interface AdvisorDispatch {
 	routingKey: string;
 	/** The first request, as planned (trimmed when the budget trimmed it) and handed to the provider. */
 	request: LedgerRequest;
+	/** The extension's cache marks on it (a refresh sets the same ones). */
+	marks: readonly MarkTarget[];
 	/** The branch's advisor spend before this run. */
 	spend: SpendState;
 	complete: CompleteSimple;
@@ -221,6 +224,8 @@ async function pipeline(
 	const { request: planned, settle, ...hooks } = (await deps.consultationHooks?.(planning)) ?? {};
 	const request = planned ?? planning.request;
 	const complete = await deps.loadCompleteSimple();
+	// The bridge: the newest request of this model on the branch wrote a cache entry at its stable end.
+	const marks = markTargets(request, previousRequest(planning.spend, formatColonKey(modelKeyOf(model))));
 
 	const input: ConsultationInput = {
 		...hooks,
@@ -232,6 +237,7 @@ async function pipeline(
 		request,
 		signal: req.signal,
 		adviceMaxChars: config.advice.maxChars,
+		marks,
 	};
 	const onProgress = req.onProgress;
 	if (onProgress !== undefined) input.onProgress = (line) => onProgress(line, base);
@@ -252,6 +258,7 @@ async function pipeline(
 			auth: auth.auth,
 			routingKey: planning.routingKey,
 			request,
+			marks,
 			spend: planning.spend,
 			complete,
 		},

@@ -28,9 +28,10 @@
  *   retry passes `approve` again like any request.
  * - `details.request` is the RequestRecord of the first request (policy/budget/estimate-cost.ts), with the
  *   prompt tokens the provider billed for it, so the next consultation's estimate can build on it,
- *   and `payloadHash`: the first request's provider payload as sent (after the Anthropic breakpoint
- *   edit), hashed by policy/warming/payload-hash.ts in `onPayload` — what a cache-warming refresh of it must
- *   match. Absent when the provider never builds a payload (pi-ai's faux provider).
+ *   and `payloadHash`: the first request's provider payload as sent (after the cache-mark edit), in
+ *   its warming form (cache-breakpoint.ts `warmingForm`), hashed by policy/warming/payload-hash.ts in
+ *   `onPayload` — what a cache-warming refresh of it must match. Absent when the provider never
+ *   builds a payload (pi-ai's faux provider).
  */
 
 import type {
@@ -55,7 +56,7 @@ import type { CompleteSimple } from "../pi/compat.ts";
 import { modelDisplayName } from "../pi/model-key.ts";
 import { advisorToolLine, consultingLine } from "../pi/notices.ts";
 import { capAdvice } from "./advice-cap.ts";
-import { cacheBreakpointHook } from "./cache-breakpoint.ts";
+import { cacheMarksHook, type MarkTarget, markTargets, warmingForm } from "./cache-breakpoint.ts";
 import { createDeadline } from "./deadline.ts";
 import {
 	type AdvisorEnvelope,
@@ -166,6 +167,11 @@ export interface ConsultationInput {
 	base?: Pick<EnvelopeBase, "estimate" | "context">;
 	/** `advice.maxChars`: the advice is cut to this many characters, marker included; absent = no cap. */
 	adviceMaxChars?: number;
+	/**
+	 * The extension's cache marks, on every request of the consultation (`markTargets`: the bridge to
+	 * the previous consultation's stable end when needed, then this one's); default the stable end.
+	 */
+	marks?: readonly MarkTarget[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -272,7 +278,7 @@ interface Consultation {
 	firstPayloadHash: string | undefined;
 	previous: SentRequest | undefined;
 	investigation: Investigation;
-	/** Edits the provider payload to mark the stable portion, where the API takes marks. */
+	/** Edits the provider payload to add the extension's cache marks, where the API takes marks. */
 	breakpoint: ((payload: unknown) => unknown) | undefined;
 }
 
@@ -291,7 +297,11 @@ function startConsultation(input: ConsultationInput): Consultation {
 		firstPayloadHash: undefined,
 		previous: undefined,
 		investigation: { executed: [], refused: 0, spent: false },
-		breakpoint: cacheBreakpointHook(input.model, input.request.context, input.request.stable),
+		breakpoint: cacheMarksHook(
+			input.model,
+			input.request.context,
+			input.marks ?? markTargets(input.request, undefined),
+		),
 	};
 }
 
@@ -327,7 +337,9 @@ function payloadHook(c: Consultation, round: number): (payload: unknown, model: 
 		const replaced = c.breakpoint?.(payload);
 		if (round === 0) {
 			try {
-				c.firstPayloadHash = payloadHash(replaced ?? payload, model?.api ?? c.input.model.api);
+				const { request } = c.input;
+				const form = warmingForm(replaced ?? payload, c.input.model, request.context, request.stable);
+				c.firstPayloadHash = form === undefined ? undefined : payloadHash(form, model?.api ?? c.input.model.api);
 			} catch {
 				// A fingerprint is never worth the request itself.
 			}
