@@ -63,6 +63,7 @@ import {
 	type FileDiagnostics,
 	type MissingUserMessage,
 	type PointReport,
+	type PointShares,
 	round,
 	type SessionReport,
 	sessionTotals,
@@ -468,6 +469,14 @@ function auditPoint(run: BranchRun, request: LedgerRequest, baseline: readonly M
 	};
 }
 
+function roundShares(shares: PointShares): PointShares {
+	return {
+		tokenPrefix: round(shares.tokenPrefix),
+		breakpoint: round(shares.breakpoint),
+		breakpointNoBridges: round(shares.breakpointNoBridges),
+	};
+}
+
 function pointReport(
 	run: BranchRun,
 	point: ConsultationPoint,
@@ -486,14 +495,9 @@ function pointReport(
 		facts: { ledger: emptyCounts(), baseline: emptyCounts() },
 	};
 	if (point.callId !== undefined) report.callId = point.callId;
-	if (run.previous !== undefined) {
-		const shares = cacheShares(run.previous, request);
-		report.cacheShare = { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
-	}
-	if (run.previousBaseline !== undefined) {
-		const shares = baselineShares(run.previousBaseline, baselineNow);
-		report.baselineCacheShare = { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
-	}
+	if (run.previous !== undefined) report.cacheShare = roundShares(cacheShares(run.previous, request));
+	if (run.previousBaseline !== undefined)
+		report.baselineCacheShare = roundShares(baselineShares(run.previousBaseline, baselineNow));
 	const billed = billedUsage(point.result);
 	if (billed !== undefined) report.billed = billed;
 	if (scratchMs !== undefined) report.scratchMs = round(scratchMs, 3);

@@ -4,6 +4,7 @@
  */
 
 import type { DiagnosticReason } from "../../../events/index.ts";
+import { LOOKBACK_BLOCKS, MAX_BREAKPOINTS } from "../../../policy/index.ts";
 import { addCounts, emptyCounts, type FactCounts } from "../../../render/index.ts";
 import {
 	addSplits,
@@ -17,7 +18,8 @@ import {
 	splitPrompt,
 } from "./cache-cost.ts";
 
-export const REPORT_VERSION = 1;
+/** 2: the breakpoint figures apply Anthropic's 20-block lookback; the figures without bridges are added. */
+export const REPORT_VERSION = 2;
 
 export interface TokenStats {
 	total: number;
@@ -36,7 +38,17 @@ export interface CacheShare {
 	/** Consecutive pairs measured. */
 	pairs: number;
 	tokenPrefix: ShareStats;
+	/** Breakpoints with the lookback and the marks the extension sets, bridges included. */
 	breakpoint: ShareStats;
+	/** The same without bridges (the baseline has none: equal to `breakpoint`). */
+	breakpointNoBridges: ShareStats;
+}
+
+/** Shares of the previous request reused by this one, in each caching model. */
+export interface PointShares {
+	tokenPrefix: number;
+	breakpoint: number;
+	breakpointNoBridges: number;
 }
 
 /** Real billed usage of an advisor call, from its result's `details.usage` (all attempts and rounds). */
@@ -60,9 +72,9 @@ export interface PointReport {
 	/** Tokens of the ledger request's stable portion. */
 	ledgerStable: number;
 	/** Shares of the previous point's ledger request reused by this one (absent on a session's first point). */
-	cacheShare?: { tokenPrefix: number; breakpoint: number };
+	cacheShare?: PointShares;
 	/** The same for the baseline: shares of the previous point's baseline request reused by this one. */
-	baselineCacheShare?: { tokenPrefix: number; breakpoint: number };
+	baselineCacheShare?: PointShares;
 	billed?: Billed;
 	/** Fold (new events only) + render, ms. */
 	incrementalMs: number;
@@ -150,8 +162,13 @@ export interface BilledTotals {
 export interface SideCache {
 	tokenPrefix: CacheSplit;
 	breakpoint: CacheSplit;
+	breakpointNoBridges: CacheSplit;
 	/** Token-prefix model: uncached + 0.1 × read. */
 	effective: number;
+	/** Breakpoint model (lookback, bridges): uncached + written + 0.1 × read. */
+	effectiveBreakpoint: number;
+	/** The same without bridges. */
+	effectiveNoBridges: number;
 }
 
 /**
@@ -163,6 +180,9 @@ export interface CacheTotals {
 	ledger: SideCache;
 	/** Ledger / baseline effective tokens (null when the baseline is empty). */
 	effectiveRatio: number | null;
+	/** The same in the breakpoint model, and without bridges. */
+	effectiveRatioBreakpoint: number | null;
+	effectiveRatioNoBridges: number | null;
 }
 
 export interface UsdPair {
@@ -181,7 +201,11 @@ export interface PriceReport {
 	uncached: UsdPair;
 	tokenPrefix: UsdPair;
 	breakpoint: UsdPair;
+	breakpointNoBridges: UsdPair;
 }
+
+/** The breakpoint rule the replay applies (docs/request-format.md §7). */
+export const CACHE_RULE = { lookbackBlocks: LOOKBACK_BLOCKS, maxBreakpoints: MAX_BREAKPOINTS } as const;
 
 export interface PriceModel {
 	key: string;
@@ -227,6 +251,8 @@ export interface ReplayReport {
 	cacheShare: CacheShare;
 	baselineCacheShare: CacheShare;
 	cache: CacheTotals;
+	/** The breakpoint model's rule: Anthropic's lookback and mark limit. */
+	cacheRule: typeof CACHE_RULE;
 	facts: FactSurvival;
 	/** Absent when the report was built without a price model. */
 	price?: PriceReport;
@@ -289,12 +315,15 @@ export function cacheShareOf(points: readonly PointReport[], side: "ledger" | "b
 		const share = side === "ledger" ? p.cacheShare : p.baselineCacheShare;
 		return share === undefined ? [] : [share];
 	});
-	const prefix = pairs.map((s) => s.tokenPrefix);
-	const breakpoint = pairs.map((s) => s.breakpoint);
+	const stats = (model: CacheModelKey): ShareStats => {
+		const values = pairs.map((s) => s[model]);
+		return { p50: roundOrNull(median(values)), mean: roundOrNull(mean(values)) };
+	};
 	return {
 		pairs: pairs.length,
-		tokenPrefix: { p50: roundOrNull(median(prefix)), mean: roundOrNull(mean(prefix)) },
-		breakpoint: { p50: roundOrNull(median(breakpoint)), mean: roundOrNull(mean(breakpoint)) },
+		tokenPrefix: stats("tokenPrefix"),
+		breakpoint: stats("breakpoint"),
+		breakpointNoBridges: stats("breakpointNoBridges"),
 	};
 }
 
@@ -332,48 +361,67 @@ export function billedOf(points: readonly PointReport[]): BilledTotals {
 	return totals;
 }
 
-function sideOf(tokenPrefix: CacheSplit, breakpoint: CacheSplit): SideCache {
-	return { tokenPrefix, breakpoint, effective: round(effectiveTokens(tokenPrefix), 1) };
+/** The three ways a side is cached in the report, and the split model each prices with. */
+const CACHE_MODELS = ["tokenPrefix", "breakpoint", "breakpointNoBridges"] as const;
+type CacheModelKey = (typeof CACHE_MODELS)[number];
+const SPLIT_KIND: Record<CacheModelKey, "token-prefix" | "breakpoint"> = {
+	tokenPrefix: "token-prefix",
+	breakpoint: "breakpoint",
+	breakpointNoBridges: "breakpoint",
+};
+
+type Splits = Record<CacheModelKey, CacheSplit>;
+
+const emptySplits = (): Splits => ({
+	tokenPrefix: { ...EMPTY_SPLIT },
+	breakpoint: { ...EMPTY_SPLIT },
+	breakpointNoBridges: { ...EMPTY_SPLIT },
+});
+
+function sideOf(splits: Splits): SideCache {
+	return {
+		...splits,
+		effective: round(effectiveTokens(splits.tokenPrefix), 1),
+		effectiveBreakpoint: round(effectiveTokens(splits.breakpoint), 1),
+		effectiveNoBridges: round(effectiveTokens(splits.breakpointNoBridges), 1),
+	};
 }
 
 function cacheTotalsOf(baseline: SideCache, ledger: SideCache): CacheTotals {
+	const of = (l: number, b: number) => (b > 0 ? round(l / b) : null);
 	return {
 		baseline,
 		ledger,
-		effectiveRatio: baseline.effective > 0 ? round(ledger.effective / baseline.effective) : null,
+		effectiveRatio: of(ledger.effective, baseline.effective),
+		effectiveRatioBreakpoint: of(ledger.effectiveBreakpoint, baseline.effectiveBreakpoint),
+		effectiveRatioNoBridges: of(ledger.effectiveNoBridges, baseline.effectiveNoBridges),
 	};
 }
 
 /** One session's points in order: each reads from the cache what it repeats of the one before. */
 export function cacheOf(points: readonly PointReport[]): CacheTotals {
-	const splits = {
-		baseline: { tokenPrefix: { ...EMPTY_SPLIT }, breakpoint: { ...EMPTY_SPLIT } },
-		ledger: { tokenPrefix: { ...EMPTY_SPLIT }, breakpoint: { ...EMPTY_SPLIT } },
-	};
+	const splits = { baseline: emptySplits(), ledger: emptySplits() };
 	points.forEach((p, i) => {
 		const previous = points[i - 1];
-		for (const model of ["tokenPrefix", "breakpoint"] as const) {
-			const kind = model === "tokenPrefix" ? "token-prefix" : "breakpoint";
+		for (const model of CACHE_MODELS) {
+			const kind = SPLIT_KIND[model];
 			const ledgerCached = cachedPrefix(previous?.ledger, p.cacheShare?.[model], p.ledger);
 			const baselineCached = cachedPrefix(previous?.baseline, p.baselineCacheShare?.[model], p.baseline);
 			splits.ledger[model] = addSplits(splits.ledger[model], splitPrompt(kind, p.ledger, ledgerCached));
 			splits.baseline[model] = addSplits(splits.baseline[model], splitPrompt(kind, p.baseline, baselineCached));
 		}
 	});
-	return cacheTotalsOf(
-		sideOf(splits.baseline.tokenPrefix, splits.baseline.breakpoint),
-		sideOf(splits.ledger.tokenPrefix, splits.ledger.breakpoint),
-	);
+	return cacheTotalsOf(sideOf(splits.baseline), sideOf(splits.ledger));
 }
 
 /** Sessions are cached independently: the totals are sums, never a cache shared across sessions. */
 export function addCacheTotals(all: readonly CacheTotals[]): CacheTotals {
-	const sum = (side: "baseline" | "ledger", model: "tokenPrefix" | "breakpoint") =>
-		all.reduce((acc, c) => addSplits(acc, c[side][model]), { ...EMPTY_SPLIT });
-	return cacheTotalsOf(
-		sideOf(sum("baseline", "tokenPrefix"), sum("baseline", "breakpoint")),
-		sideOf(sum("ledger", "tokenPrefix"), sum("ledger", "breakpoint")),
-	);
+	const sum = (side: "baseline" | "ledger"): Splits => {
+		const out = emptySplits();
+		for (const model of CACHE_MODELS) for (const c of all) out[model] = addSplits(out[model], c[side][model]);
+		return out;
+	};
+	return cacheTotalsOf(sideOf(sum("baseline")), sideOf(sum("ledger")));
 }
 
 function usdPair(baseline: number, ledger: number): UsdPair {
@@ -399,6 +447,10 @@ export function priceReport(cache: CacheTotals, model: PriceModel): PriceReport 
 			priceSplit(cache.ledger.tokenPrefix, prices),
 		),
 		breakpoint: usdPair(priceSplit(cache.baseline.breakpoint, prices), priceSplit(cache.ledger.breakpoint, prices)),
+		breakpointNoBridges: usdPair(
+			priceSplit(cache.baseline.breakpointNoBridges, prices),
+			priceSplit(cache.ledger.breakpointNoBridges, prices),
+		),
 	};
 }
 
@@ -499,6 +551,7 @@ export function buildReport(
 		cacheShare: totals.cacheShare,
 		baselineCacheShare: totals.baselineCacheShare,
 		cache,
+		cacheRule: CACHE_RULE,
 		facts: totals.facts,
 		...(price === undefined ? {} : { price: priceReport(cache, price) }),
 		timing: totals.timing,
