@@ -85,90 +85,103 @@ function stableTokens(request: MockAnthropicRequest): number {
 	return block!.end;
 }
 
-describeEachHost("three consultations 30 tool rounds apart, advisor on the mock Anthropic server", (host) => {
-	let openai: MockServer;
-	let anthropic: MockAnthropic;
-	let sandbox: Sandbox;
-	let result: ProcessResult;
+/** An Anthropic OAuth token: pi-ai then marks both of its system blocks, four marks of its own. */
+const OAUTH_KEY = "sk-ant-oat01-test";
 
-	beforeAll(async () => {
-		openai = await startMockOpenAI(executor);
-		anthropic = await startMockAnthropic(() => replyText(ADVICE), { apiKey: API_KEY });
-		sandbox = createSandbox(openai.baseUrl, { modelKey: `claude/${ADVISOR_MODEL}` });
-		writeFileSync(
-			join(sandbox.agentDir, "models.json"),
-			JSON.stringify({
-				providers: {
-					mock: {
-						baseUrl: openai.baseUrl,
-						api: "openai-completions",
-						apiKey: API_KEY,
-						compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
-						models: [{ id: EXECUTOR_MODEL, name: "Mock Executor", contextWindow: 200000, maxTokens: 1024 }],
-					},
-					claude: {
-						baseUrl: anthropic.baseUrl,
-						api: "anthropic-messages",
-						apiKey: API_KEY,
-						models: [{ id: ADVISOR_MODEL, name: "Mock Claude", contextWindow: 200000, maxTokens: 4096 }],
-					},
-				},
-			}),
-		);
-		writeFileSync(join(sandbox.project, FILE), "Step one.\nStep two.\nStep three.\n".repeat(20));
-		result = await runPi(
-			host,
-			printArgs(sandbox, "Check the notes in three parts.", ["-e", EXTENSION_ENTRY]),
-			sandbox,
-		);
-	}, 300_000);
+for (const [label, advisorKey] of [
+	["an API key", API_KEY],
+	["an OAuth token", OAUTH_KEY],
+] as const)
+	describeEachHost(
+		`three consultations 30 tool rounds apart, advisor on the mock Anthropic server with ${label}`,
+		(host) => {
+			let openai: MockServer;
+			let anthropic: MockAnthropic;
+			let sandbox: Sandbox;
+			let result: ProcessResult;
 
-	afterAll(async () => {
-		await openai?.close();
-		await anthropic?.close();
-		sandbox?.dispose();
-	});
+			beforeAll(async () => {
+				openai = await startMockOpenAI(executor);
+				anthropic = await startMockAnthropic(() => replyText(ADVICE), { apiKey: advisorKey });
+				sandbox = createSandbox(openai.baseUrl, { modelKey: `claude/${ADVISOR_MODEL}` });
+				writeFileSync(
+					join(sandbox.agentDir, "models.json"),
+					JSON.stringify({
+						providers: {
+							mock: {
+								baseUrl: openai.baseUrl,
+								api: "openai-completions",
+								apiKey: API_KEY,
+								compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+								models: [{ id: EXECUTOR_MODEL, name: "Mock Executor", contextWindow: 200000, maxTokens: 1024 }],
+							},
+							claude: {
+								baseUrl: anthropic.baseUrl,
+								api: "anthropic-messages",
+								apiKey: advisorKey,
+								models: [{ id: ADVISOR_MODEL, name: "Mock Claude", contextWindow: 200000, maxTokens: 4096 }],
+							},
+						},
+					}),
+				);
+				writeFileSync(join(sandbox.project, FILE), "Step one.\nStep two.\nStep three.\n".repeat(20));
+				result = await runPi(
+					host,
+					printArgs(sandbox, "Check the notes in three parts.", ["-e", EXTENSION_ENTRY]),
+					sandbox,
+				);
+			}, 300_000);
 
-	it("runs the three consultations and answers", () => {
-		expect(result.stderr).toBe("");
-		expect(result.code).toBe(0);
-		expect(result.stdout.trim()).toBe(FINAL);
-		expect(anthropic.requests.map((r) => r.status)).toEqual([200, 200, 200]);
-		const entries = readJsonl(sandbox.sessionFiles()[0]!);
-		const advice = entries.filter((e) => e.type === "message" && e.message.toolName === "advisor");
-		expect(advice.map((e) => e.message.content[0].text)).toEqual([ADVICE, ADVICE, ADVICE]);
-	});
+			afterAll(async () => {
+				await openai?.close();
+				await anthropic?.close();
+				sandbox?.dispose();
+			});
 
-	it("no request carries more than four marks; the later ones bridge to the previous stable end", () => {
-		const ends = anthropic.requests.map((r) => r.breakpoints.map((i) => r.blocks[i]!.end));
-		for (const request of anthropic.requests) expect(request.breakpoints.length).toBeLessThanOrEqual(MAX_BREAKPOINTS);
-		const stable = anthropic.requests.map(stableTokens);
-		// The first: pi-ai's three (last tool, system, last block) and the stable end.
-		expect(ends[0]).toHaveLength(4);
-		expect(ends[0]).toContain(stable[0]);
-		// Then the last tool's mark gives way to the bridge (the system prompt's, one block later, covers it).
-		for (const k of [1, 2]) {
-			expect(ends[k]).toHaveLength(4);
-			expect(ends[k]).toContain(stable[k - 1]);
-			expect(ends[k]).toContain(stable[k]);
-			const request = anthropic.requests[k]!;
-			const lastTool = `tools.${request.body!.tools!.length - 1}`;
-			expect(request.breakpoints.map((i) => request.blocks[i]!.path)).not.toContain(lastTool);
-		}
-	});
+			it("runs the three consultations and answers", () => {
+				expect(result.stderr).toBe("");
+				expect(result.code).toBe(0);
+				expect(result.stdout.trim()).toBe(FINAL);
+				expect(anthropic.requests.map((r) => r.status)).toEqual([200, 200, 200]);
+				const entries = readJsonl(sandbox.sessionFiles()[0]!);
+				const advice = entries.filter((e) => e.type === "message" && e.message.toolName === "advisor");
+				expect(advice.map((e) => e.message.content[0].text)).toEqual([ADVICE, ADVICE, ADVICE]);
+			});
 
-	it("more than 20 blocks lie between one consultation's stable end and the next one's", () => {
-		const [first, second] = anthropic.requests;
-		const end = (r: MockAnthropicRequest) => r.blocks.findIndex((b) => b.end === stableTokens(r));
-		expect(end(second!) - end(first!)).toBeGreaterThan(20);
-	});
+			it("no request carries more than four marks; the later ones bridge to the previous stable end", () => {
+				const ends = anthropic.requests.map((r) => r.breakpoints.map((i) => r.blocks[i]!.end));
+				for (const request of anthropic.requests)
+					expect(request.breakpoints.length).toBeLessThanOrEqual(MAX_BREAKPOINTS);
+				const stable = anthropic.requests.map(stableTokens);
+				// The first: pi-ai's (last tool, system — both blocks with OAuth —, last block) and the stable end,
+				// pi-ai's earliest giving way beyond four.
+				expect(ends[0]).toHaveLength(4);
+				expect(ends[0]).toContain(stable[0]);
+				if (advisorKey === OAUTH_KEY) expect(anthropic.requests[0]!.body!.system).toHaveLength(2);
+				// Then the bridge: the last tool's mark gives way (a system block's, a block or two later, covers it).
+				for (const k of [1, 2]) {
+					expect(ends[k]).toHaveLength(4);
+					expect(ends[k]).toContain(stable[k - 1]);
+					expect(ends[k]).toContain(stable[k]);
+					const request = anthropic.requests[k]!;
+					const lastTool = `tools.${request.body!.tools!.length - 1}`;
+					expect(request.breakpoints.map((i) => request.blocks[i]!.path)).not.toContain(lastTool);
+				}
+			});
 
-	it("the second and third consultations read at least the previous one's whole stable portion", () => {
-		const reads = anthropic.requests.map((r) => r.usage!.cache_read_input_tokens);
-		const stable = anthropic.requests.map(stableTokens);
-		expect(reads[0]).toBe(0);
-		for (const k of [1, 2]) {
-			expect(reads[k], `consultation ${k + 1}`).toBeGreaterThanOrEqual(stable[k - 1]!);
-		}
-	});
-});
+			it("more than 20 blocks lie between one consultation's stable end and the next one's", () => {
+				const [first, second] = anthropic.requests;
+				const end = (r: MockAnthropicRequest) => r.blocks.findIndex((b) => b.end === stableTokens(r));
+				expect(end(second!) - end(first!)).toBeGreaterThan(20);
+			});
+
+			it("the second and third consultations read at least the previous one's whole stable portion", () => {
+				const reads = anthropic.requests.map((r) => r.usage!.cache_read_input_tokens);
+				const stable = anthropic.requests.map(stableTokens);
+				expect(reads[0]).toBe(0);
+				for (const k of [1, 2]) {
+					expect(reads[k], `consultation ${k + 1}`).toBeGreaterThanOrEqual(stable[k - 1]!);
+				}
+			});
+		},
+	);
