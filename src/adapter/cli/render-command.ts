@@ -13,12 +13,14 @@ import {
 	parseSessionText,
 	selectBranch,
 } from "../../events/index.ts";
+import { extensionMarks, LOOKBACK_BLOCKS, unitPosition } from "../../policy/index.ts";
 import { ledgerOf } from "../../reducers/index.ts";
 import {
 	APPENDIX_HEADER,
 	createRenderMemo,
 	DEFAULT_LEDGER_CONFIG,
 	type LedgerRequest,
+	type RenderOptions,
 	renderRequest,
 	type StablePortion,
 } from "../../render/index.ts";
@@ -42,16 +44,35 @@ export interface RenderSummary {
 	messageCount: number;
 }
 
+/** A content part, as `messageIndex` and how many of its message's parts end with it (StablePortion's shape). */
+export interface PartPosition {
+	messageIndex: number;
+	partCount: number;
+}
+
+/**
+ * The extension's own cache marks on the request, where pi-ai sends Anthropic-style marks
+ * (docs/request-format.md §7): the stable end, and the bridge to the stable end of the previous
+ * consultation on the branch (rendered as this version renders it) when that lies more than the
+ * lookback before it.
+ */
+export interface RenderMarks {
+	stable: PartPosition;
+	bridge: (PartPosition & { previousAtEntryId: string }) | null;
+}
+
 export interface RenderJson {
 	/** Exactly the pi-ai Context handed to completeSimple. */
 	request: Context;
 	/** `appendixPart`: index in the stable message of the appendix part, null when the request has none. */
 	stable: StablePortion & { volatileParts: number; appendixPart: number | null };
+	marks: RenderMarks;
 	summary: RenderSummary;
 }
 
 export interface Rendered {
 	request: LedgerRequest;
+	marks: RenderMarks;
 	summary: RenderSummary;
 	/** What the reader and the branch walk could not use; printed on stderr, never in the JSON. */
 	diagnostics: Diagnostic[];
@@ -92,20 +113,29 @@ export function renderAt(file: string, text: string, leaf: string | undefined, a
 	const ownCall = last.kind === "assistant" ? last.calls.find((c) => c.name === ADVISOR_TOOL_NAME) : undefined;
 	const inFlightCallId = ownCall?.id ?? state.pendingConsultations.at(-1)?.callId;
 	const tools = sessionTools(parsed.header?.cwd ?? process.cwd(), calledToolNames(entries));
-	const request = renderRequest(
-		state,
-		{
-			config: DEFAULT_LEDGER_CONFIG,
-			catalogue: tools.catalogue,
-			tools: tools.declarations,
-			toolsMode: "repo",
-			mode: "consult",
-			inFlightCallId,
-		},
-		createRenderMemo(),
-	);
+	const options = (callId: string | undefined): RenderOptions => ({
+		config: DEFAULT_LEDGER_CONFIG,
+		catalogue: tools.catalogue,
+		tools: tools.declarations,
+		toolsMode: "repo",
+		mode: "consult",
+		inFlightCallId: callId,
+	});
+	const request = renderRequest(state, options(inFlightCallId), createRenderMemo());
+	// The previous consultation: the newest advisor call before the one in flight.
+	const own = events.findIndex((e) => e.kind === "assistant" && e.calls.some((c) => c.id === inFlightCallId));
+	const before = own === -1 ? index + 1 : own;
+	let previous: { atEntryId: string; request: LedgerRequest } | undefined;
+	for (let j = before - 1; j >= 0 && previous === undefined; j--) {
+		const e = events[j]!;
+		const call = e.kind === "assistant" ? e.calls.find((c) => c.name === ADVISOR_TOOL_NAME) : undefined;
+		if (call === undefined) continue;
+		const earlier = ledgerOf(events.slice(0, j + 1), parsed.header?.cwd);
+		previous = { atEntryId: e.id, request: renderRequest(earlier, options(call.id), createRenderMemo()) };
+	}
 	return {
 		request,
+		marks: marksOf(request, previous),
 		summary: {
 			file,
 			sessionId: parsed.header?.id ?? null,
@@ -121,6 +151,20 @@ export function renderAt(file: string, text: string, leaf: string | undefined, a
 	};
 }
 
+function marksOf(
+	request: LedgerRequest,
+	previous: { atEntryId: string; request: LedgerRequest } | undefined,
+): RenderMarks {
+	const stable = { messageIndex: request.stable.messageIndex, partCount: request.stable.partCount };
+	const end = previous && { stableUnits: previous.request.stable.unitCount, stableHash: previous.request.stable.hash };
+	const { bridge } = extensionMarks(request, end);
+	const at = bridge === undefined ? undefined : unitPosition(request, bridge);
+	return {
+		stable,
+		bridge: at === undefined || previous === undefined ? null : { ...at, previousAtEntryId: previous.atEntryId },
+	};
+}
+
 export function renderJson(rendered: Rendered): RenderJson {
 	const { request } = rendered;
 	const last = request.context.messages[request.stable.messageIndex];
@@ -130,6 +174,7 @@ export function renderJson(rendered: Rendered): RenderJson {
 	return {
 		request: request.context,
 		stable: { ...request.stable, volatileParts: Math.max(0, parts - request.stable.partCount), appendixPart },
+		marks: rendered.marks,
 		summary: rendered.summary,
 	};
 }
@@ -140,7 +185,7 @@ function isAppendix(part: { type: string; text?: string } | undefined): boolean 
 }
 
 export function renderReadable(rendered: Rendered, style: Style): string {
-	const { request, summary } = rendered;
+	const { request, summary, marks } = rendered;
 	const { context, stable } = request;
 	const out: string[] = [];
 	const rule = (title: string) => style.bold(`═══ ${title} ═══`);
@@ -156,6 +201,11 @@ export function renderReadable(rendered: Rendered, style: Style): string {
 	);
 	out.push(
 		`~${formatTokens(request.tokens)} tokens (estimate) · ${request.messageCount} messages · hash ${request.hash} · stable portion ~${formatTokens(stable.tokens)} tokens, hash ${stable.hash}`,
+	);
+	out.push(
+		marks.bridge === null
+			? "Cache marks of the extension (Anthropic-style routes): the stable end."
+			: `Cache marks of the extension (Anthropic-style routes): the stable end, and a bridge at part ${marks.bridge.partCount} of message ${marks.bridge.messageIndex + 1}, where the consultation after entry ${visibleLine(marks.bridge.previousAtEntryId)} ended its stable portion (more than ${LOOKBACK_BLOCKS} blocks back).`,
 	);
 	out.push("");
 	const system = context.systemPrompt ?? "";
@@ -185,6 +235,8 @@ export function renderReadable(rendered: Rendered, style: Style): string {
 				out.push(style.bold("▼ the appendix starts here: the cached prefix ends above"));
 			out.push(style.dim(`── part ${p + 1} · ${part.type} · ${isStable ? "stable" : "volatile"} ──`));
 			out.push(visible(part.type === "text" ? (part.text ?? "") : JSON.stringify(part)));
+			if (marks.bridge !== null && m === marks.bridge.messageIndex && p === marks.bridge.partCount - 1)
+				out.push(style.bold("▲ cache mark (bridge): the previous consultation's cached prefix ends here"));
 		});
 		out.push("");
 	});
