@@ -6,7 +6,7 @@
 export { renderBlock, userWords } from "./blocks.ts";
 export type { CatalogueEntry } from "./catalogue.ts";
 export { DEFAULT_LEDGER_CONFIG, type LedgerConfig, LedgerSchema } from "./config.ts";
-export { estimateMessageTokens, IMAGE_TOKENS, tokensForChars } from "./estimate.ts";
+export { estimateContextTokens, estimateMessageTokens, IMAGE_TOKENS, tokensForChars } from "./estimate.ts";
 export { expandSource } from "./expand.ts";
 export { hashString } from "./hash.ts";
 export {
@@ -23,11 +23,19 @@ export {
 	EXPAND_TOOL_DESCRIPTION,
 	EXPAND_TOOL_NAME,
 	FAILURE,
+	FULL_CONTEXT_INSTRUCTION,
+	FULL_CONTEXT_SYSTEM_PROMPT,
 	formatDollars,
+	fullContextQuestion,
 	GIT_DIFF_TOOL_DESCRIPTION,
 	GIT_DIFF_TOOL_NAME,
+	JUDGE_INSTRUCTION,
+	JUDGE_RETRY,
+	JUDGE_SYSTEM_PROMPT,
+	JUDGE_TAGS,
 	LOG_CLOSE,
 	LOG_OPEN,
+	MASKED_OUTPUT,
 	REVIEW_INSTRUCTION,
 	REVIEW_MARKER,
 	REVIEW_MESSAGE,
