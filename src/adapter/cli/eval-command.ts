@@ -9,6 +9,7 @@ import { createInterface } from "node:readline/promises";
 import { completeSimple } from "@mariozechner/pi-ai";
 import { DEFAULT_PRIVACY, type PrivacySettings } from "../../events/index.ts";
 import type { CompleteSimple } from "../pi/compat.ts";
+import { errnoReason } from "../pi/regular-file.ts";
 import { DEFAULT_TOOLS_CONFIG } from "../tools/index.ts";
 import { type EvalArgs, EXIT } from "./args.ts";
 import { visible, visibleLine } from "./escape.ts";
@@ -162,6 +163,12 @@ export async function runEval(args: EvalArgs, io: Io, deps: EvalDeps = {}): Prom
 	const requests = Object.values(estimate.arms).reduce((n, line) => n + line.requests, estimate.judge.requests);
 	if (requests > 0 && !(await confirmed(args, io, deps, `$${estimate.usd.toFixed(3)}`))) return EXIT.notConfirmed;
 
+	try {
+		store.begin();
+	} catch (error) {
+		say(io, `--out: ${out}: ${errnoReason(error)}`);
+		return EXIT.usage;
+	}
 	const budget: Budget = createBudget(args.maxUsd, spentIn(store));
 	const progress = createProgress(io.stderr, io.stderrIsTTY, budget);
 	let records: PointRecord[];

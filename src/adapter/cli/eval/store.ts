@@ -43,6 +43,8 @@ export interface Store {
 	dir: string;
 	/** Records found in the folder (a resumed run), by point key. */
 	records: ReadonlyMap<string, PointRecord>;
+	/** Creates the folder and writes eval.json (a new run): called once the user has confirmed. */
+	begin(): void;
 	save(record: PointRecord, markdown: string): void;
 	writeReport(name: string, text: string): void;
 }
@@ -103,11 +105,14 @@ function readManifest(dir: string): Manifest | string {
 	}
 }
 
-function store(dir: string, records: Map<string, PointRecord>): Store {
-	mkdirSync(join(dir, "points"), { recursive: true });
+function store(dir: string, records: Map<string, PointRecord>, manifest: Manifest | undefined): Store {
 	return {
 		dir,
 		records,
+		begin() {
+			mkdirSync(join(dir, "points"), { recursive: true });
+			if (manifest !== undefined) writeWhole(join(dir, "eval.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+		},
 		save(record, markdown) {
 			const name = pointFile(record.index);
 			writeWhole(join(dir, "points", `${name}.json`), `${JSON.stringify(record, null, 2)}\n`);
@@ -119,7 +124,10 @@ function store(dir: string, records: Map<string, PointRecord>): Store {
 	};
 }
 
-/** Opens `--out` for a new run (absent or empty) or for `--resume` (same fingerprint). */
+/**
+ * Checks `--out` for a new run (absent or empty) or for `--resume` (same fingerprint) and reads a
+ * resumed run's records. Nothing is written before `begin()`: a run the user declines leaves no trace.
+ */
 export function openStore(dir: string, fingerprint: Fingerprint, resume: boolean): OpenedStore {
 	try {
 		if (resume) {
@@ -129,7 +137,7 @@ export function openStore(dir: string, fingerprint: Fingerprint, resume: boolean
 			if (differs !== undefined) {
 				return { ok: false, error: `cannot resume the run in ${dir}: ${differs} differ from that run's` };
 			}
-			return { ok: true, store: store(dir, readRecords(dir)) };
+			return { ok: true, store: store(dir, readRecords(dir), undefined) };
 		}
 		if (existsSync(dir) && readdirSync(dir).length > 0) {
 			return {
@@ -137,10 +145,7 @@ export function openStore(dir: string, fingerprint: Fingerprint, resume: boolean
 				error: `${dir} is not empty (--resume continues the run in it; or name another --out folder)`,
 			};
 		}
-		mkdirSync(dir, { recursive: true });
-		const manifest: Manifest = { version: MANIFEST_VERSION, fingerprint };
-		writeWhole(join(dir, "eval.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-		return { ok: true, store: store(dir, new Map()) };
+		return { ok: true, store: store(dir, new Map(), { version: MANIFEST_VERSION, fingerprint }) };
 	} catch (error) {
 		return { ok: false, error: `${dir}: ${errnoReason(error)}` };
 	}
