@@ -169,7 +169,15 @@ describe("advisor-ledger eval refuses before sending anything", () => {
 			"--out",
 			"asked",
 		]) as EvalArgs;
-		expect(await runEval(args, no.io, { stdinIsTTY: true, confirm: async (q) => (asked.push(q), false) })).toBe(4);
+		expect(
+			await runEval(args, no.io, {
+				stdinIsTTY: true,
+				confirm: async (q) => {
+					asked.push(q);
+					return false;
+				},
+			}),
+		).toBe(4);
 		expect(existsSync(join(dir.root, "asked"))).toBe(false);
 		expect(asked[0]).toMatch(/^Send these requests \(about \$\d+\.\d{3}\)\? \[y\/N\] $/);
 		expect(server.requests).toHaveLength(0);
@@ -196,11 +204,23 @@ describe("advisor-ledger eval refuses before sending anything", () => {
 		expect(existsSync(join(dir.root, "empty-agent"))).toBe(false);
 	});
 
-	it("no consultation point in the inputs (exit 2)", async () => {
+	it("no consultation point in the inputs (exit 2; 3 when an input could not be read)", async () => {
+		const before = server.requests.length;
+		const file = join(dir.root, "chat.jsonl");
+		writeFileSync(
+			file,
+			`${JSON.stringify({ type: "session", version: 3, id: "s1", timestamp: "2025-01-01T00:00:00Z", cwd: "/p" })}\n`,
+		);
 		const empty = io({ PI_CODING_AGENT_DIR: dir.agentDir }, dir.root);
-		expect(
-			await runCli(["eval", join(dir.root, "nothing-here"), "--advisor", "mock/advisor-1", "--yes"], empty.io),
-		).toBe(3);
-		expect(empty.out.stderr).toContain("no consultation point");
+		expect(await runCli(["eval", file, "--advisor", "mock/advisor-1", "--yes"], empty.io)).toBe(2);
+		expect(empty.out.stderr).toContain("no consultation point in the sessions read");
+		const missing = io({ PI_CODING_AGENT_DIR: dir.agentDir }, dir.root);
+		const code = await runCli(
+			["eval", join(dir.root, "nothing-here"), "--advisor", "mock/advisor-1", "--yes"],
+			missing.io,
+		);
+		expect(code).toBe(3);
+		expect(missing.out.stderr).toContain("skipped nothing-here: no such file or directory");
+		expect(server.requests).toHaveLength(before);
 	});
 });
