@@ -9,7 +9,7 @@
  *   convertToLlm, after the tool inventory with its schemas), under a neutral system prompt with
  *   the same answer rules, the question and the instruction in a last user message;
  * - masked: the full arm with tool results older than the last MASK_KEEP_TURNS assistant turns
- *   replaced by one line (mask.ts).
+ *   replaced by one line (baseline/masked.ts).
  *
  * Every arm's messages go through the credential redaction last (the full and masked arms are built
  * from Pi's raw entries, not from events), so the eval sends nothing the extension would not.
@@ -25,10 +25,10 @@ import {
 	fullContextQuestion,
 	type LedgerRequest,
 } from "../../../render/index.ts";
+import { maskOldOutputs } from "../baseline/masked.ts";
 import { baselineMessages, prepareBaseline } from "../baseline/messages.ts";
 import { renderAt } from "../render-command.ts";
 import { calledToolNames, sessionTools } from "../replay/tool-set.ts";
-import { maskOldOutputs } from "./mask.ts";
 import type { DrawnPoint } from "./points.ts";
 
 export const ARMS = ["ledger", "full", "masked"] as const;

@@ -1,7 +1,16 @@
-// The masked arm: tool results older than the newest 10 assistant turns become one line each.
+// The masked baseline (eval's masked arm, replay's masked column): tool results older than the
+// newest 10 assistant turns become one line each.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { maskOldOutputs, outputLines } from "../../../../src/adapter/cli/eval/mask.ts";
+import { maskOldOutputs, outputLines } from "../../../../src/adapter/cli/baseline/masked.ts";
+import { baselineMessages, prepareBaseline } from "../../../../src/adapter/cli/baseline/messages.ts";
+import { loadSession } from "../../../../src/adapter/cli/eval/points.ts";
+import { replayText } from "../../../../src/adapter/cli/replay/engine.ts";
+import { calledToolNames, sessionTools } from "../../../../src/adapter/cli/replay/tool-set.ts";
+import { estimateMessageTokens } from "../../../../src/render/index.ts";
+import { samplesDir } from "../../../support/cli-build.ts";
 
 const user = (text: string): UserMessage => ({ role: "user", content: [{ type: "text", text }], timestamp: 0 });
 
@@ -89,5 +98,29 @@ describe("the masked arm", () => {
 		const late = [messages[0]!, messages[1]!, ...messages.slice(3), messages[2]!];
 		const masked = maskOldOutputs(late);
 		expect(masked.at(-1)).toBe(late.at(-1));
+	});
+});
+
+describe("the masked column of a replay", () => {
+	it("at every point, the running measure equals masking the baseline built from scratch (taskq, with a compaction)", () => {
+		const text = readFileSync(join(samplesDir, "long/taskq.jsonl"), "utf8");
+		const session = loadSession("taskq.jsonl", text);
+		const tools = sessionTools(session.cwd!, calledToolNames(session.entries));
+		const branch = prepareBaseline(session.path, tools.inventory);
+		const [replayed] = replayText("taskq.jsonl", text, { every: 10, allLeaves: false }).sessions;
+		expect(replayed!.points).toHaveLength(session.points.length);
+		let masking = 0;
+		replayed!.points.forEach((p, i) => {
+			const point = session.points[i]!;
+			const full = baselineMessages(branch, point.upTo, point.callId);
+			const masked = maskOldOutputs(full);
+			const tokens = masked.reduce((n, m) => n + estimateMessageTokens(m), 0);
+			expect(p.masked).toBe(tokens);
+			expect(p.baseline).toBe(full.reduce((n, m) => n + estimateMessageTokens(m), 0));
+			if (p.masked < p.baseline) masking++;
+		});
+		expect(masking).toBeGreaterThan(0);
+		// Masking never changes the previous point's masked results: consecutive points share a prefix.
+		expect(replayed!.points.slice(1).every((p) => p.maskedCacheShare!.tokenPrefix > 0)).toBe(true);
 	});
 });
