@@ -15,7 +15,7 @@
  * from Pi's raw entries, not from events), so the eval sends nothing the extension would not.
  */
 
-import type { Context, Message, UserMessage } from "@mariozechner/pi-ai";
+import type { Context, Message, Tool, UserMessage } from "@mariozechner/pi-ai";
 import { type PrivacySettings, redactValue } from "../../../events/index.ts";
 import type { LedgerState } from "../../../reducers/index.ts";
 import {
@@ -85,19 +85,38 @@ function ledgerArm(drawn: DrawnPoint, privacy: PrivacySettings): LedgerArm {
 }
 
 /** Pi's own context at the point (the in-flight call left out), after the tool inventory. */
-function piContext(drawn: DrawnPoint): Message[] {
+function piContext(drawn: DrawnPoint): { messages: Message[]; inventory: Tool[] } {
 	const { session, point } = drawn;
 	const tools = sessionTools(session.cwd ?? process.cwd(), calledToolNames(session.entries));
-	return baselineMessages(prepareBaseline(session.path, tools.inventory), point.upTo, point.callId);
+	const messages = baselineMessages(prepareBaseline(session.path, tools.inventory), point.upTo, point.callId);
+	return { messages, inventory: tools.inventory };
 }
 
-function fullArm(arm: "full" | "masked", messages: Message[], question: string, privacy: PrivacySettings): ArmRequest {
+/**
+ * The tools a history's calls name, declared: some providers (Anthropic's Messages API) refuse a
+ * request whose history holds tool calls or results without tool definitions. The inventory is
+ * already in the first message as text; the declarations add only the names the history uses.
+ */
+function historyTools(messages: readonly Message[], inventory: readonly Tool[]): Tool[] {
+	const used = new Set<string>();
+	for (const m of messages) {
+		if (m.role === "assistant") for (const p of m.content) if (p.type === "toolCall") used.add(p.name);
+		if (m.role === "toolResult") used.add(m.toolName);
+	}
+	return inventory.filter((t) => used.has(t.name));
+}
+
+function fullArm(
+	arm: "full" | "masked",
+	pi: { messages: Message[]; inventory: Tool[] },
+	question: string,
+	privacy: PrivacySettings,
+): ArmRequest {
 	const context = redactedContext(
 		{
 			systemPrompt: FULL_CONTEXT_SYSTEM_PROMPT,
-			messages: [...messages, userMessage([fullContextQuestion(question), FULL_CONTEXT_INSTRUCTION])],
-			// What rpiv-advisor sends: the advisor gets no tools, whatever the history holds.
-			tools: [],
+			messages: [...pi.messages, userMessage([fullContextQuestion(question), FULL_CONTEXT_INSTRUCTION])],
+			tools: historyTools(pi.messages, pi.inventory),
 		},
 		privacy,
 	);
@@ -135,9 +154,10 @@ export function pointRequests(drawn: DrawnPoint, arms: readonly ArmName[], priva
 	};
 	if (ledger !== undefined) out.ledger = ledger;
 	if (arms.includes("full") || arms.includes("masked")) {
-		const messages = piContext(drawn);
-		if (arms.includes("full")) out.full = fullArm("full", messages, question, privacy);
-		if (arms.includes("masked")) out.masked = fullArm("masked", maskOldOutputs(messages), question, privacy);
+		const pi = piContext(drawn);
+		if (arms.includes("full")) out.full = fullArm("full", pi, question, privacy);
+		if (arms.includes("masked"))
+			out.masked = fullArm("masked", { ...pi, messages: maskOldOutputs(pi.messages) }, question, privacy);
 	}
 	return out;
 }

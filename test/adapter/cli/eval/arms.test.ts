@@ -28,7 +28,7 @@ describe("the arms of a point", () => {
 	const drawn = real.reduce((a, b) => (b.point.upTo > a.point.upTo ? b : a));
 	const requests = pointRequests(drawn, ["ledger", "full", "masked"], DEFAULT_PRIVACY);
 
-	it("the full arm is the replay's baseline, then the question and the instruction, under the neutral prompt, no tools", () => {
+	it("the full arm is the replay's baseline, then the question and the instruction, under the neutral prompt, declaring the tools its history calls", () => {
 		const tools = sessionTools(session.cwd!, calledToolNames(session.entries));
 		const baseline = baselineMessages(
 			prepareBaseline(session.path, tools.inventory),
@@ -37,7 +37,12 @@ describe("the arms of a point", () => {
 		);
 		const full = requests.full!.context;
 		expect(full.systemPrompt).toBe(FULL_CONTEXT_SYSTEM_PROMPT);
-		expect(full.tools).toEqual([]);
+		// A history with tool calls needs their tools declared (Anthropic refuses it otherwise): only those.
+		const called = new Set<string>();
+		for (const m of baseline)
+			if (m.role === "assistant") for (const p of m.content) if (p.type === "toolCall") called.add(p.name);
+		expect(full.tools?.map((t) => t.name).sort()).toEqual([...called].sort());
+		expect(called.size).toBeGreaterThan(0);
 		expect(full.messages.slice(0, -1)).toEqual(baseline);
 		expect(requests.question.length).toBeGreaterThan(0);
 		expect(full.messages.at(-1)).toEqual({
