@@ -14,7 +14,7 @@ import {
 	selectBranch,
 } from "../../events/index.ts";
 import { extensionMarks, LOOKBACK_BLOCKS, unitPosition } from "../../policy/index.ts";
-import { ledgerOf } from "../../reducers/index.ts";
+import { type LedgerState, ledgerOf } from "../../reducers/index.ts";
 import {
 	APPENDIX_HEADER,
 	createRenderMemo,
@@ -29,7 +29,7 @@ import { diagnosticsNote } from "./diagnostics.ts";
 import { visible, visibleLine } from "./escape.ts";
 import { displayPath, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
-import { calledToolNames, sessionTools } from "./replay/tool-set.ts";
+import { advisorToolDeclarations, calledToolNames, sessionTools } from "./replay/tool-set.ts";
 import { formatTokens, type Style } from "./report/text.ts";
 
 export interface RenderSummary {
@@ -72,7 +72,10 @@ export interface RenderJson {
 
 export interface Rendered {
 	request: LedgerRequest;
-	marks: RenderMarks;
+	/** The folded ledger the request was rendered from (advisor_expand's source). */
+	state: LedgerState;
+	/** Computed on first read (it renders the previous consultation too). */
+	readonly marks: RenderMarks;
 	summary: RenderSummary;
 	/** What the reader and the branch walk could not use; printed on stderr, never in the JSON. */
 	diagnostics: Diagnostic[];
@@ -88,7 +91,24 @@ export class RenderInputError extends Error {
 	}
 }
 
-export function renderAt(file: string, text: string, leaf: string | undefined, at: string | undefined): Rendered {
+/** How `eval` renders the ledger arm; `render` itself uses the defaults. */
+export interface RenderAtOptions {
+	/**
+	 * `tools.repo`: true (the default) declares the workspace tools; false leaves advisor_expand
+	 * alone, the system prompt's "expand" paragraph with it.
+	 */
+	repo?: boolean;
+	/** The advisor call in flight, when the caller knows it (a replay point); else found from --at. */
+	inFlightCallId?: string;
+}
+
+export function renderAt(
+	file: string,
+	text: string,
+	leaf: string | undefined,
+	at: string | undefined,
+	options: RenderAtOptions = {},
+): Rendered {
 	const parsed = parseSessionText(text);
 	const entries = migrateEntries(parsed);
 	if (entries.length === 0) throw new RenderInputError(`${file}: no session entries to render`, EXIT.nothingToReplay);
@@ -111,31 +131,39 @@ export function renderAt(file: string, text: string, leaf: string | undefined, a
 	// At an advisor call itself: the in-flight form for that call (the newest pending one otherwise).
 	const last = events[index]!;
 	const ownCall = last.kind === "assistant" ? last.calls.find((c) => c.name === ADVISOR_TOOL_NAME) : undefined;
-	const inFlightCallId = ownCall?.id ?? state.pendingConsultations.at(-1)?.callId;
-	const tools = sessionTools(parsed.header?.cwd ?? process.cwd(), calledToolNames(entries));
-	const options = (callId: string | undefined): RenderOptions => ({
+	const inFlightCallId = options.inFlightCallId ?? ownCall?.id ?? state.pendingConsultations.at(-1)?.callId;
+	const cwd = parsed.header?.cwd ?? process.cwd();
+	const tools = sessionTools(cwd, calledToolNames(entries));
+	const repo = options.repo ?? true;
+	const renderOptions = (callId: string | undefined): RenderOptions => ({
 		config: DEFAULT_LEDGER_CONFIG,
 		catalogue: tools.catalogue,
-		tools: tools.declarations,
-		toolsMode: "repo",
+		tools: repo ? tools.declarations : advisorToolDeclarations(cwd, false),
+		toolsMode: repo ? "repo" : "expand",
 		mode: "consult",
 		inFlightCallId: callId,
 	});
-	const request = renderRequest(state, options(inFlightCallId), createRenderMemo());
+	const request = renderRequest(state, renderOptions(inFlightCallId), createRenderMemo());
 	// The previous consultation: the newest advisor call before the one in flight.
-	const own = events.findIndex((e) => e.kind === "assistant" && e.calls.some((c) => c.id === inFlightCallId));
-	const before = own === -1 ? index + 1 : own;
-	let previous: { atEntryId: string; request: LedgerRequest } | undefined;
-	for (let j = before - 1; j >= 0 && previous === undefined; j--) {
-		const e = events[j]!;
-		const call = e.kind === "assistant" ? e.calls.find((c) => c.name === ADVISOR_TOOL_NAME) : undefined;
-		if (call === undefined) continue;
-		const earlier = ledgerOf(events.slice(0, j + 1), parsed.header?.cwd);
-		previous = { atEntryId: e.id, request: renderRequest(earlier, options(call.id), createRenderMemo()) };
-	}
+	const previousConsultation = () => {
+		const own = events.findIndex((e) => e.kind === "assistant" && e.calls.some((c) => c.id === inFlightCallId));
+		for (let j = (own === -1 ? index + 1 : own) - 1; j >= 0; j--) {
+			const e = events[j]!;
+			const call = e.kind === "assistant" ? e.calls.find((c) => c.name === ADVISOR_TOOL_NAME) : undefined;
+			if (call === undefined) continue;
+			const earlier = ledgerOf(events.slice(0, j + 1), parsed.header?.cwd);
+			return { atEntryId: e.id, request: renderRequest(earlier, renderOptions(call.id), createRenderMemo()) };
+		}
+		return undefined;
+	};
+	let marks: RenderMarks | undefined;
 	return {
 		request,
-		marks: marksOf(request, previous),
+		state,
+		get marks() {
+			marks ??= marksOf(request, previousConsultation());
+			return marks;
+		},
 		summary: {
 			file,
 			sessionId: parsed.header?.id ?? null,

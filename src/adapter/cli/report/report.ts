@@ -40,7 +40,7 @@ export interface CacheShare {
 	tokenPrefix: ShareStats;
 	/** Breakpoints with the lookback and the marks the extension sets, bridges included. */
 	breakpoint: ShareStats;
-	/** The same without bridges (the baseline has none: equal to `breakpoint`). */
+	/** The same without bridges (the baselines have none: equal to `breakpoint`). */
 	breakpointNoBridges: ShareStats;
 }
 
@@ -68,6 +68,11 @@ export interface PointReport {
 	/** The in-flight advisor call, for real points. */
 	callId?: string;
 	baseline: number;
+	/**
+	 * The baseline with observation masking (tool results older than the newest 10 assistant turns
+	 * replaced by one line, baseline/masked.ts): the research baseline, for comparison.
+	 */
+	masked: number;
 	ledger: number;
 	/** Tokens of the ledger request's stable portion. */
 	ledgerStable: number;
@@ -75,6 +80,8 @@ export interface PointReport {
 	cacheShare?: PointShares;
 	/** The same for the baseline: shares of the previous point's baseline request reused by this one. */
 	baselineCacheShare?: PointShares;
+	/** The same for the masked baseline. */
+	maskedCacheShare?: PointShares;
 	billed?: Billed;
 	/** Fold (new events only) + render, ms. */
 	incrementalMs: number;
@@ -178,9 +185,13 @@ export interface SideCache {
 export interface CacheTotals {
 	baseline: SideCache;
 	ledger: SideCache;
+	/** The masked baseline, cached the same way. */
+	masked: SideCache;
 	/** Ledger / baseline effective tokens (null when the baseline is empty). */
 	effectiveRatio: number | null;
-	/** The same in the breakpoint model, and without bridges. */
+	/** Masked / baseline effective tokens (null when the baseline is empty). */
+	maskedEffectiveRatio: number | null;
+	/** Ledger / baseline in the breakpoint model, and without bridges. */
 	effectiveRatioBreakpoint: number | null;
 	effectiveRatioNoBridges: number | null;
 }
@@ -189,6 +200,20 @@ export interface UsdPair {
 	baseline: number;
 	ledger: number;
 	ratio: number | null;
+	masked: number;
+	/** Masked / baseline. */
+	maskedRatio: number | null;
+}
+
+/** Tokens per consultation on every side, and the ratios to the baseline. */
+export interface TokenTotals {
+	baseline: TokenStats;
+	ledger: TokenStats;
+	masked: TokenStats;
+	/** Ledger / baseline (totals). */
+	ratio: number | null;
+	/** Masked / baseline (totals). */
+	maskedRatio: number | null;
 }
 
 /** The consultations' prompts priced with one model of pi-ai's registry (output excluded: the same answer on both sides). */
@@ -221,13 +246,15 @@ export interface SessionReport {
 	pathEntries: number;
 	pointKind: "advisor" | "simulated" | "none";
 	points: PointReport[];
-	tokens: { baseline: TokenStats; ledger: TokenStats; ratio: number | null };
+	tokens: TokenTotals;
 	billed: BilledTotals;
 	largerThanBaseline: LargerThanBaseline[];
 	userMessages: UserMessages;
 	cacheShare: CacheShare;
 	/** The same over the baseline requests. */
 	baselineCacheShare: CacheShare;
+	/** The same over the masked baseline's requests. */
+	maskedCacheShare: CacheShare;
 	cache: CacheTotals;
 	facts: FactSurvival;
 	timing: Timing;
@@ -244,12 +271,13 @@ export interface ReplayReport {
 	sessions: SessionReport[];
 	/** Consultation points over all sessions. */
 	points: number;
-	tokens: { baseline: TokenStats; ledger: TokenStats; ratio: number | null };
+	tokens: TokenTotals;
 	billed: BilledTotals;
 	largerThanBaseline: LargerThanBaseline[];
 	userMessages: UserMessages;
 	cacheShare: CacheShare;
 	baselineCacheShare: CacheShare;
+	maskedCacheShare: CacheShare;
 	cache: CacheTotals;
 	/** The breakpoint model's rule: Anthropic's lookback and mark limit. */
 	cacheRule: typeof CACHE_RULE;
@@ -310,9 +338,18 @@ export function ratio(numerator: number, denominator: number): number | null {
 	return denominator > 0 ? round(numerator / denominator) : null;
 }
 
-export function cacheShareOf(points: readonly PointReport[], side: "ledger" | "baseline" = "ledger"): CacheShare {
+const SHARE_OF = {
+	ledger: (p: PointReport) => p.cacheShare,
+	baseline: (p: PointReport) => p.baselineCacheShare,
+	masked: (p: PointReport) => p.maskedCacheShare,
+} as const;
+
+export function cacheShareOf(
+	points: readonly PointReport[],
+	side: "ledger" | "baseline" | "masked" = "ledger",
+): CacheShare {
 	const pairs = points.flatMap((p) => {
-		const share = side === "ledger" ? p.cacheShare : p.baselineCacheShare;
+		const share = SHARE_OF[side](p);
 		return share === undefined ? [] : [share];
 	});
 	const stats = (model: CacheModelKey): ShareStats => {
@@ -387,48 +424,64 @@ function sideOf(splits: Splits): SideCache {
 	};
 }
 
-function cacheTotalsOf(baseline: SideCache, ledger: SideCache): CacheTotals {
+type Side = "baseline" | "ledger" | "masked";
+const SIDES: readonly Side[] = ["baseline", "ledger", "masked"];
+
+function cacheTotalsOf(sides: Record<Side, SideCache>): CacheTotals {
+	const { baseline, ledger, masked } = sides;
 	const of = (l: number, b: number) => (b > 0 ? round(l / b) : null);
 	return {
 		baseline,
 		ledger,
+		masked,
 		effectiveRatio: of(ledger.effective, baseline.effective),
+		maskedEffectiveRatio: of(masked.effective, baseline.effective),
 		effectiveRatioBreakpoint: of(ledger.effectiveBreakpoint, baseline.effectiveBreakpoint),
 		effectiveRatioNoBridges: of(ledger.effectiveNoBridges, baseline.effectiveNoBridges),
 	};
 }
 
+/** A point's tokens and the share of the previous point it repeats, on one side. */
+function sideOfPoint(p: PointReport, side: Side): { tokens: number; share: PointShares | undefined } {
+	return { tokens: p[side], share: SHARE_OF[side](p) };
+}
+
 /** One session's points in order: each reads from the cache what it repeats of the one before. */
 export function cacheOf(points: readonly PointReport[]): CacheTotals {
-	const splits = { baseline: emptySplits(), ledger: emptySplits() };
-	points.forEach((p, i) => {
-		const previous = points[i - 1];
-		for (const model of CACHE_MODELS) {
-			const kind = SPLIT_KIND[model];
-			const ledgerCached = cachedPrefix(previous?.ledger, p.cacheShare?.[model], p.ledger);
-			const baselineCached = cachedPrefix(previous?.baseline, p.baselineCacheShare?.[model], p.baseline);
-			splits.ledger[model] = addSplits(splits.ledger[model], splitPrompt(kind, p.ledger, ledgerCached));
-			splits.baseline[model] = addSplits(splits.baseline[model], splitPrompt(kind, p.baseline, baselineCached));
-		}
-	});
-	return cacheTotalsOf(sideOf(splits.baseline), sideOf(splits.ledger));
+	const sides = {} as Record<Side, SideCache>;
+	for (const side of SIDES) {
+		const splits = emptySplits();
+		points.forEach((p, i) => {
+			const previous = points[i - 1] === undefined ? undefined : sideOfPoint(points[i - 1]!, side).tokens;
+			const { tokens, share } = sideOfPoint(p, side);
+			for (const model of CACHE_MODELS) {
+				const cached = cachedPrefix(previous, share?.[model], tokens);
+				splits[model] = addSplits(splits[model], splitPrompt(SPLIT_KIND[model], tokens, cached));
+			}
+		});
+		sides[side] = sideOf(splits);
+	}
+	return cacheTotalsOf(sides);
 }
 
 /** Sessions are cached independently: the totals are sums, never a cache shared across sessions. */
 export function addCacheTotals(all: readonly CacheTotals[]): CacheTotals {
-	const sum = (side: "baseline" | "ledger"): Splits => {
-		const out = emptySplits();
-		for (const model of CACHE_MODELS) for (const c of all) out[model] = addSplits(out[model], c[side][model]);
-		return out;
-	};
-	return cacheTotalsOf(sideOf(sum("baseline")), sideOf(sum("ledger")));
+	const sides = {} as Record<Side, SideCache>;
+	for (const side of SIDES) {
+		const splits = emptySplits();
+		for (const model of CACHE_MODELS) for (const c of all) splits[model] = addSplits(splits[model], c[side][model]);
+		sides[side] = sideOf(splits);
+	}
+	return cacheTotalsOf(sides);
 }
 
-function usdPair(baseline: number, ledger: number): UsdPair {
+function usdPair(baseline: number, ledger: number, masked: number): UsdPair {
 	return {
 		baseline: round(baseline, 6),
 		ledger: round(ledger, 6),
 		ratio: baseline > 0 ? round(ledger / baseline) : null,
+		masked: round(masked, 6),
+		maskedRatio: baseline > 0 ? round(masked / baseline) : null,
 	};
 }
 
@@ -441,15 +494,22 @@ export function priceReport(cache: CacheTotals, model: PriceModel): PriceReport 
 		uncached: usdPair(
 			priceUncached(cache.baseline.tokenPrefix.prompt, prices),
 			priceUncached(cache.ledger.tokenPrefix.prompt, prices),
+			priceUncached(cache.masked.tokenPrefix.prompt, prices),
 		),
 		tokenPrefix: usdPair(
 			priceSplit(cache.baseline.tokenPrefix, prices),
 			priceSplit(cache.ledger.tokenPrefix, prices),
+			priceSplit(cache.masked.tokenPrefix, prices),
 		),
-		breakpoint: usdPair(priceSplit(cache.baseline.breakpoint, prices), priceSplit(cache.ledger.breakpoint, prices)),
+		breakpoint: usdPair(
+			priceSplit(cache.baseline.breakpoint, prices),
+			priceSplit(cache.ledger.breakpoint, prices),
+			priceSplit(cache.masked.breakpoint, prices),
+		),
 		breakpointNoBridges: usdPair(
 			priceSplit(cache.baseline.breakpointNoBridges, prices),
 			priceSplit(cache.ledger.breakpointNoBridges, prices),
+			priceSplit(cache.masked.breakpointNoBridges, prices),
 		),
 	};
 }
@@ -496,14 +556,25 @@ export function addDiagnostics(into: Diagnostics, from: Diagnostics): void {
 
 export function sessionTotals(
 	points: readonly PointReport[],
-): Pick<SessionReport, "tokens" | "billed" | "cacheShare" | "baselineCacheShare" | "cache" | "facts" | "timing"> {
+): Pick<
+	SessionReport,
+	"tokens" | "billed" | "cacheShare" | "baselineCacheShare" | "maskedCacheShare" | "cache" | "facts" | "timing"
+> {
 	const baseline = tokenStats(points.map((p) => p.baseline));
 	const ledger = tokenStats(points.map((p) => p.ledger));
+	const masked = tokenStats(points.map((p) => p.masked));
 	return {
-		tokens: { baseline, ledger, ratio: ratio(ledger.total, baseline.total) },
+		tokens: {
+			baseline,
+			ledger,
+			masked,
+			ratio: ratio(ledger.total, baseline.total),
+			maskedRatio: ratio(masked.total, baseline.total),
+		},
 		billed: billedOf(points),
 		cacheShare: cacheShareOf(points),
 		baselineCacheShare: cacheShareOf(points, "baseline"),
+		maskedCacheShare: cacheShareOf(points, "masked"),
 		cache: cacheOf(points),
 		facts: factSurvivalOf(points.map((p) => p.facts)),
 		timing: timingOf(points),
@@ -550,6 +621,7 @@ export function buildReport(
 		},
 		cacheShare: totals.cacheShare,
 		baselineCacheShare: totals.baselineCacheShare,
+		maskedCacheShare: totals.maskedCacheShare,
 		cache,
 		cacheRule: CACHE_RULE,
 		facts: totals.facts,

@@ -87,11 +87,19 @@ const shares = ([tokenPrefix, breakpoint, breakpointNoBridges]: Shares) => ({
 	breakpointNoBridges,
 });
 
-function point(ledger: number, baseline: number, ledgerShare?: Shares, baselineShare?: Shares) {
+function point(
+	ledger: number,
+	baseline: number,
+	masked: number,
+	ledgerShare?: Shares,
+	baselineShare?: Shares,
+	maskedShare?: Shares,
+) {
 	const p: PointReport = {
 		atEntryId: "x",
 		kind: "simulated",
 		baseline,
+		masked,
 		ledger,
 		ledgerStable: 0,
 		incrementalMs: 0,
@@ -99,6 +107,7 @@ function point(ledger: number, baseline: number, ledgerShare?: Shares, baselineS
 	};
 	if (ledgerShare) p.cacheShare = shares(ledgerShare);
 	if (baselineShare) p.baselineCacheShare = shares(baselineShare);
+	if (maskedShare) p.maskedCacheShare = shares(maskedShare);
 	return p;
 }
 
@@ -106,11 +115,12 @@ describe("a session of three consultations, priced by hand", () => {
 	// ledger   5,000 → 6,000 → 8,000 tokens; repeats 0.9 then 0.5 of the previous (token prefix), 0.8 then 0.5
 	//          (breakpoints), 0.3 then 0.5 (breakpoints without bridges)
 	// baseline 20,000 → 30,000 → 12,000 (a compaction before the third); repeats 1.0 then 0.1 (prefix), 1.0 then 0
-	//          (breakpoints, with or without bridges: the baseline has none)
+	//          (breakpoints, with or without bridges: the baselines have none)
+	// masked   10,000 → 14,000 → 9,000; repeats 0.9 then 0.2 (prefix), 0.9 then 0 (breakpoints)
 	const points = [
-		point(5_000, 20_000),
-		point(6_000, 30_000, [0.9, 0.8, 0.3], [1, 1, 1]),
-		point(8_000, 12_000, [0.5, 0.5, 0.5], [0.1, 0, 0]),
+		point(5_000, 20_000, 10_000),
+		point(6_000, 30_000, 14_000, [0.9, 0.8, 0.3], [1, 1, 1], [0.9, 0.9, 0.9]),
+		point(8_000, 12_000, 9_000, [0.5, 0.5, 0.5], [0.1, 0, 0], [0.2, 0, 0]),
 	];
 	const cache = cacheOf(points);
 
@@ -127,9 +137,17 @@ describe("a session of three consultations, priced by hand", () => {
 		expect(cache.ledger.effective).toBe(12_250);
 		expect(cache.baseline.effective).toBe(41_300);
 		expect(cache.effectiveRatio).toBe(0.2966);
+		// masked, prefix: reads 0 + 9,000 + 2,800; uncached 10,000 + 5,000 + 6,200
+		expect(cache.masked.tokenPrefix).toEqual({ prompt: 33_000, read: 11_800, write: 0, uncached: 21_200 });
+		// masked, breakpoints: reads 0 + 9,000 + 0; writes 10,000 + 5,000 + 9,000
+		expect(cache.masked.breakpoint).toEqual({ prompt: 33_000, read: 9_000, write: 24_000, uncached: 0 });
+		// effective: 21,200 + 1,180 = 22,380; 22,380 / 41,300 = 0.54189…
+		expect(cache.masked.effective).toBe(22_380);
+		expect(cache.maskedEffectiveRatio).toBe(0.5419);
 		// ledger without bridges: reads 0 + 1,500 + 3,000; writes 5,000 + 4,500 + 5,000
 		expect(cache.ledger.breakpointNoBridges).toEqual({ prompt: 19_000, read: 4_500, write: 14_500, uncached: 0 });
 		expect(cache.baseline.breakpointNoBridges).toEqual(cache.baseline.breakpoint);
+		expect(cache.masked.breakpointNoBridges).toEqual(cache.masked.breakpoint);
 		// breakpoints: 12,000 + 700 = 12,700 against 42,000 + 2,000 = 44,000 → 0.28863…; without bridges
 		// 14,500 + 450 = 14,950 → 0.33977…
 		expect(cache.ledger.effectiveBreakpoint).toBe(12_700);
@@ -146,13 +164,40 @@ describe("a session of three consultations, priced by hand", () => {
 			prices: SONNET,
 		});
 		// no cache: 62,000 × $3 = $0.186; 19,000 × $3 = $0.057; 0.057 / 0.186 = 0.30645…
-		expect(price.uncached).toEqual({ baseline: 0.186, ledger: 0.057, ratio: 0.3065 });
+		// masked: 33,000 × $3 = $0.099; 0.099 / 0.186 = 0.53225…
+		expect(price.uncached).toEqual({
+			baseline: 0.186,
+			ledger: 0.057,
+			ratio: 0.3065,
+			masked: 0.099,
+			maskedRatio: 0.5323,
+		});
 		// prefix: 39,000 × 3 + 23,000 × 0.3 = 123,900 → $0.1239; 11,500 × 3 + 7,500 × 0.3 = 36,750 → $0.03675
-		expect(price.tokenPrefix).toEqual({ baseline: 0.1239, ledger: 0.03675, ratio: 0.2966 });
+		// masked: 21,200 × 3 + 11,800 × 0.3 = 67,140 → $0.06714
+		expect(price.tokenPrefix).toEqual({
+			baseline: 0.1239,
+			ledger: 0.03675,
+			ratio: 0.2966,
+			masked: 0.06714,
+			maskedRatio: 0.5419,
+		});
 		// breakpoints: 20,000 × 0.3 + 42,000 × 3.75 = 163,500 → $0.1635; 7,000 × 0.3 + 12,000 × 3.75 = 47,100 → $0.0471
-		expect(price.breakpoint).toEqual({ baseline: 0.1635, ledger: 0.0471, ratio: 0.2881 });
+		// masked: 9,000 × 0.3 + 24,000 × 3.75 = 92,700 → $0.0927
+		expect(price.breakpoint).toEqual({
+			baseline: 0.1635,
+			ledger: 0.0471,
+			ratio: 0.2881,
+			masked: 0.0927,
+			maskedRatio: 0.567,
+		});
 		// without bridges: 4,500 × 0.3 + 14,500 × 3.75 = 55,725 → $0.055725; / $0.1635 = 0.34082…
-		expect(price.breakpointNoBridges).toEqual({ baseline: 0.1635, ledger: 0.055725, ratio: 0.3408 });
+		expect(price.breakpointNoBridges).toEqual({
+			baseline: 0.1635,
+			ledger: 0.055725,
+			ratio: 0.3408,
+			masked: 0.0927,
+			maskedRatio: 0.567,
+		});
 		expect(price.model).toBe("anthropic/claude-sonnet-4-5");
 	});
 
