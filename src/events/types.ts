@@ -53,6 +53,11 @@ export interface ToolResultEvent extends EventBase {
 	details: unknown;
 	/** The result's top-level `usage`, untouched, when the host kept one (advisor results on newer hosts). */
 	usage?: unknown;
+	/**
+	 * Set when the result answers a read of a path the deny list covers: `parts` is then the fixed
+	 * withheld line (docs/privacy.md), and `chars` the length of the text it replaced.
+	 */
+	withheld?: { chars: number };
 }
 
 /** A user shell run: `!cmd` (in the executor's context) or `!!cmd` (excluded). */

@@ -222,6 +222,7 @@ function answeredRound(draft: LedgerDraft, event: ToolResultEvent, pos: number):
 			resultId: event.id,
 			resultParts: event.parts,
 			status: resultStatus(call, event),
+			...(event.withheld !== undefined ? { withheld: event.withheld } : {}),
 			reasoning: pending?.reasoning ?? "",
 			...cwdOf(draft),
 		},

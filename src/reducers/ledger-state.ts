@@ -19,6 +19,8 @@ export interface Round {
 	resultId: string | undefined;
 	resultParts: ContentPart[];
 	status: RoundStatus;
+	/** Set when the deny list withheld the result's content (ToolResultEvent.withheld): the size it had. */
+	withheld?: { chars: number };
 	/** The calling message's private reasoning; rendered only while the round is in the verbatim tail. */
 	reasoning: string;
 	/**

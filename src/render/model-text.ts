@@ -138,6 +138,14 @@ export const MESSAGE_IMAGE = (mimeType: string) =>
 /** Stands for the path of the card right above, in a card on the same path (`#id edit 〃 +3 −1`). */
 export const SAME_PATH = "〃";
 
+/**
+ * On the card of an executor read the deny list withheld (`#id read .env · 120 B · withheld: deny
+ * list`). The two other texts privacy writes into the log are made where events are, which cannot
+ * import this module: the mark a credential becomes (`[redacted: <kind>]`, events/redact `markFor`)
+ * and the line a withheld read's result becomes (events/redact `WITHHELD_READ_TEXT`).
+ */
+export const WITHHELD_CARD = "withheld: deny list";
+
 export const COMPACTION_WORDS_INTRO = "Earlier work was compacted. The user's own words from that span, verbatim:";
 export const COMPACTION_SUMMARY_INTRO = "Pi's paraphrase of that span (a summary, not the user's words):";
 export const BRANCH_WORDS_INTRO =
