@@ -53,6 +53,7 @@ export {
 	type RenderMemo,
 	type RenderOptions,
 	type RequestMode,
+	redactionCount,
 	renderRequest,
 	type StablePortion,
 	stableOpenBlocks,

@@ -10,6 +10,7 @@
  */
 
 import type { AssistantMessage, Context, Message, TextContent, Tool, UserMessage } from "@mariozechner/pi-ai";
+import { countMarks } from "../events/index.ts";
 import {
 	type Block,
 	type ClosedSegment,
@@ -591,4 +592,24 @@ export function flatten(request: LedgerRequest, unitCount = request.units.length
 	let out = "";
 	for (let i = 0; i < unitCount; i++) out += request.units[i]!.text;
 	return out;
+}
+
+/**
+ * The credential marks (docs/privacy.md) in what is sent: the system prompt and the given messages'
+ * text. `details.redactions` and `render`'s header say it. A mark the user typed counts too.
+ */
+export function redactionCount(messages: readonly Message[], systemPrompt = ""): number {
+	let count = countMarks(systemPrompt);
+	for (const message of messages) {
+		if (typeof message.content === "string") {
+			count += countMarks(message.content);
+			continue;
+		}
+		for (const part of message.content) {
+			if (part.type === "text") count += countMarks(part.text);
+			else if (part.type === "thinking") count += countMarks(part.thinking);
+			else if (part.type === "toolCall") count += countMarks(JSON.stringify(part.arguments));
+		}
+	}
+	return count;
 }

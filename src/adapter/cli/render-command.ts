@@ -1,6 +1,8 @@
 /**
- * `advisor-ledger render FILE [--leaf ID] [--at ENTRY_ID] [--json]`: the exact request a
- * consultation dispatched right after one entry would send, built the way the replay builds it.
+ * `advisor-ledger render FILE [--leaf ID] [--at ENTRY_ID] [--json] [--config FILE]`: the exact
+ * request a consultation dispatched right after one entry would send, built the way the replay
+ * builds it, with the user's advisor.json (cli/config.ts): what would really be sent, credential
+ * marks included.
  */
 
 import type { Context } from "@mariozechner/pi-ai";
@@ -17,12 +19,14 @@ import { ledgerOf } from "../../reducers/index.ts";
 import {
 	APPENDIX_HEADER,
 	createRenderMemo,
-	DEFAULT_LEDGER_CONFIG,
 	type LedgerRequest,
+	redactionCount,
 	renderRequest,
 	type StablePortion,
 } from "../../render/index.ts";
+import { type AdvisorConfig, DEFAULT_ADVISOR_CONFIG } from "../config/load.ts";
 import { EXIT, type RenderArgs } from "./args.ts";
+import { cliConfig, privacyOf } from "./config.ts";
 import { diagnosticsNote } from "./diagnostics.ts";
 import { visible, visibleLine } from "./escape.ts";
 import { displayPath, readInput } from "./inputs.ts";
@@ -40,6 +44,8 @@ export interface RenderSummary {
 	tokens: number;
 	hash: string;
 	messageCount: number;
+	/** Credential marks in the request (docs/privacy.md): what `details.redactions` would record. */
+	redactions: number;
 }
 
 export interface RenderJson {
@@ -67,7 +73,13 @@ export class RenderInputError extends Error {
 	}
 }
 
-export function renderAt(file: string, text: string, leaf: string | undefined, at: string | undefined): Rendered {
+export function renderAt(
+	file: string,
+	text: string,
+	leaf: string | undefined,
+	at: string | undefined,
+	config: AdvisorConfig = DEFAULT_ADVISOR_CONFIG,
+): Rendered {
 	const parsed = parseSessionText(text);
 	const entries = migrateEntries(parsed);
 	if (entries.length === 0) throw new RenderInputError(`${file}: no session entries to render`, EXIT.nothingToReplay);
@@ -85,20 +97,24 @@ export function renderAt(file: string, text: string, leaf: string | undefined, a
 	if (atId === undefined || index === -1) {
 		throw new RenderInputError(`${file}: --at ${at} is not on the branch to leaf ${branch.leafId}`, EXIT.usage);
 	}
-	const events = normalizeBranch(branch.path, entries).slice(0, index + 1);
+	const cwd = parsed.header?.cwd;
+	const events = normalizeBranch(branch.path, entries, {
+		...privacyOf(config),
+		...(cwd !== undefined ? { cwd } : {}),
+	}).slice(0, index + 1);
 	const state = ledgerOf(events, parsed.header?.cwd);
 	// At an advisor call itself: the in-flight form for that call (the newest pending one otherwise).
 	const last = events[index]!;
 	const ownCall = last.kind === "assistant" ? last.calls.find((c) => c.name === ADVISOR_TOOL_NAME) : undefined;
 	const inFlightCallId = ownCall?.id ?? state.pendingConsultations.at(-1)?.callId;
-	const tools = sessionTools(parsed.header?.cwd ?? process.cwd(), calledToolNames(entries));
+	const tools = sessionTools(cwd ?? process.cwd(), calledToolNames(entries), config.tools);
 	const request = renderRequest(
 		state,
 		{
-			config: DEFAULT_LEDGER_CONFIG,
+			config: config.ledger,
 			catalogue: tools.catalogue,
 			tools: tools.declarations,
-			toolsMode: "repo",
+			toolsMode: tools.mode,
 			mode: "consult",
 			inFlightCallId,
 		},
@@ -115,6 +131,7 @@ export function renderAt(file: string, text: string, leaf: string | undefined, a
 			tokens: request.tokens,
 			hash: request.hash,
 			messageCount: request.messageCount,
+			redactions: redactionCount(request.context.messages, request.context.systemPrompt ?? ""),
 		},
 		diagnostics: [...parsed.diagnostics, ...branch.diagnostics],
 		parsed,
@@ -139,6 +156,11 @@ function isAppendix(part: { type: string; text?: string } | undefined): boolean 
 	return part?.type === "text" && part.text?.startsWith(`${APPENDIX_HEADER}\n`) === true;
 }
 
+/** How many credentials the request carries as marks instead (docs/privacy.md). */
+function redactionsSaid(count: number): string {
+	return `${count} credential${count === 1 ? "" : "s"} redacted`;
+}
+
 export function renderReadable(rendered: Rendered, style: Style): string {
 	const { request, summary } = rendered;
 	const { context, stable } = request;
@@ -155,7 +177,7 @@ export function renderReadable(rendered: Rendered, style: Style): string {
 			: `In-flight advisor call: ${visibleLine(summary.inFlightCallId)}`,
 	);
 	out.push(
-		`~${formatTokens(request.tokens)} tokens (estimate) · ${request.messageCount} messages · hash ${request.hash} · stable portion ~${formatTokens(stable.tokens)} tokens, hash ${stable.hash}`,
+		`~${formatTokens(request.tokens)} tokens (estimate) · ${request.messageCount} messages · ${redactionsSaid(summary.redactions)} · hash ${request.hash} · stable portion ~${formatTokens(stable.tokens)} tokens, hash ${stable.hash}`,
 	);
 	out.push("");
 	const system = context.systemPrompt ?? "";
@@ -192,6 +214,11 @@ export function renderReadable(rendered: Rendered, style: Style): string {
 }
 
 export function runRender(args: RenderArgs, io: Io): number {
+	const loaded = cliConfig("render", args.config, io);
+	if (!loaded.ok) {
+		io.stderr(`advisor-ledger render: ${visibleLine(loaded.line)}\n`);
+		return EXIT.usage;
+	}
 	const read = readInput(args.file);
 	if (!read.ok) {
 		io.stderr(`advisor-ledger render: cannot read ${visibleLine(args.file)}: ${visibleLine(read.error)}\n`);
@@ -200,7 +227,7 @@ export function runRender(args: RenderArgs, io: Io): number {
 	const file = displayPath(args.file, io.cwd);
 	let rendered: Rendered;
 	try {
-		rendered = renderAt(file, read.text, args.leaf, args.at);
+		rendered = renderAt(file, read.text, args.leaf, args.at, loaded.config);
 	} catch (error) {
 		if (error instanceof RenderInputError) {
 			io.stderr(`advisor-ledger render: ${visibleLine(error.message)}\n`);
