@@ -60,6 +60,8 @@ export {
 export type {
 	AssistantEvent,
 	ContentPart,
+	ContextEditEvent,
+	ContextReplacement,
 	CustomMessageEvent,
 	Diagnostic,
 	DiagnosticReason,
@@ -67,6 +69,7 @@ export type {
 	LedgerEvent,
 	ToolCallInfo,
 	ToolResultEvent,
+	UsageEvent,
 } from "./types.ts";
 export { isRecord } from "./validate.ts";
 

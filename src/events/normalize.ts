@@ -26,8 +26,15 @@ import {
 	redactValue,
 	WITHHELD_READ_TEXT,
 } from "./redact/index.ts";
-import type { AgentMessageJson, ImagePart, TextPart, UserMessageJson } from "./schemas.ts";
-import type { ContentPart, HiddenUserWords, LedgerEvent, ToolCallInfo, ToolResultEvent } from "./types.ts";
+import type { AgentMessageJson, ContextEditContent, ImagePart, TextPart, UserMessageJson } from "./schemas.ts";
+import type {
+	ContentPart,
+	ContextReplacement,
+	HiddenUserWords,
+	LedgerEvent,
+	ToolCallInfo,
+	ToolResultEvent,
+} from "./types.ts";
 import { isRecord } from "./validate.ts";
 
 type Base = { id: string; parentId: string | null };
@@ -163,6 +170,29 @@ function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): 
 }
 
 /**
+ * A context edit's replacement in the shapes events use, redacted like the content it replaces: text
+ * and image parts as parts, an assistant's thinking and tool calls beside them. Pi keeps a string
+ * replacement of a user or custom message as it is and wraps any other in one text part; both are
+ * one text part here.
+ */
+function replacementOf(replacement: ContextEditContent, privacy: Privacy): ContextReplacement | null {
+	if (replacement === null) return null;
+	const content = replacement.content;
+	if (typeof content === "string") return { parts: toParts(content, privacy), thinking: "", calls: [] };
+	const parts: ContentPart[] = [];
+	const thinking: string[] = [];
+	const calls: ToolCallInfo[] = [];
+	for (const part of content) {
+		if (part.type === "text") parts.push({ type: "text", text: privacy.text(part.text) });
+		else if (part.type === "image") parts.push({ type: "image", mimeType: part.mimeType });
+		else if (part.type === "thinking") {
+			if (part.redacted !== true) thinking.push(part.thinking);
+		} else calls.push({ id: part.id, name: part.name, arguments: privacy.value(toolArguments(part.arguments)) });
+	}
+	return { parts, thinking: privacy.text(thinking.join("\n\n")), calls };
+}
+
+/**
  * An extension message's details are its own, never shown — except the advice a delivered review
  * carries there (reducers/advisor-result.ts `reviewAdvice`), which is replayed as past advice.
  */
@@ -208,6 +238,22 @@ function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords
 			return { ...base, kind: "modelChange", provider: entry.provider, modelId: entry.modelId };
 		case "thinking_level_change":
 			return { ...base, kind: "thinkingLevel", level: entry.thinkingLevel };
+		case "context_edit":
+			return {
+				...base,
+				kind: "contextEdit",
+				targetId: entry.targetId,
+				replacement: replacementOf(entry.replacement, privacy),
+			};
+		case "usage":
+			return {
+				...base,
+				kind: "usage",
+				usageKind: entry.kind,
+				provider: entry.provider,
+				model: entry.model,
+				usage: entry.usage,
+			};
 		case "label":
 		case "session_info":
 			return { ...base, kind: "other", entryType: entry.type };

@@ -178,6 +178,9 @@ function apply(draft: Draft, event: LedgerEvent): void {
 		case "thinkingLevel":
 		case "custom":
 		case "other":
+		// Facts are the entries as written: a context edit hides nothing from the audit, like a compaction.
+		case "contextEdit":
+		case "usage":
 			return;
 		default:
 			assertNever(event, "ledger event");

@@ -5,6 +5,9 @@
  */
 
 import type { ContentPart, HiddenUserWords, LedgerEvent, ToolCallInfo } from "../events/index.ts";
+import type { ContextEdits } from "./context-edits.ts";
+
+const NO_EDITS: ContextEdits = Object.freeze({});
 
 export type RoundStatus = "ok" | "error" | "no-result";
 
@@ -207,6 +210,12 @@ export interface LedgerState {
 	 * compaction may hide its block; the appendix then repeats it, as it is what the executor says now.
 	 */
 	lastProse: { id: string; pos: number; text: string } | undefined;
+	/**
+	 * The newest context edit (Pi 1.x) of each edited entry, by entry id: its replacement, or null
+	 * when it was taken out of the executor's context (reducers/context-edits.ts). Replaced whole on
+	 * every edit, never changed in place.
+	 */
+	contextEdits: ContextEdits;
 }
 
 /** `cwd` comes from the session header (absent for a headerless file: paths are then shown as written). */
@@ -223,5 +232,6 @@ export function emptyLedger(cwd?: string): LedgerState {
 		indexById: {},
 		cwd,
 		lastProse: undefined,
+		contextEdits: NO_EDITS,
 	};
 }

@@ -190,6 +190,12 @@ export const APPENDIX_HEADER = "[appendix]";
 
 export const RESULT_RUNNING = "(still running)";
 export const RESULT_MISSING = "(no result was recorded)";
+
+/**
+ * In the appendix and from advisor_expand, in place of an entry Pi or an extension took out of the
+ * executor's context with a context edit (Pi 1.x, docs/request-format.md#context-edits).
+ */
+export const CONTEXT_OMITTED = "[omitted: taken out of the executor's context by a context edit]";
 export const REASONING_INTRO = "the executor's private reasoning for the step that led to this consultation";
 
 // ---------------------------------------------------------------------------------------------

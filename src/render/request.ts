@@ -14,6 +14,8 @@ import { countMarks } from "../events/index.ts";
 import {
 	type Block,
 	type ClosedSegment,
+	editedProse,
+	editedRound,
 	type LedgerState,
 	type PendingCall,
 	type PendingConsultation,
@@ -32,6 +34,7 @@ import {
 	APPENDIX_HEADER,
 	advisorSystemPrompt,
 	CONSULT_INSTRUCTION,
+	CONTEXT_OMITTED,
 	DEFAULT_QUESTION,
 	LOG_CLOSE,
 	LOG_OPEN,
@@ -243,7 +246,8 @@ function selectTail(state: LedgerState, config: LedgerConfig, from = 0): TailSel
 		const block = state.open[i]!;
 		if (block.kind !== "round") continue;
 		firstTail = i;
-		rounds.unshift({ pos: block.pos, round: block.round });
+		// Verbatim as the executor's context holds it now: a context edit after its card was made shows here.
+		rounds.unshift({ pos: block.pos, round: editedRound(block.round, state.contextEdits, CONTEXT_OMITTED) });
 		needBlocks--;
 	}
 	const reasoning: { pos: number; thinking: string }[] = [];
@@ -320,8 +324,14 @@ function appendixPart(
 		const trimmed =
 			cut !== undefined &&
 			(prose.segment < cut.firstSegment || (prose.segment === cut.firstSegment && prose.block < cut.firstBlock));
-		if (trimmed || (!prose.question && neutralise(prose.text).length > Math.max(1, config.proseMaxChars))) {
-			body += proseBlock(ordinalId(prose.pos), prose.text, tailConfig.tailMaxChars);
+		// Repeated as the executor's context holds it now; not at all when a context edit took it out.
+		const id = state.events[prose.pos - 1]?.id;
+		const text = id === undefined ? prose.text : editedProse(id, prose.text, state.contextEdits);
+		if (
+			text !== undefined &&
+			(trimmed || (!prose.question && neutralise(prose.text).length > Math.max(1, config.proseMaxChars)))
+		) {
+			body += proseBlock(ordinalId(prose.pos), text, tailConfig.tailMaxChars);
 		}
 	}
 	for (const r of reasoning) body += reasoningBlock(ordinalId(r.pos), r.thinking, tailConfig);
