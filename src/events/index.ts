@@ -67,6 +67,8 @@ export type {
 	DiagnosticReason,
 	HiddenUserWords,
 	LedgerEvent,
+	SystemEvent,
+	SystemPrompt,
 	ToolCallInfo,
 	ToolResultEvent,
 	UsageEvent,

@@ -26,12 +26,20 @@ import {
 	redactValue,
 	WITHHELD_READ_TEXT,
 } from "./redact/index.ts";
-import type { AgentMessageJson, ContextEditContent, ImagePart, TextPart, UserMessageJson } from "./schemas.ts";
+import type {
+	AgentMessageJson,
+	ContextEditContent,
+	ImagePart,
+	SystemMessageJson,
+	TextPart,
+	UserMessageJson,
+} from "./schemas.ts";
 import type {
 	ContentPart,
 	ContextReplacement,
 	HiddenUserWords,
 	LedgerEvent,
+	SystemPrompt,
 	ToolCallInfo,
 	ToolResultEvent,
 } from "./types.ts";
@@ -93,6 +101,23 @@ function textsOf(parts: readonly (TextPart | ImagePart)[]): string[] {
 	const out: string[] = [];
 	for (const part of parts) if (part.type === "text") out.push(part.text);
 	return out;
+}
+
+/**
+ * A system message's prompt: its opaque content as text, its sections as they patch the earlier
+ * ones. Redacted like every other text: the user's context files (AGENTS.md …) sit in its sections.
+ */
+function systemPrompt(message: SystemMessageJson, privacy: Privacy): SystemPrompt {
+	const content = message.content === undefined ? "" : partsText(toParts(message.content, privacy));
+	// A null section removes the earlier one of that name (Pi's patch semantics): kept as it is.
+	const sections: Record<string, string | null> = {};
+	for (const [name, text] of Object.entries(message.sections ?? {}))
+		sections[name] = text === null ? null : privacy.text(text);
+	return { content, sections };
+}
+
+function partsText(parts: readonly ContentPart[]): string {
+	return parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
 }
 
 function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): LedgerEvent {
@@ -164,6 +189,8 @@ function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): 
 				tokensBefore: message.tokensBefore ?? 0,
 				resets: false,
 			};
+		case "system":
+			return { ...base, kind: "system", ...systemPrompt(message, privacy) };
 		default:
 			return assertNever(message, "message role");
 	}
@@ -214,6 +241,7 @@ function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords
 				firstKeptEntryId: entry.firstKeptEntryId ?? null,
 				tokensBefore: entry.tokensBefore ?? 0,
 				resets: true,
+				...(entry.systemMessage === undefined ? {} : { system: systemPrompt(entry.systemMessage, privacy) }),
 			};
 		case "branch_summary":
 			return {

@@ -216,6 +216,12 @@ export interface LedgerState {
 	 * every edit, never changed in place.
 	 */
 	contextEdits: ContextEdits;
+	/**
+	 * The executor's system prompt as Pi 1.x recorded it on the branch, its sections merged in order
+	 * (a compaction's copy replaces them): where the user's standing instructions come from. `id` and
+	 * `pos` name the newest system entry, which advisor_expand answers for.
+	 */
+	system: { id: string; pos: number; content: string; sections: Record<string, string> } | undefined;
 }
 
 /** `cwd` comes from the session header (absent for a headerless file: paths are then shown as written). */
@@ -233,5 +239,6 @@ export function emptyLedger(cwd?: string): LedgerState {
 		cwd,
 		lastProse: undefined,
 		contextEdits: NO_EDITS,
+		system: undefined,
 	};
 }

@@ -250,6 +250,7 @@ function observe(event: LedgerEvent): Observed | undefined {
 		case "branchSummary":
 		case "modelChange":
 		case "thinkingLevel":
+		case "system":
 		case "other":
 		case "contextEdit":
 			return undefined;

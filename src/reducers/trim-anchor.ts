@@ -57,6 +57,7 @@ export function foldTrimAnchor(state: TrimAnchorState, events: readonly LedgerEv
 			case "customMessage":
 			case "modelChange":
 			case "thinkingLevel":
+			case "system":
 			case "other":
 			// A context edit changes no position in the ledger, and spend is no entry it shows.
 			case "contextEdit":

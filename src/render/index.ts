@@ -11,14 +11,16 @@ export { expandSource } from "./expand.ts";
 export {
 	type AuditMemo,
 	type AuditSide,
-	type AuditUnit,
+	type AuditUnits,
 	addCounts,
+	auditRequest,
 	auditUnits,
 	carriedShare,
 	createAuditMemo,
 	emptyCounts,
 	type FactCounts,
 	type FactTally,
+	unitsOf,
 } from "./fact-audit.ts";
 export { hashString } from "./hash.ts";
 export {

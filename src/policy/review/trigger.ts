@@ -83,6 +83,7 @@ function trailing(event: LedgerEvent): boolean {
 		case "other":
 		case "modelChange":
 		case "thinkingLevel":
+		case "system":
 		case "customMessage":
 		// Pi 1.x writes context edits at the end of a turn and its own cache-warming spend at any time.
 		case "contextEdit":

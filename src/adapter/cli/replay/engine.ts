@@ -39,6 +39,7 @@ import {
 } from "../../../reducers/index.ts";
 import {
 	type AuditMemo,
+	auditRequest,
 	auditUnits,
 	createAuditMemo,
 	createRenderMemo,
@@ -473,9 +474,8 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 /** The fact audit at a point: the branch's facts against the ledger request and against Pi's context. */
 function auditPoint(run: BranchRun, request: LedgerRequest, baseline: readonly Message[]): PointReport["facts"] {
 	const facts = branchFacts(run.facts);
-	const units = request.units.map((u) => ({ key: u.prefixHash, text: u.text }));
 	return {
-		ledger: auditUnits(units, request.stable.unitCount, facts, run.audit.ledger, "ledger").counts,
+		ledger: auditRequest(request, facts, run.audit.ledger).counts,
 		baseline: auditUnits(baselineAuditUnits(baseline), baseline.length, facts, run.audit.baseline, "written").counts,
 	};
 }
