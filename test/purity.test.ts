@@ -3,7 +3,8 @@
  * no I/O, clock, randomness, network or Pi runtime — and imports run one way,
  * events ← reducers ← render ← policy ← adapter, across folders only through the folder's index.ts.
  * Inside the adapter too: pi ← tools ← config ← consult ← background ← host ← extension.ts, with cli
- * beside (it may import pi, tools and config; only bench/ and tests import it).
+ * beside (it may import pi, tools, config and consult — `eval` sends its requests through the
+ * consultation loop; only bench/ and tests import it).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -119,7 +120,7 @@ const ADAPTER_ALLOWED: Record<AdapterPart, readonly AdapterPart[]> = {
 	background: ["pi", "tools", "config", "consult"],
 	host: ["pi", "tools", "config", "consult", "background"],
 	"extension.ts": ["pi", "tools", "config", "consult", "background", "host"],
-	cli: ["pi", "tools", "config"],
+	cli: ["pi", "tools", "config", "consult"],
 };
 
 function adapterPartOf(file: string): string | undefined {

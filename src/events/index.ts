@@ -54,6 +54,7 @@ export {
 	READING_TOOLS,
 	type ResolvedPrivacy,
 	redactText,
+	redactValue,
 	resolvePrivacy,
 	WITHHELD_READ_TEXT,
 } from "./redact/index.ts";

@@ -15,7 +15,7 @@ import {
 	parseSessionText,
 	selectBranch,
 } from "../../events/index.ts";
-import { ledgerOf } from "../../reducers/index.ts";
+import { type LedgerState, ledgerOf } from "../../reducers/index.ts";
 import {
 	APPENDIX_HEADER,
 	createRenderMemo,
@@ -58,6 +58,8 @@ export interface RenderJson {
 
 export interface Rendered {
 	request: LedgerRequest;
+	/** The folded ledger the request was rendered from (advisor_expand's source). */
+	state: LedgerState;
 	summary: RenderSummary;
 	/** What the reader and the branch walk could not use; printed on stderr, never in the JSON. */
 	diagnostics: Diagnostic[];
@@ -73,13 +75,27 @@ export class RenderInputError extends Error {
 	}
 }
 
+/** How a caller renders: `render` passes the user's advisor.json; `eval` asks for its ledger arm's tools. */
+export interface RenderAtOptions {
+	/** advisor.json (privacy, deny list, ledger caps, tools); default the built-in one. */
+	config?: AdvisorConfig;
+	/**
+	 * `tools.repo` over the config's: false leaves advisor_expand alone, the system prompt's "expand"
+	 * paragraph with it.
+	 */
+	repo?: boolean;
+	/** The advisor call in flight, when the caller knows it (a replay point); else found from --at. */
+	inFlightCallId?: string;
+}
+
 export function renderAt(
 	file: string,
 	text: string,
 	leaf: string | undefined,
 	at: string | undefined,
-	config: AdvisorConfig = DEFAULT_ADVISOR_CONFIG,
+	options: RenderAtOptions = {},
 ): Rendered {
+	const config = options.config ?? DEFAULT_ADVISOR_CONFIG;
 	const parsed = parseSessionText(text);
 	const entries = migrateEntries(parsed);
 	if (entries.length === 0) throw new RenderInputError(`${file}: no session entries to render`, EXIT.nothingToReplay);
@@ -106,8 +122,9 @@ export function renderAt(
 	// At an advisor call itself: the in-flight form for that call (the newest pending one otherwise).
 	const last = events[index]!;
 	const ownCall = last.kind === "assistant" ? last.calls.find((c) => c.name === ADVISOR_TOOL_NAME) : undefined;
-	const inFlightCallId = ownCall?.id ?? state.pendingConsultations.at(-1)?.callId;
-	const tools = sessionTools(cwd ?? process.cwd(), calledToolNames(entries), config.tools);
+	const inFlightCallId = options.inFlightCallId ?? ownCall?.id ?? state.pendingConsultations.at(-1)?.callId;
+	const toolsConfig = options.repo === undefined ? config.tools : { ...config.tools, repo: options.repo };
+	const tools = sessionTools(cwd ?? process.cwd(), calledToolNames(entries), toolsConfig);
 	const request = renderRequest(
 		state,
 		{
@@ -122,6 +139,7 @@ export function renderAt(
 	);
 	return {
 		request,
+		state,
 		summary: {
 			file,
 			sessionId: parsed.header?.id ?? null,
@@ -227,7 +245,7 @@ export function runRender(args: RenderArgs, io: Io): number {
 	const file = displayPath(args.file, io.cwd);
 	let rendered: Rendered;
 	try {
-		rendered = renderAt(file, read.text, args.leaf, args.at, loaded.config);
+		rendered = renderAt(file, read.text, args.leaf, args.at, { config: loaded.config });
 	} catch (error) {
 		if (error instanceof RenderInputError) {
 			io.stderr(`advisor-ledger render: ${visibleLine(error.message)}\n`);

@@ -48,6 +48,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
 			return (await loadCommand(() => import("./replay-command.ts"))).runReplay(args, io);
 		case "render":
 			return (await loadCommand(() => import("./render-command.ts"))).runRender(args, io);
+		case "eval":
+			return (await loadCommand(() => import("./eval-command.ts"))).runEval(args, io);
 		default:
 			return assertNever(args, "command");
 	}

@@ -56,6 +56,7 @@ import {
 } from "../../../render/index.ts";
 import { baselineAuditUnits } from "../baseline/audit-units.ts";
 import { type BaselineRequest, baselineRequest, baselineShares } from "../baseline/cache-share.ts";
+import { maskedPointRequest } from "../baseline/masked.ts";
 import { inventoryMessage } from "../baseline/messages.ts";
 import { advanceBaseline, type BaselineCursor, emptyBaseline, pointMessages } from "../baseline/track.ts";
 import { countDiagnostics, mergeDiagnostics } from "../diagnostics.ts";
@@ -213,6 +214,8 @@ interface PointState {
 	request: LedgerRequest;
 	baseline: BaselineCursor;
 	baselineRequest: BaselineRequest;
+	/** The masked baseline at this point (baseline/masked.ts). */
+	maskedRequest: BaselineRequest;
 	found: ReadonlyMap<string, Found>;
 	mismatch: boolean;
 }
@@ -315,6 +318,7 @@ export function replayBranch(
 		folded: last?.point.upTo ?? 0,
 		previous: last?.request,
 		previousBaseline: last?.baselineRequest,
+		previousMasked: last?.maskedRequest,
 		found: last?.found ?? new Map(),
 		usersSoFar: 0,
 	};
@@ -417,6 +421,7 @@ interface BranchRun {
 	folded: number;
 	previous: LedgerRequest | undefined;
 	previousBaseline: BaselineRequest | undefined;
+	previousMasked: BaselineRequest | undefined;
 	found: ReadonlyMap<string, Found>;
 	/** Users before the current point. */
 	usersSoFar: number;
@@ -451,10 +456,19 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 
 	const sent = pointMessages(run.baseline, run.inventory, point.callId);
 	const baselineNow = baselineRequest(sent.messages, sent);
-	const report = pointReport(run, point, request, baselineNow, incrementalMs, scratchMs);
+	const maskedNow = maskedPointRequest(run.baseline, sent);
+	const report = pointReport(
+		run,
+		point,
+		request,
+		{ baseline: baselineNow, masked: maskedNow },
+		incrementalMs,
+		scratchMs,
+	);
 	report.facts = auditPoint(run, request, sent.messages);
 	run.previous = request;
 	run.previousBaseline = baselineNow;
+	run.previousMasked = maskedNow;
 	return {
 		point,
 		tools: input.tools,
@@ -466,6 +480,7 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 		request,
 		baseline: run.baseline,
 		baselineRequest: baselineNow,
+		maskedRequest: maskedNow,
 		found: run.found,
 		mismatch,
 	};
@@ -480,18 +495,26 @@ function auditPoint(run: BranchRun, request: LedgerRequest, baseline: readonly M
 	};
 }
 
+/** Shares of the previous request reused by the next, rounded as the report keeps them. */
+function sharesOf(previous: BaselineRequest | undefined, next: BaselineRequest): PointReport["baselineCacheShare"] {
+	if (previous === undefined) return undefined;
+	const shares = baselineShares(previous, next);
+	return { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
+}
+
 function pointReport(
 	run: BranchRun,
 	point: ConsultationPoint,
 	request: LedgerRequest,
-	baselineNow: BaselineRequest,
+	raw: { baseline: BaselineRequest; masked: BaselineRequest },
 	incrementalMs: number,
 	scratchMs: number | undefined,
 ): PointReport {
 	const report: PointReport = {
 		atEntryId: run.input.events[point.upTo - 1]!.id,
 		kind: point.kind,
-		baseline: baselineNow.tokens,
+		baseline: raw.baseline.tokens,
+		masked: raw.masked.tokens,
 		ledger: request.tokens,
 		ledgerStable: request.stable.tokens,
 		incrementalMs: round(incrementalMs, 3),
@@ -502,10 +525,10 @@ function pointReport(
 		const shares = cacheShares(run.previous, request);
 		report.cacheShare = { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
 	}
-	if (run.previousBaseline !== undefined) {
-		const shares = baselineShares(run.previousBaseline, baselineNow);
-		report.baselineCacheShare = { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
-	}
+	const baselineShare = sharesOf(run.previousBaseline, raw.baseline);
+	if (baselineShare !== undefined) report.baselineCacheShare = baselineShare;
+	const maskedShare = sharesOf(run.previousMasked, raw.masked);
+	if (maskedShare !== undefined) report.maskedCacheShare = maskedShare;
 	const billed = billedUsage(point.result);
 	if (billed !== undefined) report.billed = billed;
 	if (scratchMs !== undefined) report.scratchMs = round(scratchMs, 3);

@@ -80,7 +80,8 @@ const declarationCache = new Map<string, Tool[]>();
 
 /**
  * The advisor's investigation tool declarations, exactly as the extension sends them with this
- * `tools` config (default: mode "repo"). The one place to change if the factory's options move.
+ * `tools` config (default: mode "repo"; eval's ledger arm sets `repo: false`, advisor_expand alone).
+ * The one place to change if the factory's options move.
  */
 export function advisorToolDeclarations(cwd: string, tools: ToolsConfig = DEFAULT_TOOLS_CONFIG): Tool[] {
 	const key = `${advisorToolsMode(tools)}\u0000${cwd}`;
