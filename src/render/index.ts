@@ -76,6 +76,7 @@ export {
 	type RenderMemo,
 	type RenderOptions,
 	type RequestMode,
+	redactionCount,
 	renderRequest,
 	type StablePortion,
 	stableOpenBlocks,

@@ -1,6 +1,8 @@
 /**
- * `advisor-ledger render FILE [--leaf ID] [--at ENTRY_ID] [--json]`: the exact request a
- * consultation dispatched right after one entry would send, built the way the replay builds it.
+ * `advisor-ledger render FILE [--leaf ID] [--at ENTRY_ID] [--json] [--config FILE]`: the exact
+ * request a consultation dispatched right after one entry would send, built the way the replay
+ * builds it, with the user's advisor.json (cli/config.ts): what would really be sent, credential
+ * marks included.
  */
 
 import type { Context } from "@mariozechner/pi-ai";
@@ -18,18 +20,20 @@ import { type LedgerState, ledgerOf } from "../../reducers/index.ts";
 import {
 	APPENDIX_HEADER,
 	createRenderMemo,
-	DEFAULT_LEDGER_CONFIG,
 	type LedgerRequest,
 	type RenderOptions,
+	redactionCount,
 	renderRequest,
 	type StablePortion,
 } from "../../render/index.ts";
+import { type AdvisorConfig, DEFAULT_ADVISOR_CONFIG } from "../config/load.ts";
 import { EXIT, type RenderArgs } from "./args.ts";
+import { cliConfig, privacyOf } from "./config.ts";
 import { diagnosticsNote } from "./diagnostics.ts";
 import { visible, visibleLine } from "./escape.ts";
 import { displayPath, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
-import { advisorToolDeclarations, calledToolNames, sessionTools } from "./replay/tool-set.ts";
+import { calledToolNames, sessionTools } from "./replay/tool-set.ts";
 import { formatTokens, type Style } from "./report/text.ts";
 
 export interface RenderSummary {
@@ -42,6 +46,8 @@ export interface RenderSummary {
 	tokens: number;
 	hash: string;
 	messageCount: number;
+	/** Credential marks in the request (docs/privacy.md): what `details.redactions` would record. */
+	redactions: number;
 }
 
 /** A content part, as `messageIndex` and how many of its message's parts end with it (StablePortion's shape). */
@@ -91,11 +97,13 @@ export class RenderInputError extends Error {
 	}
 }
 
-/** How `eval` renders the ledger arm; `render` itself uses the defaults. */
+/** How a caller renders: `render` passes the user's advisor.json; `eval` asks for its ledger arm's tools. */
 export interface RenderAtOptions {
+	/** advisor.json (privacy, deny list, ledger caps, tools); default the built-in one. */
+	config?: AdvisorConfig;
 	/**
-	 * `tools.repo`: true (the default) declares the workspace tools; false leaves advisor_expand
-	 * alone, the system prompt's "expand" paragraph with it.
+	 * `tools.repo` over the config's: false leaves advisor_expand alone, the system prompt's "expand"
+	 * paragraph with it.
 	 */
 	repo?: boolean;
 	/** The advisor call in flight, when the caller knows it (a replay point); else found from --at. */
@@ -109,6 +117,7 @@ export function renderAt(
 	at: string | undefined,
 	options: RenderAtOptions = {},
 ): Rendered {
+	const config = options.config ?? DEFAULT_ADVISOR_CONFIG;
 	const parsed = parseSessionText(text);
 	const entries = migrateEntries(parsed);
 	if (entries.length === 0) throw new RenderInputError(`${file}: no session entries to render`, EXIT.nothingToReplay);
@@ -126,20 +135,23 @@ export function renderAt(
 	if (atId === undefined || index === -1) {
 		throw new RenderInputError(`${file}: --at ${at} is not on the branch to leaf ${branch.leafId}`, EXIT.usage);
 	}
-	const events = normalizeBranch(branch.path, entries).slice(0, index + 1);
+	const cwd = parsed.header?.cwd;
+	const events = normalizeBranch(branch.path, entries, {
+		...privacyOf(config),
+		...(cwd !== undefined ? { cwd } : {}),
+	}).slice(0, index + 1);
 	const state = ledgerOf(events, parsed.header?.cwd);
 	// At an advisor call itself: the in-flight form for that call (the newest pending one otherwise).
 	const last = events[index]!;
 	const ownCall = last.kind === "assistant" ? last.calls.find((c) => c.name === ADVISOR_TOOL_NAME) : undefined;
 	const inFlightCallId = options.inFlightCallId ?? ownCall?.id ?? state.pendingConsultations.at(-1)?.callId;
-	const cwd = parsed.header?.cwd ?? process.cwd();
-	const tools = sessionTools(cwd, calledToolNames(entries));
-	const repo = options.repo ?? true;
+	const toolsConfig = options.repo === undefined ? config.tools : { ...config.tools, repo: options.repo };
+	const tools = sessionTools(cwd ?? process.cwd(), calledToolNames(entries), toolsConfig);
 	const renderOptions = (callId: string | undefined): RenderOptions => ({
-		config: DEFAULT_LEDGER_CONFIG,
+		config: config.ledger,
 		catalogue: tools.catalogue,
-		tools: repo ? tools.declarations : advisorToolDeclarations(cwd, false),
-		toolsMode: repo ? "repo" : "expand",
+		tools: tools.declarations,
+		toolsMode: tools.mode,
 		mode: "consult",
 		inFlightCallId: callId,
 	});
@@ -173,6 +185,7 @@ export function renderAt(
 			tokens: request.tokens,
 			hash: request.hash,
 			messageCount: request.messageCount,
+			redactions: redactionCount(request.context.messages, request.context.systemPrompt ?? ""),
 		},
 		diagnostics: [...parsed.diagnostics, ...branch.diagnostics],
 		parsed,
@@ -212,6 +225,11 @@ function isAppendix(part: { type: string; text?: string } | undefined): boolean 
 	return part?.type === "text" && part.text?.startsWith(`${APPENDIX_HEADER}\n`) === true;
 }
 
+/** How many credentials the request carries as marks instead (docs/privacy.md). */
+function redactionsSaid(count: number): string {
+	return `${count} credential${count === 1 ? "" : "s"} redacted`;
+}
+
 export function renderReadable(rendered: Rendered, style: Style): string {
 	const { request, summary, marks } = rendered;
 	const { context, stable } = request;
@@ -228,7 +246,7 @@ export function renderReadable(rendered: Rendered, style: Style): string {
 			: `In-flight advisor call: ${visibleLine(summary.inFlightCallId)}`,
 	);
 	out.push(
-		`~${formatTokens(request.tokens)} tokens (estimate) · ${request.messageCount} messages · hash ${request.hash} · stable portion ~${formatTokens(stable.tokens)} tokens, hash ${stable.hash}`,
+		`~${formatTokens(request.tokens)} tokens (estimate) · ${request.messageCount} messages · ${redactionsSaid(summary.redactions)} · hash ${request.hash} · stable portion ~${formatTokens(stable.tokens)} tokens, hash ${stable.hash}`,
 	);
 	out.push(
 		marks.bridge === null
@@ -272,6 +290,11 @@ export function renderReadable(rendered: Rendered, style: Style): string {
 }
 
 export function runRender(args: RenderArgs, io: Io): number {
+	const loaded = cliConfig("render", args.config, io);
+	if (!loaded.ok) {
+		io.stderr(`advisor-ledger render: ${visibleLine(loaded.line)}\n`);
+		return EXIT.usage;
+	}
 	const read = readInput(args.file);
 	if (!read.ok) {
 		io.stderr(`advisor-ledger render: cannot read ${visibleLine(args.file)}: ${visibleLine(read.error)}\n`);
@@ -280,7 +303,7 @@ export function runRender(args: RenderArgs, io: Io): number {
 	const file = displayPath(args.file, io.cwd);
 	let rendered: Rendered;
 	try {
-		rendered = renderAt(file, read.text, args.leaf, args.at);
+		rendered = renderAt(file, read.text, args.leaf, args.at, { config: loaded.config });
 	} catch (error) {
 		if (error instanceof RenderInputError) {
 			io.stderr(`advisor-ledger render: ${visibleLine(error.message)}\n`);

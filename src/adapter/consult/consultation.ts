@@ -51,7 +51,14 @@ import type {
 import type { AttemptRecord, RequestRecord, ToolCallSummary } from "../../events/index.ts";
 import { payloadHash, requestRecord } from "../../policy/index.ts";
 import type { LedgerRequest } from "../../render/index.ts";
-import { TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED, TOOL_TEXT, TOOLS_AFTER_SPENT, zeroUsage } from "../../render/index.ts";
+import {
+	redactionCount,
+	TOOL_BUDGET_SPENT,
+	TOOL_CALL_REFUSED,
+	TOOL_TEXT,
+	TOOLS_AFTER_SPENT,
+	zeroUsage,
+} from "../../render/index.ts";
 import type { CompleteSimple } from "../pi/compat.ts";
 import { modelDisplayName } from "../pi/model-key.ts";
 import { advisorToolLine, consultingLine } from "../pi/notices.ts";
@@ -280,6 +287,8 @@ interface Consultation {
 	investigation: Investigation;
 	/** Edits the provider payload to add the extension's cache marks, where the API takes marks. */
 	breakpoint: ((payload: unknown) => unknown) | undefined;
+	/** Credential marks sent so far, and how many messages of the context they cover; undefined before the first send. */
+	redactions: { count: number; messages: number } | undefined;
 }
 
 function startConsultation(input: ConsultationInput): Consultation {
@@ -302,6 +311,7 @@ function startConsultation(input: ConsultationInput): Consultation {
 			input.request.context,
 			input.marks ?? markTargets(input.request, undefined),
 		),
+		redactions: undefined,
 	};
 }
 
@@ -321,6 +331,7 @@ function envelopeBase(c: Consultation): EnvelopeBase {
 	const out: EnvelopeBase = { ...identityBase(c.input.model, c.input.effort), ...c.input.base };
 	const record = firstRequestRecord(c);
 	if (record !== undefined) out.request = record;
+	if (c.redactions !== undefined) out.redactions = c.redactions.count;
 	if (c.attempts.length > 0) {
 		out.usage = c.usage;
 		out.attempts = c.attempts;
@@ -381,10 +392,27 @@ interface Reply {
 }
 
 /** One request to the provider. A throw is a reply too: the retry hook may send it again. */
+/**
+ * Marks of what leaves with this request and was not counted yet: the whole first request, then
+ * what each round adds of ours (tool results, the spent notice), never the advisor's own replies.
+ */
+function countRedactions(c: Consultation, context: Context): void {
+	if (c.redactions === undefined) {
+		c.redactions = {
+			count: redactionCount(context.messages, context.systemPrompt ?? ""),
+			messages: context.messages.length,
+		};
+		return;
+	}
+	const added = context.messages.slice(c.redactions.messages).filter((m) => m.role !== "assistant");
+	c.redactions = { count: c.redactions.count + redactionCount(added), messages: context.messages.length };
+}
+
 async function dispatch(c: Consultation, context: Context, round: number, attempt: number): Promise<Reply> {
 	const { input } = c;
 	const sentMs = c.now();
 	if (round === 0 && attempt === 0) c.firstMs = sentMs;
+	countRedactions(c, context);
 	c.lastSentMs = sentMs;
 	try {
 		const message = await input.complete(input.model, context, {

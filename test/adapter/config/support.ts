@@ -79,4 +79,5 @@ export const DEFAULTS: AdvisorConfig = {
 	},
 	review: { enabled: false, minToolCalls: 1 },
 	advice: { maxChars: 16000 },
+	privacy: { redact: true, patterns: [], allow: [] },
 };
