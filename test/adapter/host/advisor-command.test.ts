@@ -2,8 +2,6 @@
  * /advisor's pieces without a host: the no-UI message, the effort list, and the picker component.
  */
 
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Api, Model } from "@mariozechner/pi-ai";
 import { fuzzyMatch } from "@mariozechner/pi-tui";
@@ -26,6 +24,7 @@ import {
 } from "../../../src/adapter/host/picker.ts";
 import { PICKER_HINT, PICKER_NO_MATCH, REQUIRES_INTERACTIVE } from "../../../src/adapter/pi/notices.ts";
 import { KEYS } from "../../support/pi-host.ts";
+import { testTempDir } from "../../support/temp.ts";
 
 const plain = { fg: (_c: string, t: string) => t, bold: (t: string) => t };
 
@@ -49,7 +48,7 @@ describe("without a UI", () => {
 	it("says `/advisor requires interactive mode` on stderr (Pi's notify is silent there) and does nothing else", async () => {
 		const notes: [string, string | undefined][] = [];
 		const stderr: string[] = [];
-		const runtime = createAdvisorRuntime({ env: { XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), "adv-cmd-")) } });
+		const runtime = createAdvisorRuntime({ env: { XDG_CONFIG_HOME: testTempDir("adv-cmd-") } });
 		const command = createAdvisorCommand({
 			pi: {
 				getActiveTools: () => {
