@@ -13,15 +13,28 @@ export const EXIT = Object.freeze({
 	unreadable: 3,
 });
 
-export class UsageError extends Error {}
+/** A usage error; `command` names the command it concerns (absent: the command line as a whole). */
+export class UsageError extends Error {
+	constructor(
+		message: string,
+		readonly command?: string,
+	) {
+		super(message);
+	}
+}
+
+/** Every line the CLI writes on stderr starts so: `advisor-ledger <command>: ` or `advisor-ledger: `. */
+export function errorPrefix(command?: string): string {
+	return command === undefined ? "advisor-ledger: " : `advisor-ledger ${command}: `;
+}
 
 export const MAIN_HELP = `advisor-ledger — replay recorded Pi sessions through the advisor ledger
 
 Usage:
   advisor-ledger replay [PATH…] [--every N] [--all-leaves] [--json] [--svg FILE] [--price PROVIDER/MODEL]
-  advisor-ledger render FILE [--leaf ID] [--at ENTRY_ID] [--json]
+  advisor-ledger render FILE [--leaf ID] [--at ENTRY] [--json]
   advisor-ledger <command> --help
-  advisor-ledger --version
+  advisor-ledger --version (-v)
 
 Commands:
   replay   compare the ledger request with the raw-context baseline at every consultation point
@@ -69,8 +82,11 @@ assistant message with an advisor() call, the request is the in-flight form for 
 
 Options:
   --leaf ID       the branch to read (default: the session's leaf, the last entry in the file)
-  --at ENTRY_ID   the entry after which the consultation is dispatched (default: the leaf);
-                  without --leaf, the branch from the root to this entry
+  --at ENTRY      the entry after which the consultation is dispatched (default: the leaf):
+                  its id in the file, or #N as the request names it, the entry's position
+                  on the branch in base 36 (#1 … #9, #a … #z, #10 …; quote it, --at '#a',
+                  or write --at=#a: a shell reads a leading # as a comment). Given an id
+                  and no --leaf, the branch from the root to that entry
   --json          print {"request": {systemPrompt, tools, messages}, "stable": {…}, "summary": {…}}
   -h, --help      this help
 
@@ -134,10 +150,10 @@ function scan(argv: readonly string[], specs: Record<string, FlagSpec>, command:
 		const eq = arg.indexOf("=");
 		const name = eq === -1 ? arg : arg.slice(0, eq);
 		const spec = specs[name];
-		if (spec === undefined) throw new UsageError(`${command}: unknown option ${name}`);
-		if (flags.has(name)) throw new UsageError(`${command}: ${name} given twice`);
+		if (spec === undefined) throw new UsageError(`unknown option ${name}`, command);
+		if (flags.has(name)) throw new UsageError(`${name} given twice`, command);
 		if (!spec.value) {
-			if (eq !== -1) throw new UsageError(`${command}: ${name} takes no value`);
+			if (eq !== -1) throw new UsageError(`${name} takes no value`, command);
 			flags.set(name, true);
 			continue;
 		}
@@ -147,7 +163,7 @@ function scan(argv: readonly string[], specs: Record<string, FlagSpec>, command:
 			value = argv[i + 1];
 			i++;
 		}
-		if (value === undefined || value === "") throw new UsageError(`${command}: ${name} needs a value`);
+		if (value === undefined || value === "") throw new UsageError(`${name} needs a value`, command);
 		flags.set(name, value);
 	}
 	return { positional, flags, help };
@@ -165,7 +181,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		if (command === "help" && rest[0] === "render") return { command: "help", text: RENDER_HELP };
 		return { command: "help", text: MAIN_HELP };
 	}
-	if (command === "--version" || command === "-V") {
+	if (command === "--version" || command === "-V" || command === "-v") {
 		if (rest.length > 0) throw new UsageError(`${command} takes no arguments`);
 		return { command: "version" };
 	}
@@ -187,13 +203,13 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			let every = DEFAULT_EVERY;
 			if (everyText !== undefined) {
 				if (!/^[0-9]+$/.test(everyText) || Number(everyText) < 1) {
-					throw new UsageError(`replay: --every needs a whole number ≥ 1, got ${JSON.stringify(everyText)}`);
+					throw new UsageError(`--every needs a whole number ≥ 1, got ${JSON.stringify(everyText)}`, "replay");
 				}
 				every = Number(everyText);
 			}
 			const price = stringFlag(s.flags, "--price");
 			if (price !== undefined && !/^[^/]+\/.+$/.test(price)) {
-				throw new UsageError(`replay: --price needs provider/model, got ${JSON.stringify(price)}`);
+				throw new UsageError(`--price needs provider/model, got ${JSON.stringify(price)}`, "replay");
 			}
 			return {
 				command: "replay",
@@ -214,9 +230,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			if (s.help) return { command: "help", text: RENDER_HELP };
 			if (s.positional.length !== 1) {
 				throw new UsageError(
-					s.positional.length === 0
-						? "render: a session FILE is required"
-						: "render: exactly one FILE is expected",
+					s.positional.length === 0 ? "a session FILE is required" : "exactly one FILE is expected",
+					"render",
 				);
 			}
 			return {

@@ -1,10 +1,11 @@
 /** `advisor-ledger replay`: collect inputs, replay each file, print the report, write the chart. */
 
 import { writeFileSync } from "node:fs";
+import { parseSessionText } from "../../events/index.ts";
 import { errnoReason } from "../pi/regular-file.ts";
-import { EXIT, type ReplayArgs } from "./args.ts";
+import { EXIT, errorPrefix, type ReplayArgs } from "./args.ts";
 import { defaultReplayInputs } from "./default-inputs.ts";
-import { SHOWN_DIAGNOSTICS } from "./diagnostics.ts";
+import { noEntriesReason, SHOWN_DIAGNOSTICS } from "./diagnostics.ts";
 import { visibleLine, visibleStrings } from "./escape.ts";
 import { collectInputs, displayPath, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
@@ -23,10 +24,19 @@ import { renderTextReport } from "./report/text.ts";
 export interface ReplayRun {
 	report: ReplayReport;
 	exitCode: number;
+	/** Every input that gave nothing got its own line on stderr (unreadable, empty, not a session). */
+	allExplained: boolean;
 }
 
-function skippedLine(path: string, error: string): string {
-	return `advisor-ledger replay: skipped ${visibleLine(path)}: ${visibleLine(error)}\n`;
+const PREFIX = errorPrefix("replay");
+
+function unreadableLine(path: string, error: string): string {
+	return `${PREFIX}cannot read ${visibleLine(path)}: ${visibleLine(error)}\n`;
+}
+
+/** A file that was read but holds no session entry: said once, in the reader's words. */
+function noEntriesLine(path: string, text: string): string {
+	return `${PREFIX}${visibleLine(path)}: ${noEntriesReason(parseSessionText(text))}\n`;
 }
 
 /** Replays and reports; `progress` is called before each file. */
@@ -36,19 +46,21 @@ export function replayPaths(
 	progress?: (index: number, total: number, file: string) => void,
 ): ReplayRun {
 	const defaults = args.paths.length > 0 ? undefined : defaultReplayInputs(io.env, io.cwd);
-	if (defaults?.note !== undefined) io.stderr(`advisor-ledger replay: ${defaults.note}\n`);
+	if (defaults?.note !== undefined) io.stderr(`${PREFIX}${defaults.note}\n`);
 	const paths = defaults?.paths ?? args.paths;
 	const collected = collectInputs(paths);
 	const unreadable: UnreadableInput[] = collected.unreadable.map((u) => ({ ...u, path: displayPath(u.path, io.cwd) }));
+	for (const u of unreadable) io.stderr(unreadableLine(u.path, u.error));
 	const sessions: SessionReport[] = [];
 	const files: FileDiagnostics[] = [];
+	let withoutEntries = 0;
 	collected.files.forEach((file, index) => {
 		const shown = displayPath(file, io.cwd);
 		progress?.(index, collected.files.length, shown);
 		const read = readInput(file);
 		if (!read.ok) {
 			unreadable.push({ path: shown, error: read.error });
-			io.stderr(skippedLine(shown, read.error));
+			io.stderr(unreadableLine(shown, read.error));
 			return;
 		}
 		let replayed: ReturnType<typeof replayText>;
@@ -58,13 +70,16 @@ export function replayPaths(
 			// The reader never throws on content; anything else is reported like an unreadable file.
 			const message = `replay failed: ${error instanceof Error ? error.message : String(error)}`;
 			unreadable.push({ path: shown, error: message });
-			io.stderr(skippedLine(shown, message));
+			io.stderr(unreadableLine(shown, message));
 			return;
+		}
+		if (replayed.sessions.every((session) => session.pathEntries === 0)) {
+			withoutEntries++;
+			io.stderr(noEntriesLine(shown, read.text));
 		}
 		sessions.push(...replayed.sessions);
 		files.push(replayed.diagnostics);
 	});
-	for (const u of collected.unreadable) io.stderr(skippedLine(displayPath(u.path, io.cwd), u.error));
 	const report = buildReport(
 		sessions,
 		files,
@@ -75,13 +90,14 @@ export function replayPaths(
 	let exitCode: number = EXIT.ok;
 	if (unreadable.length > 0) exitCode = EXIT.unreadable;
 	else if (report.points === 0) exitCode = EXIT.nothingToReplay;
-	return { report, exitCode };
+	const inputs = collected.files.length + collected.unreadable.length;
+	return { report, exitCode, allExplained: inputs > 0 && unreadable.length + withoutEntries === inputs };
 }
 
 export function runReplay(args: ReplayArgs, io: Io): number {
 	if (args.price !== undefined && resolvePriceModel(args.price) === undefined) {
 		io.stderr(
-			`advisor-ledger replay: --price: no model ${JSON.stringify(args.price)} in pi-ai's registry (e.g. ${DEFAULT_PRICE_MODEL})\n`,
+			`${PREFIX}--price: no model ${JSON.stringify(args.price)} in pi-ai's registry (e.g. ${DEFAULT_PRICE_MODEL})\n`,
 		);
 		return EXIT.usage;
 	}
@@ -93,7 +109,7 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 		const line = `[${index + 1}/${total}] ${visibleLine(file)}`;
 		io.stderr(`\r\u001b[K${line.length > 100 ? `${line.slice(0, 99)}…` : line}`);
 	};
-	const { report, exitCode } = replayPaths(args, io, progress);
+	const { report, exitCode, allExplained } = replayPaths(args, io, progress);
 	if (shown) io.stderr("\r\u001b[K");
 	const inputs = report.options.inputs.map(visibleLine).join(", ");
 	if (report.points === 0) {
@@ -101,12 +117,13 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 		// report still says which files were read and what their reader found, if any was read).
 		const read = report.diagnostics.files;
 		if (args.json && read > 0) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-		let why = "no session file could be read";
-		if (read > 0) why = "no session file with a consultation point";
-		else if (report.diagnostics.unreadable.length === 0) why = "no *.jsonl session file found";
-		io.stderr(`advisor-ledger replay: nothing to replay in ${inputs} (${why})\n`);
-		// Already escaped when counted.
-		for (const message of report.diagnostics.messages.slice(0, SHOWN_DIAGNOSTICS)) io.stderr(`  ${message}\n`);
+		// One line per error: when every input already got its own line, there is nothing to add.
+		if (!allExplained) {
+			const why = read > 0 ? "no session file with a consultation point" : "no *.jsonl session file found";
+			io.stderr(`${PREFIX}nothing to replay in ${inputs} (${why})\n`);
+			// Already escaped when counted.
+			for (const message of report.diagnostics.messages.slice(0, SHOWN_DIAGNOSTICS)) io.stderr(`  ${message}\n`);
+		}
 		return exitCode === EXIT.ok ? EXIT.nothingToReplay : exitCode;
 	}
 	// What the chart and the text report print of the report comes from files: escaped (the JSON is escaped by JSON).
@@ -115,9 +132,7 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 		try {
 			writeFileSync(args.svg, renderSvg(display));
 		} catch (error) {
-			io.stderr(
-				`advisor-ledger replay: cannot write ${visibleLine(args.svg)}: ${visibleLine(errnoReason(error))}\n`,
-			);
+			io.stderr(`${PREFIX}cannot write ${visibleLine(args.svg)}: ${visibleLine(errnoReason(error))}\n`);
 			return EXIT.usage;
 		}
 	}
