@@ -113,6 +113,15 @@ describeEachHost("the Pi TUI", (host) => {
 		const no = await tui.until((s) => s.includes("> no"), "the `no` filter");
 		expect(pickerRows(no, "no")).toHaveLength(1);
 		expect(pickerRows(no, "no")[0]).toMatch(/^→ No advisor\s+turn the advisor off$/);
+		// The executor's own model is marked before anyone picks it.
+		tui.keys("BSpace", "BSpace");
+		tui.type("exec");
+		const exec = await tui.until((s) => s.includes("> exec"), "the `exec` filter");
+		expect(pickerRows(exec, "exec")).toEqual([
+			expect.stringMatching(
+				/^→ Mock Executor \(mock\/exec-1\)\s+the executor's own model: inactive while it is the executor$/,
+			),
+		]);
 		tui.keys("Escape");
 		await tui.until((s) => !s.includes("Advisor model"), "the picker to close");
 	});

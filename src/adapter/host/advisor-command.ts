@@ -14,6 +14,7 @@ import {
 	advisorSameModel,
 	advisorSelected,
 	EFFORT_OFF,
+	EXECUTOR_OWN_MODEL,
 	effortPickerTitle,
 	MODEL_PICKER_TITLE,
 	NO_ADVISOR,
@@ -45,13 +46,24 @@ export function supportedEfforts(model: Pick<Model<Api>, "reasoning" | "thinking
 	});
 }
 
-export function modelPickerSpec(models: readonly Model<Api>[], current: Model<Api> | undefined): PickerSpec {
+/**
+ * The model picker: `No advisor`, then every model. The executor's own model (the same id, any
+ * provider: the rule the tool applies) is marked before it is chosen, since as the advisor it would
+ * stay inactive.
+ */
+export function modelPickerSpec(
+	models: readonly Model<Api>[],
+	current: Model<Api> | undefined,
+	executor?: Pick<Model<Api>, "id">,
+): PickerSpec {
 	const items: PickerItem[] = [{ value: NO_ADVISOR_VALUE, label: NO_ADVISOR, description: NO_ADVISOR_DESCRIPTION }];
 	for (const model of models) {
 		const key = formatModelKey(modelKeyOf(model));
 		// One spelling (name and key) on the row; the filter also sees the parts on their own.
 		const search = [key, model.id, ...(model.name?.trim() ? [model.name.trim()] : [])];
-		items.push({ value: key, label: modelDisplayName(model), search });
+		const item: PickerItem = { value: key, label: modelDisplayName(model), search };
+		if (executor !== undefined && model.id === executor.id) item.description = EXECUTOR_OWN_MODEL;
+		items.push(item);
 	}
 	return {
 		title: MODEL_PICKER_TITLE,
@@ -108,7 +120,7 @@ export function createAdvisorCommand(deps: AdvisorCommandDeps) {
 			const current = lookupAdvisorModel(config.modelKey, find);
 			const models = ctx.modelRegistry.getAvailable();
 
-			const chosen = await pick(ctx.ui, modelPickerSpec(models, current));
+			const chosen = await pick(ctx.ui, modelPickerSpec(models, current, ctx.model));
 			if (chosen === undefined) return;
 			const model =
 				chosen === NO_ADVISOR_VALUE ? undefined : models.find((m) => formatModelKey(modelKeyOf(m)) === chosen);

@@ -51,6 +51,8 @@ export const PICKER_NO_MATCH = "No matching entries";
 /** The first row of the model picker: turns the advisor off. */
 export const NO_ADVISOR = "No advisor";
 export const NO_ADVISOR_DESCRIPTION = "turn the advisor off";
+/** The model picker's mark on the executor's own model, which as the advisor stays inactive. */
+export const EXECUTOR_OWN_MODEL = "the executor's own model: inactive while it is the executor";
 export const EFFORT_OFF = "off (no reasoning sent)";
 export const recommendedEffort = (level: string) => `${level} (recommended)`;
 /** The effort the picker marks and preselects for a model it has not been used with. */
