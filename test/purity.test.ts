@@ -2,7 +2,7 @@
  * The layering (docs/architecture.md): src/events, src/reducers, src/render and src/policy are pure —
  * no I/O, clock, randomness, network or Pi runtime — and imports run one way,
  * events ← reducers ← render ← policy ← adapter, across folders only through the folder's index.ts.
- * Inside the adapter too: pi ← tools ← config ← consult ← background ← host ← extension.ts, with cli
+ * Inside the adapter too: pi ← tools ← config ← consult ← background ← host ← pi-advisor-ledger.ts, with cli
  * beside (it may import pi, tools and config; only bench/ and tests import it).
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -106,9 +106,18 @@ describe("imports run one way, across folders only through index.ts", () => {
 
 /**
  * The adapter's parts, bottom first, and the parts each may import besides itself (the core layers
- * are the table above's business). A part is a folder of src/adapter, or extension.ts at its root.
+ * are the table above's business). A part is a folder of src/adapter, or pi-advisor-ledger.ts at its root.
  */
-const ADAPTER_PARTS = ["pi", "tools", "config", "consult", "background", "host", "extension.ts", "cli"] as const;
+const ADAPTER_PARTS = [
+	"pi",
+	"tools",
+	"config",
+	"consult",
+	"background",
+	"host",
+	"pi-advisor-ledger.ts",
+	"cli",
+] as const;
 type AdapterPart = (typeof ADAPTER_PARTS)[number];
 
 const ADAPTER_ALLOWED: Record<AdapterPart, readonly AdapterPart[]> = {
@@ -118,7 +127,7 @@ const ADAPTER_ALLOWED: Record<AdapterPart, readonly AdapterPart[]> = {
 	consult: ["pi", "tools", "config"],
 	background: ["pi", "tools", "config", "consult"],
 	host: ["pi", "tools", "config", "consult", "background"],
-	"extension.ts": ["pi", "tools", "config", "consult", "background", "host"],
+	"pi-advisor-ledger.ts": ["pi", "tools", "config", "consult", "background", "host"],
 	cli: ["pi", "tools", "config"],
 };
 
@@ -143,7 +152,7 @@ describe("inside the adapter, imports run one way", () => {
 	});
 
 	it("sees edges between the parts (the scan itself works)", () => {
-		expect(edges.some((e) => e.from === "extension.ts" && e.to === "host")).toBe(true);
+		expect(edges.some((e) => e.from === "pi-advisor-ledger.ts" && e.to === "host")).toBe(true);
 		expect(edges.some((e) => e.from === "consult" && e.to === "pi")).toBe(true);
 		expect(edges.some((e) => e.from === "cli" && e.to === "tools")).toBe(true);
 	});

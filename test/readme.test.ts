@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { consultingLine } from "../src/adapter/pi/notices.ts";
+import { EXTENSION_ENTRY, REPO_ROOT } from "./support/hosts.ts";
 
 const read = (name: string) => readFileSync(fileURLToPath(new URL(`../${name}`, import.meta.url)), "utf8");
 const README = read("README.md");
@@ -40,5 +41,15 @@ describe("README.md", () => {
 		const shown = README.split("\n").filter((line) => line.includes("Consulting advisor"));
 		expect(shown.length).toBeGreaterThan(0);
 		for (const line of shown) expect(line.trim()).toBe(consultingLine("GPT-5 (openai/gpt-5)", "high"));
+	});
+});
+
+describe("the entry Pi loads", () => {
+	const pkg = JSON.parse(read("package.json")) as { name: string; pi: { extensions: string[] } };
+
+	it("is named after the package (Pi's banner lists it by file name), in package.json, README and the tests alike", () => {
+		expect(pkg.pi.extensions).toEqual([`./src/adapter/${pkg.name}.ts`]);
+		expect(EXTENSION_ENTRY).toBe(`${REPO_ROOT}/src/adapter/${pkg.name}.ts`);
+		expect(README).toContain(`pi -e /path/to/pi-advisor-ledger/src/adapter/${pkg.name}.ts`);
 	});
 });

@@ -97,6 +97,10 @@ describeEachHost("the Pi TUI", (host) => {
 
 	it("shows advisor.json's warning once at startup, and the restored advisor by name and key", () => {
 		const screen = tui.screen();
+		// The startup banner lists the extension by its entry file: the package's name.
+		const extensions = screen.findIndex((row) => row.includes("[Extensions]"));
+		expect(extensions).toBeGreaterThan(-1);
+		expect(screen.slice(extensions, extensions + 2).join("\n")).toMatch(/pi-advisor-ledger\.ts/);
 		expect(count(screen, WARNING)).toBe(1);
 		expect(count(screen, `Advisor restored: ${ADVISOR}`)).toBe(1);
 	});

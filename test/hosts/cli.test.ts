@@ -1,6 +1,6 @@
 /**
  * The real `pi` CLI of each host in print mode, the extension loaded with
- * `-e src/adapter/extension.ts`, both models served by a 127.0.0.1 OpenAI-compatible mock:
+ * `-e src/adapter/pi-advisor-ledger.ts`, both models served by a 127.0.0.1 OpenAI-compatible mock:
  * one consultation, seen from the server and from the session file.
  */
 
@@ -20,7 +20,7 @@ import {
 } from "../support/hosts.ts";
 import { type MockServer, startMockOpenAI } from "../support/mock-openai.ts";
 
-describeEachHost("pi --print -e src/adapter/extension.ts", (host) => {
+describeEachHost("pi --print -e src/adapter/pi-advisor-ledger.ts", (host) => {
 	let server: MockServer;
 	let sandbox: Sandbox;
 	let result: ProcessResult;

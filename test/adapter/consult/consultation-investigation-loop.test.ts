@@ -33,7 +33,7 @@ import {
 	type NextRequest,
 	runConsultation,
 } from "../../../src/adapter/consult/consultation.ts";
-import { defaultInvestigation } from "../../../src/adapter/extension.ts";
+import { defaultInvestigation } from "../../../src/adapter/pi-advisor-ledger.ts";
 import type { ToolsConfig } from "../../../src/adapter/tools/index.ts";
 import { type LedgerState, ledgerOf } from "../../../src/reducers/index.ts";
 import {
