@@ -5,8 +5,10 @@
  */
 
 import type { ToolCallInfo } from "../events/index.ts";
-import type { CarriedFailure, Positioned, Round } from "./ledger-state.ts";
-import { shellCommand } from "./shell.ts";
+import { partsText } from "./advisor-result.ts";
+import type { CarriedFailure, CarriedTest, Positioned, Round } from "./ledger-state.ts";
+import { commandFact, shellCommand } from "./shell.ts";
+import { isTestCommand, testSummaryLine } from "./test-summary.ts";
 
 /** Tools whose successful call changes the named files. */
 const WRITING_TOOLS = new Set(["write", "edit", "multi_edit", "multiedit", "apply_patch", "patch", "create"]);
@@ -85,6 +87,15 @@ export function runKey(call: ToolCallInfo): string {
 	return `${call.name}\u0000${json}`;
 }
 
+/** A test run's summary line, when the round is a test run that printed one (keyed by its command fact). */
+export function testRun(round: Round): CarriedTest | undefined {
+	if (round.status !== "ok" && round.status !== "error") return undefined;
+	const command = shellCommand(round.call);
+	if (command === undefined || !isTestCommand(command)) return undefined;
+	const summary = testSummaryLine(partsText(round.resultParts));
+	return summary === undefined ? undefined : { command: commandFact(command, round.cwd), summary };
+}
+
 /** Accumulates rounds in branch order. */
 export interface WorkTracker {
 	/** `at`: the round's block (its id and path position), which a carried failure's card shows. */
@@ -93,12 +104,18 @@ export interface WorkTracker {
 	addFile(path: string): void;
 	/** A path known read already (carried by an earlier summary). */
 	addRead(path: string): void;
+	/** A test summary known already (carried by an earlier summary). */
+	addTest(test: CarriedTest): void;
+	/** A round after the hidden span: its own card shows a newer summary of its test command. */
+	later(round: Round): void;
 	/** A later success of the same run: an earlier failure of it is no longer open. */
 	resolve(round: Round): void;
 	/** Paths written or edited, first mention first, each once. */
 	files(): string[];
 	/** Paths read and not changed, first read first, each once. */
 	reads(): string[];
+	/** The newest summary line of each test command, in the order of their newest runs. */
+	tests(): CarriedTest[];
 	/** Every failure not followed by a success of the same run, oldest first. */
 	failures(): CarriedFailure[];
 }
@@ -107,11 +124,18 @@ export function trackWork(): WorkTracker {
 	const files = new Set<string>();
 	const reads = new Set<string>();
 	const failing = new Map<string, CarriedFailure>();
+	const tests = new Map<string, CarriedTest>();
+	const addTest = (test: CarriedTest) => {
+		tests.delete(test.command);
+		tests.set(test.command, test);
+	};
 	return {
 		add(round, at) {
 			if (round.status === "ok") for (const path of changedPaths(round.call)) files.add(path);
 			const read = readPath(round.call);
 			if (read !== undefined && round.status === "ok") reads.add(read);
+			const test = testRun(round);
+			if (test !== undefined) addTest(test);
 			const key = runKey(round.call);
 			if (round.status === "error") {
 				// Re-inserted so the map stays in the order of the newest failure.
@@ -125,11 +149,17 @@ export function trackWork(): WorkTracker {
 		addRead(path) {
 			reads.add(path);
 		},
+		addTest,
+		later(round) {
+			const test = testRun(round);
+			if (test !== undefined) tests.delete(test.command);
+		},
 		resolve(round) {
 			if (round.status === "ok") failing.delete(runKey(round.call));
 		},
 		files: () => [...files],
 		reads: () => [...reads].filter((path) => !files.has(path)),
 		failures: () => [...failing.values()],
+		tests: () => [...tests.values()],
 	};
 }

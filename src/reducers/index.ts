@@ -20,6 +20,7 @@ export { foldLedger, ledgerOf } from "./ledger-fold.ts";
 export {
 	type Block,
 	type CarriedFailure,
+	type CarriedTest,
 	type ClosedSegment,
 	emptyLedger,
 	type LedgerState,

@@ -150,6 +150,7 @@ const handlers: Handlers = {
 				words: [],
 				files: [],
 				reads: [],
+				tests: [],
 				failures: [],
 			});
 			return;
@@ -168,6 +169,7 @@ const handlers: Handlers = {
 			words: event.hiddenUserWords,
 			files: [],
 			reads: [],
+			tests: [],
 			failures: [],
 		});
 		draft.summaryBoundary = { id: event.id, kind: "branch" };
@@ -358,6 +360,7 @@ function compact(
 			...cwdOf(draft),
 			files: work.files(),
 			reads: work.reads(),
+			tests: work.tests(),
 			failures: work.failures(),
 		}) as Block,
 	];
@@ -398,7 +401,8 @@ function hiddenWork(events: readonly LedgerEvent[], kept: number, end: number, c
 			...(cwd === undefined ? {} : { cwd }),
 		};
 		if (i < kept) tracker.add(round, { id: event.id, pos: i + 1 });
-		else if (round.status === "ok") {
+		else tracker.later(round);
+		if (i >= kept && round.status === "ok") {
 			late.push({ id: event.id, pos: i + 1, round });
 			// A kept result whose call the compaction hid: its card cannot name the path, so the list does.
 			if (pending !== undefined && pending.at < kept)

@@ -74,8 +74,16 @@ export interface SummaryBlock extends Positioned {
 	files: string[];
 	/** Paths read (and not changed) in the span this summary hides (compactions only). */
 	reads: string[];
+	/** The newest summary line of each test command run in the hidden span, unless a kept run is newer (compactions only). */
+	tests: CarriedTest[];
 	/** Failures in the hidden span that no later run of the same command resolved (compactions only). */
 	failures: CarriedFailure[];
+}
+
+/** A test command's newest summary line, carried past a compaction or a trim: the command as its fact reads. */
+export interface CarriedTest {
+	command: string;
+	summary: string;
 }
 
 /** A failed round carried past a compaction or a trim, by the id its card shows (the result's). */

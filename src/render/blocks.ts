@@ -6,7 +6,7 @@
 
 import type { ContentPart } from "../events/index.ts";
 import { assertNever } from "../events/index.ts";
-import type { Block, CarriedFailure, Round, SummaryWords } from "../reducers/index.ts";
+import type { Block, CarriedFailure, CarriedTest, Round, SummaryWords } from "../reducers/index.ts";
 import { failureLine, shellCommand } from "../reducers/index.ts";
 import { cardLine, ERROR_LINE_MAX, TOOL_NAME_MAX, toolName } from "./card.ts";
 import { commandShownWhole, imagePath, relativePath } from "./card-argument.ts";
@@ -28,6 +28,7 @@ import {
 	REASONING_INTRO,
 	RESULT_MISSING,
 	RESULT_RUNNING,
+	TEST_RUNS,
 	TOOL_IMAGE_NO_PATH,
 	TOOL_IMAGE_WITH_PATH,
 } from "./model-text.ts";
@@ -173,10 +174,11 @@ export function cutNames(text: string, kept: string): string[] {
 	return names;
 }
 
-/** What a compaction or trim hides but must stay visible: paths changed and read, then open failures as cards. */
+/** What a compaction or trim hides but must stay visible: paths changed and read, test summaries, then open failures as cards. */
 export function carriedWork(
 	files: readonly string[],
 	reads: readonly string[],
+	tests: readonly CarriedTest[],
 	failures: readonly CarriedFailure[],
 	span: "summary" | "trim",
 	cwd: string | undefined,
@@ -189,6 +191,10 @@ export function carriedWork(
 	if (changed.length > 0) out += `${FILES_CHANGED(span)} ${groupPaths(changed)}\n`;
 	const read = shown(reads).filter((path) => !changed.includes(path));
 	if (read.length > 0) out += `${FILES_READ(span)} ${groupPaths(read)}\n`;
+	if (tests.length > 0) {
+		const runs = tests.map((t) => `${oneLine(neutralise(t.command))} · ${oneLine(neutralise(t.summary))}`);
+		out += `${TEST_RUNS(span)} ${runs.join("; ")}\n`;
+	}
 	if (failures.length > 0)
 		out += `${OPEN_FAILURES(span)}\n${failures.map((f) => cardLine(ordinalId(f.pos), f.round)).join("")}`;
 	return out;
@@ -232,7 +238,7 @@ export function renderBlock(block: Block, config: LedgerConfig): string {
 					? `${NO_HIDDEN_WORDS}\n`
 					: block.words.map((w) => summaryWords(w, config)).join("");
 			const summary = capWithGap(neutralise(block.summary), config.tailMaxChars, undefined);
-			return `${header} ${compaction ? COMPACTION_WORDS_INTRO : BRANCH_WORDS_INTRO}\n${words}${compaction ? COMPACTION_SUMMARY_INTRO : BRANCH_SUMMARY_INTRO}\n${summary}\n${carriedWork(block.files, block.reads, block.failures, "summary", block.cwd)}`;
+			return `${header} ${compaction ? COMPACTION_WORDS_INTRO : BRANCH_WORDS_INTRO}\n${words}${compaction ? COMPACTION_SUMMARY_INTRO : BRANCH_SUMMARY_INTRO}\n${summary}\n${carriedWork(block.files, block.reads, block.tests, block.failures, "summary", block.cwd)}`;
 		}
 		case "note":
 			return `[note #${id} · ${clip(oneLine(neutralise(block.customType)), TOOL_NAME_MAX)}]\n${preview(block.parts, config.customPreviewChars)}\n`;

@@ -8,6 +8,18 @@ export type { CatalogueEntry } from "./catalogue.ts";
 export { DEFAULT_LEDGER_CONFIG, type LedgerConfig, LedgerSchema } from "./config.ts";
 export { estimateMessageTokens, IMAGE_TOKENS, tokensForChars } from "./estimate.ts";
 export { expandSource } from "./expand.ts";
+export {
+	type AuditMemo,
+	type AuditSide,
+	type AuditUnit,
+	addCounts,
+	auditUnits,
+	carriedShare,
+	createAuditMemo,
+	emptyCounts,
+	type FactCounts,
+	type FactTally,
+} from "./fact-audit.ts";
 export { hashString } from "./hash.ts";
 export {
 	ADVICE_CUT_MARKER,

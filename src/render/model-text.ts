@@ -150,6 +150,10 @@ export const FILES_CHANGED = (span: "summary" | "trim") =>
 	span === "summary" ? "Files changed before this summary:" : "Files changed in the left-out span:";
 export const FILES_READ = (span: "summary" | "trim") =>
 	span === "summary" ? "Files read before this summary:" : "Files read in the left-out span:";
+export const TEST_RUNS = (span: "summary" | "trim") =>
+	span === "summary"
+		? "Test runs before this summary, newest summary per command:"
+		: "Test runs in the left-out span, newest summary per command:";
 export const OPEN_FAILURES = (span: "summary" | "trim") =>
 	span === "summary"
 		? "Failures before this summary, not followed by a successful rerun:"

@@ -108,9 +108,10 @@ export function trimmedPart(
 			for (const w of block.words) words += summaryWords(w, config);
 			for (const file of block.files) work.addFile(file);
 			for (const read of block.reads) work.addRead(read);
+			for (const test of block.tests) work.addTest(test);
 			for (const failure of block.failures) work.add(failure.round, failure);
 		}
 	}
-	const carried = carriedWork(work.files(), work.reads(), work.failures(), "trim", state.cwd);
+	const carried = carriedWork(work.files(), work.reads(), work.tests(), work.failures(), "trim", state.cwd);
 	return `${TRIM_WORDS_INTRO}\n${words.length > 0 ? words : `${NO_HIDDEN_WORDS}\n`}${carried}${TRIM_OMISSION_MARKER}\n`;
 }

@@ -10,7 +10,7 @@
  * compares the two, and the bytes must agree.
  */
 
-import type { UserMessage } from "@mariozechner/pi-ai";
+import type { Message, UserMessage } from "@mariozechner/pi-ai";
 import type { EntryRecord, LedgerEvent, ToolResultEvent } from "../../../events/index.ts";
 import {
 	isRecord,
@@ -21,10 +21,23 @@ import {
 	selectBranches,
 } from "../../../events/index.ts";
 import { cacheShares } from "../../../policy/index.ts";
-import { emptyLedger, foldLedger, type LedgerState, ledgerOf } from "../../../reducers/index.ts";
 import {
+	branchFacts,
+	emptyFacts,
+	emptyLedger,
+	type FactState,
+	foldFacts,
+	foldLedger,
+	type LedgerState,
+	ledgerOf,
+} from "../../../reducers/index.ts";
+import {
+	type AuditMemo,
+	auditUnits,
+	createAuditMemo,
 	createRenderMemo,
 	DEFAULT_LEDGER_CONFIG,
+	emptyCounts,
 	flatten,
 	type LedgerConfig,
 	type LedgerRequest,
@@ -34,6 +47,7 @@ import {
 	renderRequest,
 	userWords,
 } from "../../../render/index.ts";
+import { baselineAuditUnits } from "../baseline/audit-units.ts";
 import { type BaselineRequest, baselineRequest, baselineShares } from "../baseline/cache-share.ts";
 import { inventoryMessage } from "../baseline/messages.ts";
 import { advanceBaseline, type BaselineCursor, emptyBaseline, pointMessages } from "../baseline/track.ts";
@@ -181,6 +195,8 @@ interface PointState {
 	/** Users missing at this point (ids). */
 	missing: string[];
 	state: LedgerState;
+	/** What the branch holds for the fact audit, folded to this point. */
+	facts: FactState;
 	request: LedgerRequest;
 	baseline: BaselineCursor;
 	baselineRequest: BaselineRequest;
@@ -199,6 +215,11 @@ export interface ReplayShared {
 	userChecks: WeakMap<LedgerEvent, UserCheck>;
 	path: readonly EntryRecord[];
 	trail: PointState[];
+	/**
+	 * The fact audit's memos, one per side, for the whole file: a fact found in a unit is found while
+	 * the unit (by its key) is there, on whichever branch (render/fact-audit.ts).
+	 */
+	audit: { ledger: AuditMemo; baseline: AuditMemo };
 }
 
 export function createReplayShared(scratchSamples = DEFAULT_SCRATCH_SAMPLES): ReplayShared {
@@ -210,6 +231,7 @@ export function createReplayShared(scratchSamples = DEFAULT_SCRATCH_SAMPLES): Re
 		scan: undefined,
 		userIndex: [],
 		userChecks: new WeakMap(),
+		audit: { ledger: createAuditMemo(), baseline: createAuditMemo() },
 	};
 }
 
@@ -274,6 +296,8 @@ export function replayBranch(
 		userIndex,
 		users,
 		state: last?.state ?? emptyLedger(input.cwd),
+		facts: last?.facts ?? emptyFacts(input.cwd),
+		audit: shared.audit,
 		baseline: last?.baseline ?? emptyBaseline,
 		folded: last?.point.upTo ?? 0,
 		previous: last?.request,
@@ -373,6 +397,8 @@ interface BranchRun {
 	readonly userIndex: readonly number[];
 	readonly users: readonly UserCheck[];
 	state: LedgerState;
+	facts: FactState;
+	readonly audit: ReplayShared["audit"];
 	baseline: BaselineCursor;
 	/** Events folded so far. */
 	folded: number;
@@ -403,6 +429,7 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 		mismatch = scratch.hash !== request.hash;
 	}
 
+	run.facts = foldFacts(run.facts, events.slice(run.folded, point.upTo));
 	run.baseline = advanceBaseline(run.baseline, input.path, run.folded, point.upTo);
 	run.folded = point.upTo;
 	while (run.usersSoFar < run.users.length && run.userIndex[run.usersSoFar]! < point.upTo) run.usersSoFar++;
@@ -412,6 +439,7 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 	const sent = pointMessages(run.baseline, run.inventory, point.callId);
 	const baselineNow = baselineRequest(sent.messages, sent);
 	const report = pointReport(run, point, request, baselineNow, incrementalMs, scratchMs);
+	report.facts = auditPoint(run, request, sent.messages);
 	run.previous = request;
 	run.previousBaseline = baselineNow;
 	return {
@@ -421,11 +449,22 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 		report,
 		missing: checked.missing,
 		state: run.state,
+		facts: run.facts,
 		request,
 		baseline: run.baseline,
 		baselineRequest: baselineNow,
 		found: run.found,
 		mismatch,
+	};
+}
+
+/** The fact audit at a point: the branch's facts against the ledger request and against Pi's context. */
+function auditPoint(run: BranchRun, request: LedgerRequest, baseline: readonly Message[]): PointReport["facts"] {
+	const facts = branchFacts(run.facts);
+	const units = request.units.map((u) => ({ key: u.prefixHash, text: u.text }));
+	return {
+		ledger: auditUnits(units, request.stable.unitCount, facts, run.audit.ledger, "ledger").counts,
+		baseline: auditUnits(baselineAuditUnits(baseline), baseline.length, facts, run.audit.baseline, "written").counts,
 	};
 }
 
@@ -444,6 +483,7 @@ function pointReport(
 		ledger: request.tokens,
 		ledgerStable: request.stable.tokens,
 		incrementalMs: round(incrementalMs, 3),
+		facts: { ledger: emptyCounts(), baseline: emptyCounts() },
 	};
 	if (point.callId !== undefined) report.callId = point.callId;
 	if (run.previous !== undefined) {

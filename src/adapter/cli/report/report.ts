@@ -4,6 +4,7 @@
  */
 
 import type { DiagnosticReason } from "../../../events/index.ts";
+import { addCounts, emptyCounts, type FactCounts } from "../../../render/index.ts";
 import {
 	addSplits,
 	type CacheSplit,
@@ -67,6 +68,23 @@ export interface PointReport {
 	incrementalMs: number;
 	/** Fold from scratch + render with a fresh memo, ms (a sample of points, never a branch's first). */
 	scratchMs?: number;
+	/** The fact audit at this point: of the facts the branch holds, how many each request carries, by category. */
+	facts: PointFacts;
+}
+
+export interface PointFacts {
+	ledger: FactCounts;
+	/** Pi's own context at the same point (what rpiv-advisor sends). */
+	baseline: FactCounts;
+}
+
+/**
+ * The fact audit summed over points (docs/request-format.md#the-fact-audit): a fact counts once at
+ * every point whose branch holds it. Shares are carried / total over all categories.
+ */
+export interface FactSurvival extends PointFacts {
+	ledgerShare: number | null;
+	baselineShare: number | null;
 }
 
 export interface LargerThanBaseline {
@@ -187,6 +205,7 @@ export interface SessionReport {
 	/** The same over the baseline requests. */
 	baselineCacheShare: CacheShare;
 	cache: CacheTotals;
+	facts: FactSurvival;
 	timing: Timing;
 	diagnostics: Diagnostics;
 }
@@ -208,6 +227,7 @@ export interface ReplayReport {
 	cacheShare: CacheShare;
 	baselineCacheShare: CacheShare;
 	cache: CacheTotals;
+	facts: FactSurvival;
 	/** Absent when the report was built without a price model. */
 	price?: PriceReport;
 	timing: Timing;
@@ -382,6 +402,26 @@ export function priceReport(cache: CacheTotals, model: PriceModel): PriceReport 
 	};
 }
 
+function shareOf(counts: FactCounts): number | null {
+	let total = 0;
+	let carried = 0;
+	for (const tally of Object.values(counts)) {
+		total += tally.total;
+		carried += tally.carried;
+	}
+	return total === 0 ? null : round(carried / total);
+}
+
+export function factSurvivalOf(points: readonly PointFacts[]): FactSurvival {
+	const ledger = emptyCounts();
+	const baseline = emptyCounts();
+	for (const p of points) {
+		addCounts(ledger, p.ledger);
+		addCounts(baseline, p.baseline);
+	}
+	return { ledger, baseline, ledgerShare: shareOf(ledger), baselineShare: shareOf(baseline) };
+}
+
 export function emptyDiagnostics(): Diagnostics {
 	return { badLines: 0, unknownEntries: 0, brokenParents: 0, byReason: {}, unknownEntryTypes: {}, messages: [] };
 }
@@ -404,7 +444,7 @@ export function addDiagnostics(into: Diagnostics, from: Diagnostics): void {
 
 export function sessionTotals(
 	points: readonly PointReport[],
-): Pick<SessionReport, "tokens" | "billed" | "cacheShare" | "baselineCacheShare" | "cache" | "timing"> {
+): Pick<SessionReport, "tokens" | "billed" | "cacheShare" | "baselineCacheShare" | "cache" | "facts" | "timing"> {
 	const baseline = tokenStats(points.map((p) => p.baseline));
 	const ledger = tokenStats(points.map((p) => p.ledger));
 	return {
@@ -413,6 +453,7 @@ export function sessionTotals(
 		cacheShare: cacheShareOf(points),
 		baselineCacheShare: cacheShareOf(points, "baseline"),
 		cache: cacheOf(points),
+		facts: factSurvivalOf(points.map((p) => p.facts)),
 		timing: timingOf(points),
 	};
 }
@@ -458,6 +499,7 @@ export function buildReport(
 		cacheShare: totals.cacheShare,
 		baselineCacheShare: totals.baselineCacheShare,
 		cache,
+		facts: totals.facts,
 		...(price === undefined ? {} : { price: priceReport(cache, price) }),
 		timing: totals.timing,
 		diagnostics: {

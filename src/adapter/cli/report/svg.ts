@@ -89,7 +89,7 @@ function sessionPanel(session: SessionReport, x0: number, y0: number, allLeaves:
 			32,
 			10,
 			clipRight(
-				`${count(points.length, "point")} (${session.pointKind}) · ledger/baseline ${ratio} · effective ${effective}`,
+				`${count(points.length, "point")} (${session.pointKind}) · ledger/baseline ${ratio} · effective ${effective} · facts ${share(session.facts.ledgerShare)} vs ${share(session.facts.baselineShare)}`,
 				PANEL_W - 20,
 				10,
 			),
@@ -161,6 +161,10 @@ function costPanelHeight(subtitle: readonly string[]): number {
 	return costTop(subtitle) + COST_ROWS.length * (2 * BAR_H + BAR_GAP + GROUP_GAP) + 4;
 }
 
+function share(value: number | null): string {
+	return value === null ? "—" : value.toFixed(3);
+}
+
 /** Horizontal bars: per caching model, baseline above ledger, the dollar amount (and ratio) after each bar. */
 function costPanel(price: PriceReport, points: number, x0: number, y0: number, width: number): string {
 	const subtitle = costSubtitle(price, width);
@@ -228,6 +232,9 @@ export function renderSvg(report: ReplayReport): string {
 	if (report.cache.effectiveRatio !== null) {
 		lines.push(`effective cost, both cached (uncached + 0.1 × cached): ${report.cache.effectiveRatio.toFixed(3)}`);
 	}
+	lines.push(
+		`facts carried as text: ledger ${share(report.facts.ledgerShare)}, Pi's context ${share(report.facts.baselineShare)}`,
+	);
 	const titleY = 24;
 	const linesTop = titleY + LINE + 2;
 	const legendY = linesTop + lines.length * LINE + 4;

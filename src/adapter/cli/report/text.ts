@@ -1,8 +1,10 @@
 /** The replay report as text for a terminal: a table per session, then totals and the lists. */
 
 import { assertNever } from "../../../events/index.ts";
+import { FACT_CATEGORIES, type FactCategory } from "../../../reducers/index.ts";
+import { carriedShare } from "../../../render/index.ts";
 import type { CacheSplit } from "./cache-cost.ts";
-import type { PriceReport, ReplayReport, SessionReport, TokenStats, UsdPair } from "./report.ts";
+import type { FactSurvival, PriceReport, ReplayReport, SessionReport, TokenStats, UsdPair } from "./report.ts";
 
 export interface Style {
 	bold(text: string): string;
@@ -106,6 +108,8 @@ export const LEGEND: readonly string[] = [
 	"  >base     consultations whose ledger request is larger than the baseline's",
 	"  users     user messages the requests had to carry; missing: absent from a request (must be 0)",
 	"  reuse     median share of the previous consultation's ledger request repeated as a prefix (token prefix / breakpoints)",
+	"  facts     share of the branch's facts (user words, paths, commands, failures, test summaries, prose, names,",
+	"            advice) each request carries as text, ledger / Pi's context; by category below (docs/request-format.md)",
 	"  token prefix: the longest repeated prefix is read from the cache (OpenAI, Google); breakpoints: only a prefix",
 	"  ending where the previous request set a breakpoint is read, the rest is written at the cache-write price",
 	"  (Anthropic). A session's first consultation reads nothing; the cache is taken as warm between consultations.",
@@ -167,6 +171,8 @@ export function renderTextReport(report: ReplayReport, style: Style = plain): st
 		"",
 		...tokenLines(report, style),
 		"",
+		...factLines(report, style),
+		"",
 		...(report.price !== undefined ? [...priceLines(report, report.price, style), ""] : []),
 		...reuseLines(report, style),
 		"",
@@ -192,8 +198,20 @@ function headerLines(report: ReplayReport, style: Style): string[] {
 
 /** One row per session, then the totals. */
 function sessionTable(report: ReplayReport, style: Style): string[] {
-	const widths = [40, 9, 12, 11, 7, 7, 5, 6, 7, 11];
-	const header = ["session", "points", "baseline", "ledger", "ratio", "effect.", ">base", "users", "missing", "reuse"];
+	const widths = [40, 9, 12, 11, 7, 7, 5, 6, 7, 11, 11];
+	const header = [
+		"session",
+		"points",
+		"baseline",
+		"ledger",
+		"ratio",
+		"effect.",
+		">base",
+		"users",
+		"missing",
+		"reuse",
+		"facts L/Pi",
+	];
 	const out = [style.bold(row(header, widths))];
 	for (const s of report.sessions) {
 		const cells = [
@@ -207,6 +225,7 @@ function sessionTable(report: ReplayReport, style: Style): string[] {
 			String(s.userMessages.total),
 			String(s.userMessages.missing),
 			`${fixed(s.cacheShare.tokenPrefix.p50, 2)} / ${fixed(s.cacheShare.breakpoint.p50, 2)}`,
+			factsCell(s.facts),
 		];
 		let line = row(cells, widths);
 		if (s.largerThanBaseline.length > 0 || s.userMessages.missing > 0) line = style.yellow(line);
@@ -223,8 +242,55 @@ function sessionTable(report: ReplayReport, style: Style): string[] {
 		String(report.userMessages.total),
 		String(report.userMessages.missing),
 		`${fixed(report.cacheShare.tokenPrefix.p50, 2)} / ${fixed(report.cacheShare.breakpoint.p50, 2)}`,
+		factsCell(report.facts),
 	];
 	out.push(style.bold(row(total, widths)));
+	return out;
+}
+
+function factsCell(facts: FactSurvival): string {
+	return `${fixed(facts.ledgerShare, 2)}/${fixed(facts.baselineShare, 2)}`;
+}
+
+/**
+ * How much of Pi's share a category must keep (docs/request-format.md#the-fact-audit): names are
+ * held to less, because capped prose keeps them in a list rather than in their sentence.
+ */
+export const FACT_TARGETS: Readonly<Record<FactCategory, number>> = Object.freeze({
+	user: 0.95,
+	edited: 0.95,
+	read: 0.95,
+	command: 0.95,
+	failure: 0.95,
+	test: 0.95,
+	prose: 0.95,
+	identifier: 0.85,
+	advice: 0.95,
+});
+
+/** The fact audit by category: ledger next to Pi's context, a category below its target in yellow. */
+function factLines(report: ReplayReport, style: Style): string[] {
+	const widths = [28, 10, 8, 11];
+	const out = [
+		style.bold("Facts the requests carry, by category (each fact counted at every point whose branch holds it)"),
+		style.bold(row(["category", "facts", "ledger", "Pi context"], widths)),
+	];
+	let total = 0;
+	for (const category of FACT_CATEGORIES) {
+		const ledger = report.facts.ledger[category];
+		const pi = report.facts.baseline[category];
+		if (ledger.total === 0) continue;
+		total += ledger.total;
+		const l = carriedShare(ledger);
+		const p = carriedShare(pi);
+		const line = row([category, formatTokens(ledger.total), l.toFixed(3), p.toFixed(3)], widths);
+		out.push(l < FACT_TARGETS[category] * p ? style.yellow(line) : line);
+	}
+	out.push(
+		style.bold(
+			row(["all", formatTokens(total), fixed(report.facts.ledgerShare), fixed(report.facts.baselineShare)], widths),
+		),
+	);
 	return out;
 }
 

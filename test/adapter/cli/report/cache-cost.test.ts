@@ -1,6 +1,7 @@
 // Prompt-cache pricing of the replay report: the arithmetic (report/cache-cost.ts), the per-session cache
 // tally and its prices (report/report.ts), the baseline's prefix shares (baseline/cache-share.ts) and the
 // model lookup in pi-ai's registry. Worked examples are computed by hand in the comments.
+
 import type { Message } from "@mariozechner/pi-ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -18,6 +19,7 @@ import {
 import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../../../src/adapter/cli/report/price-lookup.ts";
 import { addCacheTotals, cacheOf, type PointReport, priceReport } from "../../../../src/adapter/cli/report/report.ts";
 import { formatUsdFixed, usdDigits } from "../../../../src/adapter/cli/report/text.ts";
+import { emptyCounts } from "../../../../src/render/index.ts";
 
 /** Claude Sonnet 4.5 in pi-ai 0.73.1: $3 input, $0.30 cache read, $3.75 cache write per million tokens. */
 const SONNET = { input: 3, cacheRead: 0.3, cacheWrite: 3.75 };
@@ -79,7 +81,15 @@ describe("one request", () => {
 });
 
 function point(ledger: number, baseline: number, ledgerShare?: [number, number], baselineShare?: [number, number]) {
-	const p: PointReport = { atEntryId: "x", kind: "simulated", baseline, ledger, ledgerStable: 0, incrementalMs: 0 };
+	const p: PointReport = {
+		atEntryId: "x",
+		kind: "simulated",
+		baseline,
+		ledger,
+		ledgerStable: 0,
+		incrementalMs: 0,
+		facts: { ledger: emptyCounts(), baseline: emptyCounts() },
+	};
 	if (ledgerShare) p.cacheShare = { tokenPrefix: ledgerShare[0], breakpoint: ledgerShare[1] };
 	if (baselineShare) p.baselineCacheShare = { tokenPrefix: baselineShare[0], breakpoint: baselineShare[1] };
 	return p;

@@ -1,0 +1,44 @@
+/**
+ * The baseline's messages as units of the fact audit (docs/request-format.md#the-fact-audit): what
+ * each message carries as text — its text and reasoning parts, and each tool call's arguments both
+ * as the JSON the provider receives and as their plain string values (a command with quotes is
+ * written escaped in JSON, and plainly in the executor's own view).
+ */
+
+import type { Message } from "@mariozechner/pi-ai";
+import type { AuditUnit } from "../../../render/index.ts";
+
+const texts = new WeakMap<Message, string>();
+
+function argumentTexts(value: unknown, out: string[]): void {
+	if (typeof value === "string") out.push(value);
+	else if (Array.isArray(value)) for (const item of value) argumentTexts(item, out);
+	else if (typeof value === "object" && value !== null)
+		for (const item of Object.values(value)) argumentTexts(item, out);
+}
+
+/** Everything a message says as text, one part per line. */
+export function messageText(message: Message): string {
+	let text = texts.get(message);
+	if (text !== undefined) return text;
+	const out: string[] = [];
+	if (typeof message.content === "string") out.push(message.content);
+	else {
+		for (const part of message.content) {
+			if (part.type === "text") out.push(part.text);
+			else if (part.type === "thinking") out.push(part.thinking);
+			else if (part.type === "toolCall") {
+				out.push(JSON.stringify(part.arguments ?? {}));
+				argumentTexts(part.arguments, out);
+			}
+		}
+	}
+	text = out.join("\n");
+	texts.set(message, text);
+	return text;
+}
+
+/** The units of a baseline request: one per message, keyed by the message object (a kept message is the same object). */
+export function baselineAuditUnits(messages: readonly Message[]): AuditUnit[] {
+	return messages.map((message) => ({ key: message, text: () => messageText(message) }));
+}
