@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSessionContext, convertToLlm } from "@mariozechner/pi-coding-agent";
-import { prepareBaseline } from "../src/adapter/cli/baseline/messages.ts";
+import { prepareBaseline } from "../src/adapter/baseline/messages.ts";
 import { replayText } from "../src/adapter/cli/replay/engine.ts";
 import { consultationPoints } from "../src/adapter/cli/replay/points.ts";
 import { calledToolNames, sessionTools } from "../src/adapter/cli/replay/tool-set.ts";

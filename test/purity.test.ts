@@ -3,7 +3,8 @@
  * no I/O, clock, randomness, network or Pi runtime — and imports run one way,
  * events ← reducers ← render ← policy ← adapter, across folders only through the folder's index.ts.
  * Inside the adapter too: pi ← tools ← config ← consult ← background ← host ← pi-advisor-ledger.ts, with cli
- * beside (it may import pi, tools and config; only bench/ and tests import it).
+ * beside (it may import pi, tools and config; only bench/ and tests import it), and baseline ← stats
+ * (Pi's own context as the full-context request, and the session's advisor spend) under host and cli.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -110,6 +111,8 @@ describe("imports run one way, across folders only through index.ts", () => {
  */
 const ADAPTER_PARTS = [
 	"pi",
+	"baseline",
+	"stats",
 	"tools",
 	"config",
 	"consult",
@@ -122,13 +125,15 @@ type AdapterPart = (typeof ADAPTER_PARTS)[number];
 
 const ADAPTER_ALLOWED: Record<AdapterPart, readonly AdapterPart[]> = {
 	pi: [],
+	baseline: [],
+	stats: ["pi", "baseline"],
 	tools: ["pi"],
 	config: ["pi", "tools"],
 	consult: ["pi", "tools", "config"],
 	background: ["pi", "tools", "config", "consult"],
-	host: ["pi", "tools", "config", "consult", "background"],
-	"pi-advisor-ledger.ts": ["pi", "tools", "config", "consult", "background", "host"],
-	cli: ["pi", "tools", "config"],
+	host: ["pi", "baseline", "stats", "tools", "config", "consult", "background"],
+	"pi-advisor-ledger.ts": ["pi", "baseline", "stats", "tools", "config", "consult", "background", "host"],
+	cli: ["pi", "baseline", "stats", "tools", "config"],
 };
 
 function adapterPartOf(file: string): string | undefined {

@@ -15,7 +15,7 @@ import {
 	priceSplit,
 	priceUncached,
 	splitPrompt,
-} from "./cache-cost.ts";
+} from "../../baseline/cache-cost.ts";
 
 export const REPORT_VERSION = 1;
 

@@ -10,8 +10,8 @@
  */
 
 import type { Message } from "@mariozechner/pi-ai";
-import { assertNever } from "../../../events/index.ts";
-import { estimateMessageTokens, IMAGE_TOKENS } from "../../../render/index.ts";
+import { assertNever } from "../../events/index.ts";
+import { estimateMessageTokens, IMAGE_TOKENS } from "../../render/index.ts";
 
 /** A message's content parts as the cache sees them. */
 interface MessageUnits {

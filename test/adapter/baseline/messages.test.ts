@@ -1,9 +1,9 @@
 // The baseline's messages: Pi's own context for a branch, plus the tool inventory.
 import { describe, expect, it } from "vitest";
-import { baselineMessages, INVENTORY_HEADER, prepareBaseline } from "../../../../src/adapter/cli/baseline/messages.ts";
-import { sessionTools } from "../../../../src/adapter/cli/replay/tool-set.ts";
-import { readSession } from "../../../../src/events/index.ts";
-import { buildSession } from "../../../support/session-gen.ts";
+import { baselineMessages, INVENTORY_HEADER, prepareBaseline } from "../../../src/adapter/baseline/messages.ts";
+import { sessionTools } from "../../../src/adapter/cli/replay/tool-set.ts";
+import { readSession } from "../../../src/events/index.ts";
+import { buildSession } from "../../support/session-gen.ts";
 
 describe("baseline", () => {
 	it("Pi's context for the branch, the in-flight advisor call stripped, the inventory first", () => {

@@ -12,8 +12,8 @@
 
 import type { Message, UserMessage } from "@mariozechner/pi-ai";
 import { buildSessionContext, convertToLlm, type SessionEntry } from "@mariozechner/pi-coding-agent";
-import type { EntryRecord } from "../../../events/index.ts";
-import { estimateMessageTokens } from "../../../render/index.ts";
+import type { EntryRecord } from "../../events/index.ts";
+import { estimateMessageTokens } from "../../render/index.ts";
 import { messageChars } from "./cache-share.ts";
 
 export interface BaselineCursor {

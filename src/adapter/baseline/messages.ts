@@ -10,7 +10,7 @@
 
 import type { AssistantMessage, Message, Tool, UserMessage } from "@mariozechner/pi-ai";
 import { buildSessionContext, convertToLlm, type SessionEntry } from "@mariozechner/pi-coding-agent";
-import type { EntryRecord } from "../../../events/index.ts";
+import type { EntryRecord } from "../../events/index.ts";
 
 export const INVENTORY_HEADER =
 	"Tools available to the executor (name, description and JSON schema of the parameters):";
