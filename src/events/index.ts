@@ -134,6 +134,15 @@ export interface BranchEventsOptions {
 	from?: number;
 }
 
+/**
+ * Live entries (Pi's own, already v3) as records, the way `eventsFromBranch` validates them; the
+ * invalid ones are left out silently. For consumers that walk entries themselves (the full-context
+ * baseline of `/advisor stats`).
+ */
+export function entryRecords(values: readonly unknown[]): EntryRecord[] {
+	return toRecords(values, undefined);
+}
+
 function toRecords(
 	values: readonly unknown[],
 	diagnostics: Diagnostic[] | undefined,

@@ -42,8 +42,11 @@ export {
 	promptTokensOf,
 	type RequestFingerprint,
 	remainingSessionUsd,
+	type SpendRecord,
 	type SpendState,
 	spendOf,
+	type UsageTotals,
 } from "./spend.ts";
+export { cacheShareOf, type SpendSummary, summarizeSpend } from "./spend-summary.ts";
 export { isTestCommand, testSummaryLine } from "./test-summary.ts";
 export { activeTrim, type RenderTrim, type TrimAnchorState, trimAnchorOf, trimAnchorRecord } from "./trim-anchor.ts";

@@ -145,6 +145,26 @@ describeEachHost("the Pi TUI", (host) => {
 		expect(second.filter((row) => row.startsWith("Advisor $"))).toEqual(["Advisor $0.011 · cache 0%"]);
 	});
 
+	it("/advisor stats opens a panel with the branch's figures; esc closes it", async () => {
+		tui.type("/advisor stats");
+		// The first Enter takes the argument completion (`stats`, the same text), the second sends it.
+		await tui.until((s) => s.some((row) => /^\s*→?\s*stats\s/.test(row)), "the argument completion");
+		tui.keys("Enter");
+		await tui.until((s) => !s.some((row) => /^\s*→?\s*stats\s/.test(row)), "the completion to close");
+		tui.keys("Enter");
+		const panel = await tui.until((s) => s.some((row) => row.includes("esc or enter to close")), "the stats panel");
+		const at = panel.findIndex((row) => row.startsWith("Advisor on this branch"));
+		expect(at).toBeGreaterThan(-1);
+		expect(panel[at + 1]).toBe("  2 consultations, 0 reviews, 0 warming refreshes");
+		expect(panel[at + 2]).toBe("  2 requests: 200 fresh + 0 cache read + 0 cache write prompt tokens, 20 output");
+		expect(panel[at + 3]).toBe("  $0.011, 0% of prompt tokens from cache");
+		expect(
+			panel.some((row) => row.startsWith("  full context: the first requests at the same 2 consultations")),
+		).toBe(true);
+		tui.keys("Escape");
+		await tui.until((s) => !s.some((row) => row.includes("esc or enter to close")), "the panel to close");
+	});
+
 	it("/new re-reads advisor.json and shows its warning again, once", async () => {
 		tui.type("/new");
 		tui.keys("Enter");

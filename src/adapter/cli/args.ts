@@ -33,12 +33,14 @@ export const MAIN_HELP = `advisor-ledger — replay recorded Pi sessions through
 Usage:
   advisor-ledger replay [PATH…] [--every N] [--all-leaves] [--json] [--svg FILE] [--price PROVIDER/MODEL]
   advisor-ledger render FILE [--leaf ID] [--at ENTRY] [--json]
+  advisor-ledger stats [PATH…] [--json]
   advisor-ledger <command> --help
   advisor-ledger --version (-v)
 
 Commands:
   replay   compare the ledger request with the raw-context baseline at every consultation point
   render   print the exact advisor request a consultation would send at one point of a session
+  stats    what the advisor has cost in recorded sessions, and what the full context would have
 
 Exit codes: 0 ok, 1 usage error, 2 nothing to replay, 3 unreadable input.
 `;
@@ -97,6 +99,26 @@ Exit codes: 0 ok, 1 usage error (including an unknown entry id), 2 nothing to re
 file has no entries), 3 the file could not be read (missing, not a regular file, over 256 MB).
 `;
 
+export const STATS_HELP = `advisor-ledger stats [PATH…] [options]
+
+What the advisor has cost in session files (PATH: files, or folders searched recursively for
+*.jsonl; without a PATH, Pi's session folder: $PI_CODING_AGENT_DIR/sessions, else
+~/.pi/agent/sessions), read from the sessions' own records — the same figures /advisor stats
+shows inside Pi. For each file, its current branch and (when it has others) the whole session:
+consultations, reviews, warming refreshes, requests, prompt tokens fresh / read from the cache /
+written to it, output tokens, dollars, the share read from the cache, what the full-context
+request (Pi's context and a tool inventory, what rpiv-advisor 2.11 sends) would have cost for
+the first requests at the same consultations, at the recorded model's prices in pi-ai's
+registry, and the costliest consultations (#N: where the request names the entry). With
+several files, their sum.
+
+Options:
+  --json          print one JSON object: {files: [{file, sessionId, stats}], total, unreadable}
+  -h, --help      this help
+
+Exit codes: 0 ok, 1 usage error, 2 no session file, 3 some input could not be read.
+`;
+
 export interface ReplayArgs {
 	command: "replay";
 	paths: string[];
@@ -116,7 +138,18 @@ export interface RenderArgs {
 	json: boolean;
 }
 
-export type ParsedArgs = ReplayArgs | RenderArgs | { command: "help"; text: string } | { command: "version" };
+export interface StatsArgs {
+	command: "stats";
+	paths: string[];
+	json: boolean;
+}
+
+export type ParsedArgs =
+	| ReplayArgs
+	| RenderArgs
+	| StatsArgs
+	| { command: "help"; text: string }
+	| { command: "version" };
 
 interface FlagSpec {
 	/** Takes a value. */
@@ -179,6 +212,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 	if (command === undefined || command === "-h" || command === "--help" || command === "help") {
 		if (command === "help" && rest[0] === "replay") return { command: "help", text: REPLAY_HELP };
 		if (command === "help" && rest[0] === "render") return { command: "help", text: RENDER_HELP };
+		if (command === "help" && rest[0] === "stats") return { command: "help", text: STATS_HELP };
 		return { command: "help", text: MAIN_HELP };
 	}
 	if (command === "--version" || command === "-V" || command === "-v") {
@@ -242,7 +276,12 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 				json: s.flags.has("--json"),
 			};
 		}
+		case "stats": {
+			const s = scan(rest, { "--json": { value: false } }, "stats");
+			if (s.help) return { command: "help", text: STATS_HELP };
+			return { command: "stats", paths: s.positional, json: s.flags.has("--json") };
+		}
 		default:
-			throw new UsageError(`unknown command ${JSON.stringify(command)} (expected replay or render)`);
+			throw new UsageError(`unknown command ${JSON.stringify(command)} (expected replay, render or stats)`);
 	}
 }

@@ -63,7 +63,7 @@ export function diagnosticsNote(command: string, file: string, list: readonly Di
  * Why a file gave no session entries, in the reader's words: `empty file`, or `not a Pi session file`
  * with the first line the reader could not use (a binary file, JSON of another shape).
  */
-export function noEntriesReason(parsed: ParsedSession): string {
+export function noEntriesReason(parsed: Pick<ParsedSession, "diagnostics" | "stats">): string {
 	const first = parsed.diagnostics[0];
 	if (parsed.stats.lines === parsed.stats.blankLines && first === undefined) return "empty file";
 	if (first === undefined) return "no session entries (only a session header)";

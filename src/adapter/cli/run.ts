@@ -49,6 +49,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
 			return (await loadCommand(() => import("./replay-command.ts"))).runReplay(args, io);
 		case "render":
 			return (await loadCommand(() => import("./render-command.ts"))).runRender(args, io);
+		case "stats":
+			return (await loadCommand(() => import("./stats-command.ts"))).runStats(args, io);
 		default:
 			return assertNever(args, "command");
 	}

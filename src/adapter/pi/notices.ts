@@ -31,6 +31,13 @@ export function consultingLine(label: string, effort?: ModelThinkingLevel): stri
 /** Escaped here too: a tool name the advisor made up reaches this line without passing a tool summary. */
 export const advisorToolLine = (summary: string) => `advisor: ${escapeControlChars(summary)}`;
 
+/** The last line of the `/advisor stats` panel. */
+export const STATS_HINT = "esc or enter to close";
+/** `/advisor` with an argument it does not know. */
+export const advisorUsage = (argument: string) =>
+	`/advisor: unknown argument ${JSON.stringify(argument)}. Usage: /advisor (choose the advisor model and effort) · /advisor stats (what the advisor has cost)`;
+export const STATS_COMPLETION = "what the advisor has cost on this branch and in the session";
+
 export const SAVE_FAILED = "Failed to save advisor selection — selection not persisted";
 export const REQUIRES_INTERACTIVE = "/advisor requires interactive mode";
 

@@ -61,6 +61,7 @@ describe("without a UI", () => {
 				},
 				setActiveTools: () => {},
 				getThinkingLevel: () => "off",
+				getAllTools: () => [],
 			},
 			runtime,
 			stderr: (line) => stderr.push(line),
