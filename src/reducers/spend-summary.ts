@@ -4,7 +4,7 @@
  * is a sum over the records the spend fold read (spend.ts), so it is exactly what the session says.
  */
 
-import { promptTokensOf, type SpendRecord, type SpendState, type UsageTotals } from "./spend.ts";
+import type { SpendRecord, SpendState, UsageTotals } from "./spend.ts";
 
 export interface SpendSummary {
 	/** advisor() results, by outcome. */
@@ -66,9 +66,4 @@ export function summarizeSpend(spend: Pick<SpendState, "records">, top = 3): Spe
 		.slice(0, top)
 		.map(({ record }) => record);
 	return out;
-}
-
-/** Prompt tokens billed over a list of requests. */
-export function promptOfRequests(requests: readonly UsageTotals[]): number {
-	return requests.reduce((sum, request) => sum + promptTokensOf(request), 0);
 }
