@@ -46,6 +46,8 @@ export type {
 	DiagnosticReason,
 	HiddenUserWords,
 	LedgerEvent,
+	SystemEvent,
+	SystemPrompt,
 	ToolCallInfo,
 	ToolResultEvent,
 } from "./types.ts";

@@ -8,8 +8,8 @@
 
 import type { EntryRecord, KnownEntry } from "./entries.ts";
 import { assertNever } from "./never.ts";
-import type { AgentMessageJson, ImagePart, TextPart, UserMessageJson } from "./schemas.ts";
-import type { ContentPart, HiddenUserWords, LedgerEvent, ToolCallInfo } from "./types.ts";
+import type { AgentMessageJson, ImagePart, SystemMessageJson, TextPart, UserMessageJson } from "./schemas.ts";
+import type { ContentPart, HiddenUserWords, LedgerEvent, SystemPrompt, ToolCallInfo } from "./types.ts";
 import { isRecord } from "./validate.ts";
 
 type Base = { id: string; parentId: string | null };
@@ -26,6 +26,16 @@ export function toParts(content: string | readonly (TextPart | ImagePart)[]): Co
 function toolArguments(value: unknown): Record<string, unknown> {
 	if (value === undefined) return {};
 	return isRecord(value) ? value : { value };
+}
+
+/** A system message's prompt: its opaque content as text, its sections as they patch the earlier ones. */
+function systemPrompt(message: SystemMessageJson): SystemPrompt {
+	const content = message.content === undefined ? "" : partsText(toParts(message.content));
+	return { content, sections: { ...(message.sections ?? {}) } };
+}
+
+function partsText(parts: readonly ContentPart[]): string {
+	return parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
 }
 
 function messageEvent(base: Base, message: AgentMessageJson): LedgerEvent {
@@ -104,6 +114,8 @@ function messageEvent(base: Base, message: AgentMessageJson): LedgerEvent {
 				tokensBefore: message.tokensBefore ?? 0,
 				resets: false,
 			};
+		case "system":
+			return { ...base, kind: "system", ...systemPrompt(message) };
 		default:
 			return assertNever(message, "message role");
 	}
@@ -121,6 +133,7 @@ function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords
 				firstKeptEntryId: entry.firstKeptEntryId ?? null,
 				tokensBefore: entry.tokensBefore ?? 0,
 				resets: true,
+				...(entry.systemMessage === undefined ? {} : { system: systemPrompt(entry.systemMessage) }),
 			};
 		case "branch_summary":
 			return {

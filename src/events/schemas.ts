@@ -126,6 +126,20 @@ export const CompactionSummaryMessageSchema = Type.Object({
 	timestamp: messageTimestamp,
 });
 
+/**
+ * Pi 1.x: the executor's system prompt, recorded in the session (docs/request-format.md). `sections`
+ * (preamble, tools, rules, docs, addendum, project_context, skills, cwd, …) patch the sections of
+ * earlier system messages; a null removes one. A forced prompt is opaque and sits in `content`.
+ */
+export const SystemMessageSchema = Type.Object({
+	role: Type.Literal("system"),
+	content: Type.Optional(Type.Union([Type.String(), Type.Array(TextOrImage)])),
+	sections: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()]))),
+	toolsAdded: Type.Optional(Type.Unknown()),
+	toolsRemoved: Type.Optional(Type.Unknown()),
+	timestamp: messageTimestamp,
+});
+
 export const MESSAGE_SCHEMAS = {
 	user: UserMessageSchema,
 	assistant: AssistantMessageSchema,
@@ -135,6 +149,7 @@ export const MESSAGE_SCHEMAS = {
 	hookMessage: CustomMessageSchema,
 	branchSummary: BranchSummaryMessageSchema,
 	compactionSummary: CompactionSummaryMessageSchema,
+	system: SystemMessageSchema,
 } as const;
 
 export type MessageRole = keyof typeof MESSAGE_SCHEMAS;
@@ -147,6 +162,7 @@ export const AgentMessageSchema = Type.Union([
 	CustomMessageSchema,
 	BranchSummaryMessageSchema,
 	CompactionSummaryMessageSchema,
+	SystemMessageSchema,
 ]);
 
 // ---------------------------------------------------------------------------------------------
@@ -180,6 +196,8 @@ export const CompactionEntrySchema = Type.Object({
 	tokensBefore: Type.Optional(Type.Number()),
 	details: Type.Optional(Type.Unknown()),
 	fromHook: Type.Optional(Type.Boolean()),
+	/** Pi 1.x: the complete system prompt at this compaction boundary. */
+	systemMessage: Type.Optional(SystemMessageSchema),
 });
 
 export const BranchSummaryEntrySchema = Type.Object({
@@ -284,6 +302,7 @@ export const SessionHeaderSchema = Type.Object({
 export type TextPart = Static<typeof TextPartSchema>;
 export type ImagePart = Static<typeof ImagePartSchema>;
 export type AgentMessageJson = Static<typeof AgentMessageSchema>;
+export type SystemMessageJson = Static<typeof SystemMessageSchema>;
 export type UserMessageJson = Static<typeof UserMessageSchema>;
 export type SessionHeaderJson = Static<typeof SessionHeaderSchema>;
 /** A known entry as written in the file, before migration (ids optional). */

@@ -86,6 +86,8 @@ export interface CompactionEvent extends EventBase {
 	tokensBefore: number;
 	/** false for a message-role compactionSummary: it is a paraphrase block but resets nothing. */
 	resets: boolean;
+	/** Pi 1.x: the whole system prompt at the compaction (it replaces every earlier section). */
+	system?: SystemPrompt;
 }
 
 /** A user message from a span the reader cannot see on the branch (an abandoned branch), re-stated by a summary. */
@@ -101,6 +103,20 @@ export interface BranchSummaryEvent extends EventBase {
 	fromId: string | undefined;
 	/** User messages of the abandoned branch (from `fromId` up to the common ancestor), oldest first. */
 	hiddenUserWords: HiddenUserWords[];
+}
+
+/**
+ * The executor's system prompt as Pi 1.x records it: `sections` patch the sections earlier system
+ * messages set (null removes one); `content` is a forced, opaque prompt (usually empty).
+ */
+export interface SystemPrompt {
+	content: string;
+	sections: Record<string, string | null>;
+}
+
+/** A system message on the branch (Pi 1.x). */
+export interface SystemEvent extends EventBase, SystemPrompt {
+	kind: "system";
 }
 
 export interface ModelChangeEvent extends EventBase {
@@ -135,6 +151,7 @@ export type LedgerEvent =
 	| CustomMessageEvent
 	| CompactionEvent
 	| BranchSummaryEvent
+	| SystemEvent
 	| ModelChangeEvent
 	| ThinkingLevelEvent
 	| CustomEntryEvent

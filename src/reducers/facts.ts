@@ -15,6 +15,7 @@ import { ADVISOR_TOOL_NAME, assertNever, CUSTOM_TYPES, type LedgerEvent, type To
 import { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
 import { failureLine } from "./error-line.ts";
 import { changedPaths, runKey } from "./hidden-work.ts";
+import { mergeSections, standingInstructions } from "./instructions.ts";
 import { relativePath } from "./paths.ts";
 import { collapse, commandFact, runFailed, shellCommand, splitCd } from "./shell.ts";
 import { isTestCommand, testSummaryLine } from "./test-summary.ts";
@@ -29,6 +30,7 @@ export const FACT_CATEGORIES = [
 	"prose",
 	"identifier",
 	"advice",
+	"instructions",
 ] as const;
 
 export type FactCategory = (typeof FACT_CATEGORIES)[number];
@@ -58,10 +60,21 @@ export interface FactState {
 	readonly prose: Fact | undefined;
 	/** Calls waiting for their result, by call id. */
 	readonly calls: ReadonlyMap<string, OpenCall>;
+	/** The executor's system prompt as the branch recorded it (Pi 1.x), sections merged. */
+	readonly system: Readonly<{ content: string; sections: Readonly<Record<string, string>> }> | undefined;
 }
 
 export function emptyFacts(cwd?: string): FactState {
-	return { cwd, kept: [], seen: new Set(), failures: new Map(), tests: new Map(), prose: undefined, calls: new Map() };
+	return {
+		cwd,
+		kept: [],
+		seen: new Set(),
+		failures: new Map(),
+		tests: new Map(),
+		prose: undefined,
+		calls: new Map(),
+		system: undefined,
+	};
 }
 
 /** Tools that read a file by path. */
@@ -91,6 +104,7 @@ interface Draft {
 	tests: Map<string, Fact>;
 	prose: Fact | undefined;
 	calls: Map<string, OpenCall>;
+	system: FactState["system"];
 }
 
 function keep(draft: Draft, category: FactCategory, text: string): void {
@@ -175,7 +189,19 @@ function apply(draft: Draft, event: LedgerEvent): void {
 				if (advice !== undefined) keep(draft, "advice", advice);
 			}
 			return;
+		case "system":
+			draft.system = Object.freeze({
+				content: event.content.trim().length > 0 ? event.content : (draft.system?.content ?? ""),
+				sections: mergeSections(draft.system?.sections ?? {}, event.sections),
+			});
+			return;
 		case "compaction":
+			if (event.system !== undefined)
+				draft.system = Object.freeze({
+					content: event.system.content,
+					sections: mergeSections({}, event.system.sections),
+				});
+			return;
 		case "branchSummary":
 		case "modelChange":
 		case "thinkingLevel":
@@ -198,6 +224,7 @@ export function foldFacts(state: FactState, events: readonly LedgerEvent[]): Fac
 		tests: new Map(state.tests),
 		prose: state.prose,
 		calls: new Map(state.calls),
+		system: state.system,
 	};
 	for (const event of events) apply(draft, event);
 	return draft;
@@ -208,5 +235,21 @@ export function branchFacts(state: FactState): Fact[] {
 	const out: Fact[] = [...state.kept];
 	out.push(...state.failures.values(), ...state.tests.values());
 	if (state.prose !== undefined) out.push(state.prose);
+	if (state.system !== undefined) out.push(...instructionFacts(state.system));
 	return out;
+}
+
+const instructionFactsOf = new WeakMap<object, Fact[]>();
+
+/** Each non-empty line of the user's standing instructions is a fact (the same objects while the prompt is). */
+function instructionFacts(system: NonNullable<FactState["system"]>): Fact[] {
+	let facts = instructionFactsOf.get(system);
+	if (facts === undefined) {
+		const lines = new Set<string>();
+		for (const instruction of standingInstructions(system))
+			for (const line of instruction.text.split("\n")) if (line.trim().length > 0) lines.add(line.trim());
+		facts = [...lines].map((text) => Object.freeze({ category: "instructions" as const, text }));
+		instructionFactsOf.set(system, facts);
+	}
+	return facts;
 }

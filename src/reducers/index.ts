@@ -16,6 +16,13 @@ export {
 	foldFacts,
 } from "./facts.ts";
 export { trackWork } from "./hidden-work.ts";
+export {
+	eventInstructions,
+	type Instruction,
+	instructionsFromPromptText,
+	mergeSections,
+	standingInstructions,
+} from "./instructions.ts";
 export { foldLedger, ledgerOf } from "./ledger-fold.ts";
 export {
 	type Block,

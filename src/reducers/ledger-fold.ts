@@ -15,6 +15,7 @@ import {
 import { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
 import { changedPaths, trackWork, type WorkTracker } from "./hidden-work.ts";
 import { current, type Draft, isDraft, original, produce } from "./immer.ts";
+import { mergeSections } from "./instructions.ts";
 import {
 	type Block,
 	type CarriedFailure,
@@ -157,7 +158,23 @@ const handlers: Handlers = {
 		}
 		// Like Pi, only the newest compaction counts: an older one inside a kept span is skipped.
 		if (ctx.replay) return;
+		if (event.system !== undefined)
+			draft.system = {
+				id: event.id,
+				pos: ctx.pos,
+				content: event.system.content,
+				sections: mergeSections({}, event.system.sections),
+			};
 		compact(draft, event.id, event.summary, event.firstKeptEntryId, ctx);
+	},
+	system: (draft, event, ctx) => {
+		const before = draft.system;
+		draft.system = {
+			id: event.id,
+			pos: ctx.pos,
+			content: event.content.trim().length > 0 ? event.content : (before?.content ?? ""),
+			sections: mergeSections(before === undefined ? {} : current(before.sections), event.sections),
+		};
 	},
 	branchSummary: (draft, event, ctx) => {
 		pushBlock(draft, {

@@ -205,6 +205,12 @@ export interface LedgerState {
 	 * compaction may hide its block; the appendix then repeats it, as it is what the executor says now.
 	 */
 	lastProse: { id: string; pos: number; text: string } | undefined;
+	/**
+	 * The executor's system prompt as Pi 1.x recorded it on the branch, its sections merged in order
+	 * (a compaction's copy replaces them): where the user's standing instructions come from. `id` and
+	 * `pos` name the newest system entry, which advisor_expand answers for.
+	 */
+	system: { id: string; pos: number; content: string; sections: Record<string, string> } | undefined;
 }
 
 /** `cwd` comes from the session header (absent for a headerless file: paths are then shown as written). */
@@ -221,5 +227,6 @@ export function emptyLedger(cwd?: string): LedgerState {
 		indexById: {},
 		cwd,
 		lastProse: undefined,
+		system: undefined,
 	};
 }

@@ -286,6 +286,7 @@ function observe(event: LedgerEvent): Observed | undefined {
 		case "branchSummary":
 		case "modelChange":
 		case "thinkingLevel":
+		case "system":
 		case "other":
 			return undefined;
 		default:

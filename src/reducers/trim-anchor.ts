@@ -57,6 +57,7 @@ export function foldTrimAnchor(state: TrimAnchorState, events: readonly LedgerEv
 			case "customMessage":
 			case "modelChange":
 			case "thinkingLevel":
+			case "system":
 			case "other":
 				break;
 			default:

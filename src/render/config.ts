@@ -25,6 +25,11 @@ export const LedgerSchema = Type.Object({
 	 * around an expandable gap; the newest prose is whole in the appendix.
 	 */
 	proseMaxChars: Type.Integer({ minimum: 0 }),
+	/**
+	 * Each of the user's standing instructions (a context file such as AGENTS.md, an appended system
+	 * prompt) keeps head and tail around an expandable gap past this many characters.
+	 */
+	instructionsMaxChars: Type.Integer({ minimum: 0 }),
 });
 
 export type LedgerConfig = Static<typeof LedgerSchema>;
@@ -36,4 +41,5 @@ export const DEFAULT_LEDGER_CONFIG: Readonly<LedgerConfig> = Object.freeze({
 	userMessageMaxChars: 20000,
 	customPreviewChars: 500,
 	proseMaxChars: 300,
+	instructionsMaxChars: 4000,
 });

@@ -7,7 +7,7 @@
 import type { ContentPart, LedgerEvent } from "../events/index.ts";
 import { assertNever, CUSTOM_TYPES } from "../events/index.ts";
 import type { LedgerState } from "../reducers/index.ts";
-import { completedAdvice, reviewAdvice } from "../reducers/index.ts";
+import { completedAdvice, mergeSections, reviewAdvice, standingInstructions } from "../reducers/index.ts";
 import { MESSAGE_IMAGE, PASTED_IMAGE, TOOL_IMAGE_NO_PATH } from "./model-text.ts";
 import { displayId, ordinalPosition } from "./ordinal.ts";
 import { jsonText } from "./text.ts";
@@ -26,6 +26,20 @@ function findCall(events: readonly LedgerEvent[], before: number, callId: string
 		if (call !== undefined) return call;
 	}
 	return undefined;
+}
+
+/** The standing instructions in force at a system entry: its sections merged over the earlier ones. */
+function instructionsAt(events: readonly LedgerEvent[], index: number) {
+	let content = "";
+	let sections: Record<string, string> = {};
+	for (let i = 0; i <= index; i++) {
+		const e = events[i]!;
+		const prompt = e.kind === "system" ? e : e.kind === "compaction" ? e.system : undefined;
+		if (prompt === undefined) continue;
+		sections = mergeSections(e.kind === "compaction" ? {} : sections, prompt.sections);
+		if (prompt.content.trim().length > 0) content = prompt.content;
+	}
+	return standingInstructions({ content, sections });
 }
 
 function expandEvent(events: readonly LedgerEvent[], index: number): string | undefined {
@@ -55,6 +69,10 @@ function expandEvent(events: readonly LedgerEvent[], index: number): string | un
 			return event.summary;
 		case "branchSummary":
 			return event.summary;
+		case "system": {
+			const instructions = instructionsAt(events, index);
+			return instructions.length === 0 ? undefined : instructions.map((i) => `${i.source}:\n${i.text}`).join("\n\n");
+		}
 		case "modelChange":
 		case "thinkingLevel":
 		case "custom":

@@ -27,6 +27,7 @@ export const JUDGED_CHARS: Readonly<Record<FactCategory, number>> = Object.freez
 	prose: 300,
 	identifier: Number.POSITIVE_INFINITY,
 	advice: 200,
+	instructions: 100,
 });
 
 /** Categories whose facts must stand as whole tokens. */

@@ -16,6 +16,7 @@ export const TAGS = Object.freeze({
 	question: "question",
 	review: "completion_review",
 	catalogue: "tool_catalogue",
+	instructions: "standing_instructions",
 });
 
 export const LOG_OPEN = `<${TAGS.log}>\n`;
@@ -33,6 +34,7 @@ export const HEADER_WORDS = [
 	"shell",
 	"omitted",
 	"appendix",
+	"instructions",
 ] as const;
 
 /**
@@ -110,6 +112,14 @@ export const WORKSPACE_TOOL_DESCRIPTIONS: Readonly<Record<"read" | "grep" | "fin
 
 export const CATALOGUE_HEADER =
 	"The executor's tools (name — purpose), not yours: judge whether it picks the right one.";
+
+/**
+ * Message 1, second part: the user's standing instructions to the executor (its context files, an
+ * appended or own system prompt), from the session or the host. The advisor holds the executor to
+ * them; each block shows where it came from.
+ */
+export const INSTRUCTIONS_INTRO =
+	"The user's standing instructions to the executor (context files and the user's own system prompt), as Pi gave them to it: hold the executor to them.";
 
 // ---------------------------------------------------------------------------------------------
 // 4. The log, its blocks in the order they can come: the trim's stand-in, then user words, cards,

@@ -13,11 +13,13 @@ import type { AssistantMessage, Context, Message, TextContent, Tool, UserMessage
 import {
 	type Block,
 	type ClosedSegment,
+	type Instruction,
 	type LedgerState,
 	type PendingCall,
 	type PendingConsultation,
 	type RenderTrim,
 	type Round,
+	standingInstructions,
 	unansweredRound,
 } from "../reducers/index.ts";
 import { proseBlock, reasoningBlock, renderBlock, verbatimRound } from "./blocks.ts";
@@ -26,6 +28,7 @@ import { type CatalogueEntry, renderCatalogue } from "./catalogue.ts";
 import type { LedgerConfig } from "./config.ts";
 import { estimateToolsTokens, tokensForChars } from "./estimate.ts";
 import { chainHash, hashString } from "./hash.ts";
+import { type InstructionSource, renderInstructions } from "./instructions.ts";
 import {
 	type AdvisorToolsMode,
 	APPENDIX_HEADER,
@@ -56,6 +59,11 @@ export interface RenderOptions {
 	mode: RequestMode;
 	/** The advisor call being answered; defaults to the newest one without a result. */
 	inFlightCallId?: string;
+	/**
+	 * The user's standing instructions as the host gave them, for a session that does not record its
+	 * system prompt (Pi 0.73); a branch that records one (Pi 1.x) uses its own.
+	 */
+	instructions?: readonly Instruction[];
 	/**
 	 * Trim to fit the context budget: the ledger up to and including the anchor is left
 	 * out, its user words re-stated verbatim ahead of a fixed omission marker; `tailCaps` caps the
@@ -383,6 +391,12 @@ function reviewSection(): string {
 	return `<${TAGS.review}>\n${REVIEW_MARKER}\n</${TAGS.review}>\n`;
 }
 
+/** The branch's own system prompt when it recorded one, else what the host gave. */
+function instructionSource(state: LedgerState, options: RenderOptions): InstructionSource {
+	if (state.system !== undefined) return { pos: state.system.pos, items: standingInstructions(state.system) };
+	return { items: options.instructions ?? [] };
+}
+
 function inFlight(state: LedgerState, callId: string | undefined): PendingConsultation | undefined {
 	const all = state.pendingConsultations;
 	if (callId !== undefined) return all.find((p) => p.callId === callId);
@@ -447,6 +461,8 @@ export function renderRequest(
 	};
 
 	const catalogue = [memo.catalogue(options.catalogue)];
+	const instructions = renderInstructions(instructionSource(state, options), config, state.cwd);
+	if (instructions !== undefined) catalogue.push(instructions);
 	push(userMessage(catalogue), catalogue);
 
 	// Trimming: the stand-in part opens the first log message that is kept.

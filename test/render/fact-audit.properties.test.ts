@@ -33,6 +33,7 @@ const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	userMessageMaxChars: fc.constant(20000),
 	customPreviewChars: fc.constant(500),
 	proseMaxChars: fc.constantFrom(0, 40, 300),
+	instructionsMaxChars: fc.constantFrom(0, 100, 4000),
 });
 
 function missingPromised(request: LedgerRequest, facts: ReturnType<typeof branchFacts>): string[] {

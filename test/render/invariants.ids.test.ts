@@ -32,6 +32,7 @@ const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	userMessageMaxChars: fc.constantFrom(60, 20000),
 	customPreviewChars: fc.constantFrom(50, 500),
 	proseMaxChars: fc.constantFrom(0, 40, 300),
+	instructionsMaxChars: fc.constantFrom(0, 100, 4000),
 });
 
 type Kind = LedgerEvent["kind"];

@@ -57,6 +57,7 @@ const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	userMessageMaxChars: fc.constantFrom(100, 20000),
 	customPreviewChars: fc.constantFrom(50, 500),
 	proseMaxChars: fc.constantFrom(0, 40, 300, 8000),
+	instructionsMaxChars: fc.constantFrom(0, 100, 4000),
 });
 
 const modeArb = fc.constantFrom("consult", "review") as fc.Arbitrary<"consult" | "review">;

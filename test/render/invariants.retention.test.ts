@@ -101,6 +101,7 @@ const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	userMessageMaxChars: fc.constant(20000),
 	customPreviewChars: fc.constant(500),
 	proseMaxChars: fc.constantFrom(0, 40, 300),
+	instructionsMaxChars: fc.constant(4000),
 });
 
 describe("retention on generated sessions", () => {

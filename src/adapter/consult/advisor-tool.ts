@@ -17,7 +17,13 @@ import * as piAi from "@mariozechner/pi-ai";
 import type { AgentToolResult, ExtensionAPI, ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
 import { Type } from "@sinclair/typebox";
 import { ADVISOR_TOOL_NAME, type AdvisorDetails } from "../../events/index.ts";
-import type { LedgerState, SpendState, TrimAnchorState } from "../../reducers/index.ts";
+import {
+	type Instruction,
+	instructionsFromPromptText,
+	type LedgerState,
+	type SpendState,
+	type TrimAnchorState,
+} from "../../reducers/index.ts";
 import type { AdvisorToolsMode, RequestMode } from "../../render/index.ts";
 import {
 	ADVISOR_TOOL_DESCRIPTION,
@@ -289,6 +295,19 @@ function chooseModel(deps: AdvisorToolDeps, req: AdvisorRunRequest, known: { bas
 }
 
 /**
+ * The user's standing instructions as the host loaded them into the executor's system prompt: what
+ * a Pi 0.73 session does not record (a Pi 1.x branch records its own, which the renderer prefers).
+ * A host without the call, or one that throws, gives none: the consultation goes on without them.
+ */
+function hostInstructions(ctx: { getSystemPrompt?: () => string }): Instruction[] {
+	try {
+		return instructionsFromPromptText(ctx.getSystemPrompt?.() ?? "");
+	} catch {
+		return [];
+	}
+}
+
+/**
  * The ledger folded up to the branch, the investigation tools, and what the budget hooks read: the
  * request rendered on first read, and a way to render it again with other options.
  */
@@ -322,6 +341,7 @@ function planConsultationSetup(
 		toolsMode: tools === undefined ? "none" : plan.toolsMode,
 		mode: req.mode,
 		...(req.inFlightCallId !== undefined ? { inFlightCallId: req.inFlightCallId } : {}),
+		instructions: hostInstructions(ctx),
 	};
 	const render = (overrides: Partial<RenderOptions> = {}) =>
 		renderRequest(ledger.state, { ...renderOptions, ...overrides }, ledger.memo);

@@ -83,6 +83,7 @@ function trailing(event: LedgerEvent): boolean {
 		case "other":
 		case "modelChange":
 		case "thinkingLevel":
+		case "system":
 		case "customMessage":
 			return true;
 		case "user":

@@ -94,6 +94,7 @@ describe("every key", () => {
 			userMessageMaxChars: 200,
 			customPreviewChars: 0,
 			proseMaxChars: 50,
+			instructionsMaxChars: 700,
 		},
 		tools: { enabled: false, maxRounds: 0, maxResultChars: 1, repo: false, denyPatterns: ["*.secret"] },
 		budget: {
@@ -243,6 +244,7 @@ describe("per-key fallback", () => {
 		["ledger", "userMessageMaxChars", fc.integer({ min: 1, max: 1e6 }), fc.constant(-5)],
 		["ledger", "customPreviewChars", fc.nat(1000), fc.constant(true)],
 		["ledger", "proseMaxChars", fc.nat(1000), fc.oneof(fc.constant(-1), fc.constant(2.5), fc.constant("300"))],
+		["ledger", "instructionsMaxChars", fc.nat(1000), fc.oneof(fc.constant(-1), fc.constant(2.5), fc.constant("300"))],
 		["tools", "enabled", fc.boolean(), fc.oneof(fc.constant("yes"), fc.constant(1))],
 		["tools", "maxRounds", fc.nat(10), fc.constant(-1)],
 		["tools", "maxResultChars", fc.integer({ min: 1, max: 1e6 }), fc.constant(0)],

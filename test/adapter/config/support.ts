@@ -35,6 +35,7 @@ export const DEFAULTS: AdvisorConfig = {
 		userMessageMaxChars: 20000,
 		customPreviewChars: 500,
 		proseMaxChars: 300,
+		instructionsMaxChars: 4000,
 	},
 	tools: {
 		enabled: true,

@@ -39,6 +39,7 @@ const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	userMessageMaxChars: fc.constantFrom(100, 20000),
 	customPreviewChars: fc.constantFrom(50, 500),
 	proseMaxChars: fc.constantFrom(0, 40, 300, 8000),
+	instructionsMaxChars: fc.constantFrom(0, 100, 4000),
 });
 const capsArb = fc.option(fc.constantFrom(...TAIL_CAPS, 50), { nil: undefined });
 const fraction = fractionArb;

@@ -266,6 +266,7 @@ export const FACT_TARGETS: Readonly<Record<FactCategory, number>> = Object.freez
 	prose: 0.95,
 	identifier: 0.85,
 	advice: 0.95,
+	instructions: 0.95,
 });
 
 /** The fact audit by category: ledger next to Pi's context, a category below its target in yellow. */
