@@ -192,6 +192,16 @@ export const EnvelopeEstimateSchema = Type.Object({
 	costUsd: Type.Number(),
 	coldCostUsd: Type.Number(),
 	sessionUsd: Type.Number(),
+	/** The whole consultation as expected: the first request and the follow-ups expected. */
+	consultationUsd: Type.Optional(Type.Number()),
+	/** The whole consultation at most: every investigation round, every answer at the output cap. */
+	atMostUsd: Type.Optional(Type.Number()),
+	/** What the consultation was held to: its at most, within the hard and branch limits. */
+	limitUsd: Type.Optional(Type.Number()),
+	/** Follow-up requests expected (a mean). */
+	expectedRounds: Type.Optional(Type.Number()),
+	/** Where the follow-ups' estimate came from: this session's consultations, or the prior. */
+	basis: Type.Optional(Type.Union([Type.Literal("history"), Type.Literal("prior")])),
 });
 export type EnvelopeEstimate = Static<typeof EnvelopeEstimateSchema>;
 

@@ -4,10 +4,12 @@
  */
 
 export { cacheShares } from "./budget/cache.ts";
+export { CALL_OVERHEAD_TOKENS } from "./budget/consultation.ts";
 export { cachingModelFor, fingerprintOf, MIN_CACHED_TOKENS, requestRecord } from "./budget/estimate-cost.ts";
 export type { Confirmation, GateDecision } from "./budget/gate.ts";
 export {
 	type ConsultationPlan,
+	type PlanBounds,
 	type PlanBudget,
 	type PlanModel,
 	planConsultation,

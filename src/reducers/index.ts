@@ -41,6 +41,7 @@ export {
 export { relativePath } from "./paths.ts";
 export { collapse, commandFact, runFailed, shellCommand, splitCd } from "./shell.ts";
 export {
+	effortKey,
 	emptySpend,
 	OUTPUT_SAMPLES,
 	outputSamples,

@@ -12,14 +12,16 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** Caches other tools keep under the temp dir: shared with the system temp dir, never counted. */
+/** Caches other tools keep under the temp dir: ours are shared with the system temp dir; none is counted. */
 const CACHES = ["jiti", `tsx-${process.getuid?.() ?? 0}`];
+/** tsx's cache of another user (a test that drops privileges): made inside the run's dir, not counted. */
+const OTHER_USERS_CACHE = /^tsx-\d+$/;
 
 export default function setup(): () => void {
 	const shared = tmpdir();
 	const root = mkdtempSync(join(shared, "advisor-test-run-"));
-	// Tests that drop privileges (runuser -u nobody) must still reach their folders under it.
-	chmodSync(root, 0o755);
+	// Like /tmp: tests that drop privileges (runuser -u nobody) make their folders (and tsx its cache) here too.
+	chmodSync(root, 0o1777);
 	for (const cache of CACHES) {
 		mkdirSync(join(shared, cache), { recursive: true });
 		symlinkSync(join(shared, cache), join(root, cache));
@@ -29,7 +31,7 @@ export default function setup(): () => void {
 	return () => {
 		if (previous === undefined) delete process.env.TMPDIR;
 		else process.env.TMPDIR = previous;
-		const left = readdirSync(root).filter((name) => !CACHES.includes(name));
+		const left = readdirSync(root).filter((name) => !CACHES.includes(name) && !OTHER_USERS_CACHE.test(name));
 		rmSync(root, { recursive: true, force: true });
 		if (left.length > 0) {
 			// Vitest reports an error thrown here but still exits 0: the exit code is set as well.

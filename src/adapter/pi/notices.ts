@@ -90,22 +90,51 @@ export const STATUS_KEY = "advisor";
 /** The budget dialog: once per consultation, when it would pass budget.perCallSoftUsd. */
 export const CONFIRM_COST_TITLE = "Advisor: over the per-call soft limit";
 
-export function confirmCostMessage(cost: {
-	/** This request, as estimated (cache reads included). */
+/** How many investigation rounds a consultation may take, as the dialog says it. */
+const rounds = (n: number) => `up to ${n} investigation round${n === 1 ? "" : "s"}`;
+
+/**
+ * `about $0.021 (first request $0.015, up to 4 investigation rounds; at most $0.050)`: one figure where
+ * two read the same.
+ */
+export function consultationCost(cost: {
 	expectedUsd: number;
-	/** This request with nothing read from the cache. */
-	coldUsd: number;
-	/** Already billed in this consultation + this request. */
-	consultationUsd: number;
+	firstUsd: number;
+	rounds: number;
+	atMostUsd: number;
+}): string {
+	const about = formatUsd(cost.expectedUsd);
+	const first = formatUsd(cost.firstUsd);
+	const most = formatUsd(cost.atMostUsd);
+	const detail = [first !== about ? `first request ${first}` : "", cost.rounds > 0 ? rounds(cost.rounds) : ""]
+		.filter((part) => part !== "")
+		.join(", ");
+	const bound = most !== about ? `at most ${most}` : "";
+	const inside = [detail, bound].filter((part) => part !== "").join("; ");
+	return `about ${about}${inside === "" ? "" : ` (${inside})`}`;
+}
+
+export function confirmCostMessage(cost: {
+	/** The consultation as expected: the first request and the follow-ups expected. */
+	expectedUsd: number;
+	/** The first request alone. */
+	firstUsd: number;
+	/** The investigation rounds it may take. */
+	rounds: number;
+	/** What a yes grants: the most it can bill. */
+	atMostUsd: number;
 	softUsd: number;
 }): string {
-	const sofar =
-		cost.consultationUsd > cost.expectedUsd + 1e-9
-			? ` This consultation would come to about ${formatUsd(cost.consultationUsd)} with what it has already spent.`
-			: "";
 	return (
-		`The next advisor request is expected to cost about ${formatUsd(cost.expectedUsd)} ` +
-		`(${formatUsd(cost.coldUsd)} if nothing comes from the prompt cache).${sofar} ` +
-		`That is over the per-call soft limit of ${formatUsd(cost.softUsd)} (advisor.json budget.perCallSoftUsd). Send it?`
+		`This advisor consultation is expected to cost ${consultationCost(cost)}. ` +
+		`That is over the per-call soft limit of ${formatUsd(cost.softUsd)} (advisor.json budget.perCallSoftUsd). ` +
+		`Yes allows up to ${formatUsd(cost.atMostUsd)}; the advisor is told to answer with what it has before a request would pass that. Send it?`
 	);
+}
+
+/** `$0.050 · 3 requests · 61% from cache`: what a consultation really cost (the advice card, the stats). */
+export function costLine(usd: number, requests: number, cacheShare: number | null): string {
+	const parts = [formatUsd(usd), `${requests} request${requests === 1 ? "" : "s"}`];
+	if (cacheShare !== null) parts.push(`${Math.round(100 * cacheShare)}% from cache`);
+	return parts.join(" · ");
 }

@@ -4,18 +4,12 @@
  */
 
 import { formatUsd } from "../../policy/index.ts";
+import { costLine } from "../pi/notices.ts";
 import type { ScopeStats, SessionStats } from "./session-stats.ts";
 
 const count = (n: number) => Math.round(n).toLocaleString("en-US");
 const plural = (n: number, one: string, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`;
 const percent = (share: number) => `${Math.round(100 * share)}%`;
-
-/** `$0.050 · 3 requests · 61% from cache`: one consultation's real cost (the advice card says it the same way). */
-export function costLine(usd: number, requests: number, cacheShare: number | null): string {
-	const parts = [formatUsd(usd), plural(requests, "request")];
-	if (cacheShare !== null) parts.push(`${percent(cacheShare)} from cache`);
-	return parts.join(" · ");
-}
 
 function consultationsLine(s: ScopeStats): string {
 	const c = s.consultations;

@@ -78,5 +78,5 @@ export const DEFAULTS: AdvisorConfig = {
 		maxDurationSec: 3600,
 	},
 	review: { enabled: false, minToolCalls: 1 },
-	advice: { maxChars: 16000 },
+	advice: { maxChars: 16000, maxOutputTokens: 16384 },
 };

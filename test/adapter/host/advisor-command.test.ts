@@ -2,7 +2,6 @@
  * /advisor's pieces without a host: the no-UI message, the effort list, and the picker component.
  */
 
-import { join } from "node:path";
 import type { Api, Model } from "@mariozechner/pi-ai";
 import { fuzzyMatch } from "@mariozechner/pi-tui";
 import fc from "fast-check";

@@ -7,8 +7,9 @@ import { describe, expect, it } from "vitest";
 import { inventoryMessage } from "../../../src/adapter/baseline/messages.ts";
 import { replayText } from "../../../src/adapter/cli/replay/engine.ts";
 import { statsOfText } from "../../../src/adapter/cli/stats-command.ts";
+import { costLine } from "../../../src/adapter/pi/notices.ts";
 import { sessionStats, sumScopes } from "../../../src/adapter/stats/session-stats.ts";
-import { costLine, statsLines } from "../../../src/adapter/stats/stats-text.ts";
+import { statsLines } from "../../../src/adapter/stats/stats-text.ts";
 import { readSession } from "../../../src/events/index.ts";
 
 /** Sonnet 4.5 as pi-ai lists it: the CLI prices the full-context figure with it. */
