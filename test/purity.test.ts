@@ -3,8 +3,9 @@
  * no I/O, clock, randomness, network or Pi runtime — and imports run one way,
  * events ← reducers ← render ← policy ← adapter, across folders only through the folder's index.ts.
  * Inside the adapter too: pi ← tools ← config ← consult ← background ← host ← pi-advisor-ledger.ts, with cli
- * beside (it may import pi, tools and config; only bench/ and tests import it), and baseline ← stats
- * (Pi's own context as the full-context request, and the session's advisor spend) under host and cli.
+ * beside (it may import pi, tools, config and consult — `eval` sends its requests through the
+ * consultation loop; only bench/ and tests import it), and baseline ← stats (Pi's own context as the
+ * full-context request, and the session's advisor spend) under host and cli.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -133,7 +134,7 @@ const ADAPTER_ALLOWED: Record<AdapterPart, readonly AdapterPart[]> = {
 	background: ["pi", "tools", "config", "consult"],
 	host: ["pi", "baseline", "stats", "tools", "config", "consult", "background"],
 	"pi-advisor-ledger.ts": ["pi", "baseline", "stats", "tools", "config", "consult", "background", "host"],
-	cli: ["pi", "baseline", "stats", "tools", "config"],
+	cli: ["pi", "baseline", "stats", "tools", "config", "consult"],
 };
 
 function adapterPartOf(file: string): string | undefined {

@@ -38,6 +38,7 @@ export {
 	type TrimAnchorRecord,
 	type UsageRecordData,
 } from "./records.ts";
+export { DEFAULT_PRIVACY, type PrivacySettings, redactText, redactValue } from "./redact/index.ts";
 export type {
 	AssistantEvent,
 	ContentPart,

@@ -15,6 +15,7 @@
 
 import { FACT_CATEGORIES, type Fact, type FactCategory } from "../reducers/index.ts";
 import { neutralise } from "./neutralise.ts";
+import type { LedgerRequest } from "./request.ts";
 
 /** How many characters of a fact's collapsed text are judged; the rest of a long text may be capped. */
 export const JUDGED_CHARS: Readonly<Record<FactCategory, number>> = Object.freeze({
@@ -135,12 +136,13 @@ function holds(text: string, fact: Forms, as: AuditSide): boolean {
 export type AuditSide = "ledger" | "written";
 
 /**
- * One unit of a request as the audit sees it: a key that is the same only for the same unit, and
- * its text (a function when making it costs: it is only called for a unit the audit has not seen).
+ * The units of a request as the audit sees them: how many, each one's key (the same only for the
+ * same unit), and its text (only asked for a unit the audit has not seen: making it may cost).
  */
-export interface AuditUnit {
-	key: unknown;
-	text: string | (() => string);
+export interface AuditUnits {
+	length: number;
+	key(index: number): unknown;
+	text(index: number): string;
 }
 
 export interface FactTally {
@@ -164,20 +166,26 @@ export function addCounts(into: FactCounts, more: FactCounts): FactCounts {
 	return into;
 }
 
-/** What one side's audit keeps from point to point of a branch. */
+/**
+ * What one side's audit keeps from point to point of a branch. Each audit compares its units with
+ * the previous one's, position by position: the leading units with the same keys are the same
+ * units, and only those after the first difference are new — what one point adds to the next.
+ */
 export interface AuditMemo {
-	/** The unit each fact was found in, by key (stable units only). */
-	found: WeakMap<Fact, unknown>;
-	/** Facts missing at the previous point. */
-	missing: WeakSet<Fact>;
-	/** Facts audited at the previous point. */
-	known: WeakSet<Fact>;
-	/** Collapsed unit texts of the previous point, by key. */
+	/** The stable unit each fact was found in: its position and key. */
+	found: WeakMap<Fact, { index: number; key: unknown }>;
+	/** The audit (by number) at which each fact was last found missing. */
+	missing: WeakMap<Fact, number>;
+	/** Audits made with this memo. */
+	audits: number;
+	/** The previous audit's unit keys, in order. */
+	keys: unknown[];
+	/** Unit texts as compared (collapsed on the ledger's side), by key. */
 	texts: Map<unknown, string>;
 }
 
 export function createAuditMemo(): AuditMemo {
-	return { found: new WeakMap(), missing: new WeakSet(), known: new WeakSet(), texts: new Map() };
+	return { found: new WeakMap(), missing: new WeakMap(), audits: 0, keys: [], texts: new Map() };
 }
 
 export interface AuditResult {
@@ -185,80 +193,108 @@ export interface AuditResult {
 	missing: Fact[];
 }
 
+/** Texts of units no longer in use are dropped once the cache holds this many more than the request. */
+const TEXT_CACHE_SLACK = 4096;
+
+/**
+ * The units new since the previous audit (from the first position whose key differs), and every
+ * unit's text, cached by key: the work of one point is the units it adds, not the whole request.
+ */
+function unitTexts(units: AuditUnits, memo: AuditMemo, as: AuditSide): { first: number; text: (i: number) => string } {
+	const keys = memo.keys;
+	let first = 0;
+	while (first < units.length && first < keys.length && units.key(first) === keys[first]) first++;
+	keys.length = first;
+	for (let i = first; i < units.length; i++) keys.push(units.key(i));
+	if (memo.texts.size > units.length + TEXT_CACHE_SLACK) {
+		const kept = new Map<unknown, string>();
+		for (const key of keys) {
+			const t = memo.texts.get(key);
+			if (t !== undefined) kept.set(key, t);
+		}
+		memo.texts = kept;
+	}
+	const text = (i: number): string => {
+		const key = keys[i];
+		let t = memo.texts.get(key);
+		if (t === undefined) {
+			const raw = units.text(i);
+			t = as === "ledger" ? collapse(raw) : raw;
+			memo.texts.set(key, t);
+		}
+		return t;
+	};
+	return { first, text };
+}
+
 /**
  * Which facts the units carry. `stableUnits` leading units are stable (a fact found there is
- * remembered by unit); the rest change from point to point and are searched last.
+ * remembered by position and key); the rest change from point to point and are searched last.
  * `as`: how the units hold executor text (see AuditSide).
  */
 export function auditUnits(
-	units: readonly AuditUnit[],
+	units: AuditUnits,
 	stableUnits: number,
 	facts: readonly Fact[],
 	memo: AuditMemo,
 	as: AuditSide,
 ): AuditResult {
-	const previous = memo.texts;
-	const texts = new Map<unknown, string>();
-	const text: string[] = [];
-	const fresh: boolean[] = [];
-	for (const unit of units) {
-		const known = previous.get(unit.key);
-		let t = known;
-		if (t === undefined) {
-			const raw = typeof unit.text === "string" ? unit.text : unit.text();
-			t = as === "ledger" ? collapse(raw) : raw;
-		}
-		texts.set(unit.key, t);
-		text.push(t);
-		fresh.push(known === undefined);
-	}
-	memo.texts = texts;
+	const { first, text } = unitTexts(units, memo, as);
+	const audit = ++memo.audits;
 	const stable = Math.min(stableUnits, units.length);
-	// Where to look: units new since the last point first (a new fact is almost always in one), stable
-	// ones before volatile ones so a find is remembered; then the units seen before, newest first.
-	const order: number[] = [];
-	for (let i = stable - 1; i >= 0; i--) if (fresh[i]) order.push(i);
-	for (let i = stable; i < units.length; i++) if (fresh[i]) order.push(i);
-	const freshCount = order.length;
-	for (let i = stable - 1; i >= 0; i--) if (!fresh[i]) order.push(i);
-	for (let i = stable; i < units.length; i++) if (!fresh[i]) order.push(i);
-
-	const stableKeys = new Set<unknown>();
-	for (let i = 0; i < stable; i++) stableKeys.add(units[i]!.key);
+	// New units first (a new fact is almost always in one), stable ones before volatile ones so that a
+	// find is remembered; then, for a fact not known missing, the units seen before, newest first.
+	const fresh: number[] = [];
+	for (let i = stable - 1; i >= first; i--) fresh.push(i);
+	for (let i = Math.max(first, stable); i < units.length; i++) fresh.push(i);
+	const search = (f: Forms, from: "fresh" | "all"): number => {
+		for (const i of fresh) if (holds(text(i), f, as)) return i;
+		if (from === "fresh") return -1;
+		for (let i = Math.min(first, stable) - 1; i >= 0; i--) if (holds(text(i), f, as)) return i;
+		for (let i = stable; i < first; i++) if (holds(text(i), f, as)) return i;
+		return -1;
+	};
 
 	const counts = emptyCounts();
 	const missing: Fact[] = [];
 	for (const fact of facts) {
-		const f = forms(fact);
 		const tally = counts[fact.category];
 		tally.total++;
-		let carried = false;
 		const at = memo.found.get(fact);
-		if (at !== undefined && stableKeys.has(at)) carried = true;
-		else {
-			// A fact missing last time can only be in a unit that is new since.
-			const searched = memo.known.has(fact) && memo.missing.has(fact) ? freshCount : order.length;
-			for (let k = 0; k < searched; k++) {
-				const i = order[k]!;
-				if (holds(text[i]!, f, as)) {
-					carried = true;
-					if (i < stable) memo.found.set(fact, units[i]!.key);
-					else memo.found.delete(fact);
-					break;
-				}
-			}
+		let carried = at !== undefined && at.index < stable && units.key(at.index) === at.key;
+		if (!carried) {
+			// A fact missing from the previous audit can only be in a unit that is new since.
+			const i = search(forms(fact), memo.missing.get(fact) === audit - 1 ? "fresh" : "all");
+			carried = i !== -1;
+			if (i !== -1 && i < stable) memo.found.set(fact, { index: i, key: units.key(i) });
+			else memo.found.delete(fact);
 		}
-		memo.known.add(fact);
-		if (carried) {
-			tally.carried++;
-			memo.missing.delete(fact);
-		} else {
+		if (carried) tally.carried++;
+		else {
 			missing.push(fact);
-			memo.missing.add(fact);
-			memo.found.delete(fact);
+			memo.missing.set(fact, audit);
 		}
 	}
 	return { counts, missing };
+}
+
+/** A ledger request's units: its content parts (and head), each keyed by its chained prefix hash. */
+export function requestUnits(request: LedgerRequest): AuditUnits {
+	return unitsOf(
+		request.units,
+		(u) => u.prefixHash,
+		(u) => u.text,
+	);
+}
+
+/** The audit of a ledger request. */
+export function auditRequest(request: LedgerRequest, facts: readonly Fact[], memo: AuditMemo): AuditResult {
+	return auditUnits(requestUnits(request), request.stable.unitCount, facts, memo, "ledger");
+}
+
+/** Units from a list: each item's key and text. */
+export function unitsOf<T>(items: readonly T[], key: (item: T) => unknown, text: (item: T) => string): AuditUnits {
+	return { length: items.length, key: (i) => key(items[i]!), text: (i) => text(items[i]!) };
 }
 
 /** The share of facts carried, 1 when there are none. */

@@ -6,19 +6,21 @@
 export { renderBlock, userWords } from "./blocks.ts";
 export type { CatalogueEntry } from "./catalogue.ts";
 export { DEFAULT_LEDGER_CONFIG, type LedgerConfig, LedgerSchema } from "./config.ts";
-export { estimateMessageTokens, IMAGE_TOKENS, tokensForChars } from "./estimate.ts";
+export { estimateContextTokens, estimateMessageTokens, IMAGE_TOKENS, tokensForChars } from "./estimate.ts";
 export { expandSource } from "./expand.ts";
 export {
 	type AuditMemo,
 	type AuditSide,
-	type AuditUnit,
+	type AuditUnits,
 	addCounts,
+	auditRequest,
 	auditUnits,
 	carriedShare,
 	createAuditMemo,
 	emptyCounts,
 	type FactCounts,
 	type FactTally,
+	unitsOf,
 } from "./fact-audit.ts";
 export { hashString } from "./hash.ts";
 export {
@@ -31,15 +33,24 @@ export {
 	CONSULT_INSTRUCTION,
 	DEFAULT_PROMPT_GUIDELINES,
 	DEFAULT_PROMPT_SNIPPET,
+	DEFAULT_QUESTION,
 	EXPAND_MAX_IDS,
 	EXPAND_TOOL_DESCRIPTION,
 	EXPAND_TOOL_NAME,
 	FAILURE,
+	FULL_CONTEXT_INSTRUCTION,
+	FULL_CONTEXT_SYSTEM_PROMPT,
 	formatDollars,
+	fullContextQuestion,
 	GIT_DIFF_TOOL_DESCRIPTION,
 	GIT_DIFF_TOOL_NAME,
+	JUDGE_INSTRUCTION,
+	JUDGE_RETRY,
+	JUDGE_SYSTEM_PROMPT,
+	JUDGE_TAGS,
 	LOG_CLOSE,
 	LOG_OPEN,
+	MASKED_OUTPUT,
 	REVIEW_INSTRUCTION,
 	REVIEW_MARKER,
 	REVIEW_MESSAGE,

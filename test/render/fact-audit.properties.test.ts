@@ -10,7 +10,7 @@ import { readSession } from "../../src/events/index.ts";
 import { trimCandidates } from "../../src/policy/budget/trim.ts";
 import { branchFacts, emptyFacts, type FactCategory, foldFacts, ledgerOf } from "../../src/reducers/index.ts";
 import type { LedgerConfig } from "../../src/render/config.ts";
-import { auditUnits, createAuditMemo } from "../../src/render/fact-audit.ts";
+import { auditRequest, createAuditMemo } from "../../src/render/fact-audit.ts";
 import { type LedgerRequest, type RenderOptions, renderRequest } from "../../src/render/request.ts";
 import { eventsOf, fractionArb, pickIndex } from "../support/properties.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
@@ -37,8 +37,7 @@ const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 });
 
 function missingPromised(request: LedgerRequest, facts: ReturnType<typeof branchFacts>): string[] {
-	const units = request.units.map((u) => ({ key: u.prefixHash, text: u.text }));
-	const { missing } = auditUnits(units, request.stable.unitCount, facts, createAuditMemo(), "ledger");
+	const { missing } = auditRequest(request, facts, createAuditMemo());
 	return missing.filter((f) => PROMISED.includes(f.category)).map((f) => `${f.category}: ${f.text.slice(0, 120)}`);
 }
 

@@ -1,10 +1,16 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Fact } from "../../src/reducers/facts.ts";
-import { type AuditUnit, auditUnits, createAuditMemo } from "../../src/render/fact-audit.ts";
+import { type AuditUnits, auditUnits, createAuditMemo, unitsOf } from "../../src/render/fact-audit.ts";
 
 const fact = (category: Fact["category"], text: string): Fact => Object.freeze({ category, text });
-const units = (...texts: string[]): AuditUnit[] => texts.map((text, i) => ({ key: `${i}:${text}`, text }));
-const carried = (us: AuditUnit[], facts: Fact[], side: "ledger" | "written" = "ledger", stable = us.length) =>
+const units = (...texts: string[]): AuditUnits =>
+	unitsOf(
+		texts.map((text, i) => ({ key: `${i}:${text}`, text })),
+		(u) => u.key,
+		(u) => u.text,
+	);
+const carried = (us: AuditUnits, facts: Fact[], side: "ledger" | "written" = "ledger", stable = us.length) =>
 	auditUnits(us, stable, facts, createAuditMemo(), side).missing.map((f) => f.text);
 
 describe("a fact is carried when the request holds it as text", () => {
@@ -35,7 +41,7 @@ describe("a fact is carried when the request holds it as text", () => {
 describe("the audit is incremental over the points of a branch", () => {
 	it("gives what a fresh audit gives at every point", () => {
 		const facts = [fact("command", "npm test"), fact("identifier", "foo"), fact("read", "src/a.ts")];
-		const points: AuditUnit[][] = [
+		const points: AuditUnits[] = [
 			units("head", "#1 bash npm test · 1k", "[appendix] src/a.ts"),
 			units("head", "#1 bash npm test · 1k", "#2 read src/a.ts", "[appendix] `foo`"),
 			units("head", "#1 bash npm test · 1k", "#2 read src/a.ts", "» about `foo`", "[appendix]"),
@@ -48,5 +54,47 @@ describe("the audit is incremental over the points of a branch", () => {
 			const fresh = auditUnits(us, stable[i]!, facts, createAuditMemo(), "ledger");
 			expect(incremental).toEqual(fresh);
 		});
+	});
+});
+
+describe("property: the incremental audit equals a fresh one at every point", () => {
+	it("over growing, cut and rewritten unit lists, with facts coming and going", () => {
+		const word = fc.constantFrom("npm test", "src/a.ts", "a.ts", "foo", "Tests 1 failed", "bar baz", "x");
+		const unitText = fc.array(word, { maxLength: 4 }).map((ws) => ws.join(" "));
+		const step = fc.record({ keep: fc.nat(), add: fc.array(unitText, { maxLength: 4 }), stableCut: fc.nat() });
+		const factArb = fc.record({
+			category: fc.constantFrom<Fact["category"]>("command", "read", "identifier", "test"),
+			text: word,
+		});
+		fc.assert(
+			fc.property(
+				fc.array(step, { minLength: 1, maxLength: 8 }),
+				fc.array(factArb, { maxLength: 6 }),
+				(steps, raw) => {
+					const pool = raw.map((f) => Object.freeze({ ...f }));
+					const memo = createAuditMemo();
+					let list: { key: string; text: string }[] = [];
+					let serial = 0;
+					steps.forEach((s, n) => {
+						list = [
+							...list.slice(0, s.keep % (list.length + 1)),
+							...s.add.map((text) => ({ key: `u${serial++}`, text })),
+						];
+						const us = unitsOf(
+							list,
+							(u) => u.key,
+							(u) => u.text,
+						);
+						const stable = s.stableCut % (list.length + 1);
+						const facts = pool.filter((_, i) => (i + n) % 3 !== 0);
+						const incremental = auditUnits(us, stable, facts, memo, "ledger");
+						const fresh = auditUnits(us, stable, facts, createAuditMemo(), "ledger");
+						expect(incremental.counts).toEqual(fresh.counts);
+						expect(incremental.missing).toEqual(fresh.missing);
+					});
+				},
+			),
+			{ numRuns: 300 },
+		);
 	});
 });

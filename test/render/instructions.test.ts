@@ -9,7 +9,7 @@ import { readSession } from "../../src/events/index.ts";
 import { branchFacts, emptyFacts, foldFacts, ledgerOf } from "../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
 import { expandEntry } from "../../src/render/expand.ts";
-import { auditUnits, createAuditMemo } from "../../src/render/fact-audit.ts";
+import { auditRequest, createAuditMemo } from "../../src/render/fact-audit.ts";
 import { renderRequest } from "../../src/render/request.ts";
 
 const text = readFileSync(new URL("../fixtures/pi-1.6/system-prompt.jsonl", import.meta.url), "utf8");
@@ -69,7 +69,6 @@ describe("Pi 1.6's system message", () => {
 			"- Never edit `src/generated/`.",
 		]);
 		const request = renderRequest(state, options);
-		const units = request.units.map((u) => ({ key: u.prefixHash, text: u.text }));
-		expect(auditUnits(units, request.stable.unitCount, facts, createAuditMemo(), "ledger").missing).toEqual([]);
+		expect(auditRequest(request, facts, createAuditMemo()).missing).toEqual([]);
 	});
 });

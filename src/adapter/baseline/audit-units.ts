@@ -6,7 +6,7 @@
  */
 
 import type { Message } from "@mariozechner/pi-ai";
-import type { AuditUnit } from "../../render/index.ts";
+import { type AuditUnits, unitsOf } from "../../render/index.ts";
 
 const texts = new WeakMap<Message, string>();
 
@@ -39,6 +39,6 @@ export function messageText(message: Message): string {
 }
 
 /** The units of a baseline request: one per message, keyed by the message object (a kept message is the same object). */
-export function baselineAuditUnits(messages: readonly Message[]): AuditUnit[] {
-	return messages.map((message) => ({ key: message, text: () => messageText(message) }));
+export function baselineAuditUnits(messages: readonly Message[]): AuditUnits {
+	return unitsOf(messages, (message) => message, messageText);
 }

@@ -11,6 +11,8 @@ export const EXIT = Object.freeze({
 	usage: 1,
 	nothingToReplay: 2,
 	unreadable: 3,
+	/** eval: the user did not confirm the estimate. */
+	notConfirmed: 4,
 });
 
 /** A usage error; `command` names the command it concerns (absent: the command line as a whole). */
@@ -34,6 +36,7 @@ Usage:
   advisor-ledger replay [PATH…] [--every N] [--all-leaves] [--json] [--svg FILE] [--price PROVIDER/MODEL]
   advisor-ledger render FILE [--leaf ID] [--at ENTRY] [--json]
   advisor-ledger stats [PATH…] [--json]
+  advisor-ledger eval [PATH…] --advisor PROVIDER/MODEL [--judge PROVIDER/MODEL] [--points N] [options]
   advisor-ledger <command> --help
   advisor-ledger --version (-v)
 
@@ -41,6 +44,10 @@ Commands:
   replay   compare the ledger request with the raw-context baseline at every consultation point
   render   print the exact advisor request a consultation would send at one point of a session
   stats    what the advisor has cost in recorded sessions, and what the full context would have
+  eval     ask your advisor model with the ledger and with the full context, and compare the
+           advice (the one command that calls models: it shows an estimate and asks first)
+
+replay, render and stats are offline: they call no model.
 
 Exit codes: 0 ok, 1 usage error, 2 nothing to replay, 3 unreadable input.
 `;
@@ -119,6 +126,62 @@ Options:
 Exit codes: 0 ok, 1 usage error, 2 no session file, 3 some input could not be read.
 `;
 
+export const DEFAULT_POINTS = 12;
+export const DEFAULT_SEED = "1";
+export const DEFAULT_EVAL_OUT = "advisor-eval";
+
+export const EVAL_HELP = `advisor-ledger eval [PATH…] --advisor PROVIDER/MODEL [options]
+
+Sends recorded consultation points to your advisor model twice or three times — with the ledger
+request, with the full context (Pi's own context and the tool inventory, what rpiv-advisor
+sends), optionally with that context masked — then asks a judge model, blinded, to compare the
+answers. Reports how often the verdicts agree and how often one answer lacks a material point
+the other makes, with intervals, and what each arm cost. This command calls models and spends
+money: it shows an estimate first and asks (or --yes). PATH as for replay (default: Pi's
+session folder). Models and keys come from Pi: models.json and auth.json in the agent dir
+($PI_CODING_AGENT_DIR, else ~/.pi/agent), then the provider's environment variable.
+
+Options:
+  --advisor P/M    the advisor model (required)
+  --judge P/M      the judge model (default: the advisor model, said in the report)
+  --points N       how many points (default ${DEFAULT_POINTS}): real advisor() calls first, then
+                   simulated ones, spread over sessions and over time by the seed
+  --arms LIST      comma-separated, full and at least one of ledger, masked (default ledger,full)
+  --max-usd X      stop before a request that would take the run's spending over X dollars
+  --yes            do not ask before spending (needed when stdin is not a terminal)
+  --out DIR        where each point's record and Markdown go (default ${DEFAULT_EVAL_OUT});
+                   must be empty unless --resume
+  --resume         continue the run in --out (refused when inputs, arguments or seed differ)
+  --seed S         the seed for drawing points and answer labels (default ${DEFAULT_SEED})
+  --json           print the report as one JSON object
+  -h, --help       this help
+
+Exit codes: 0 ok (the report was printed, also when --max-usd stopped the run), 1 usage error
+(bad flag, unknown model, no key, --out not usable), 2 no consultation point found, 3 some
+input could not be read, 4 not confirmed.
+`;
+
+const EVAL_ARMS = ["ledger", "full", "masked"] as const;
+export type EvalArm = (typeof EVAL_ARMS)[number];
+
+export interface EvalArgs {
+	command: "eval";
+	paths: string[];
+	advisor: string;
+	/** undefined = the advisor model. */
+	judge: string | undefined;
+	points: number;
+	/** In the order ledger, full, masked. */
+	arms: EvalArm[];
+	/** undefined = no cap. */
+	maxUsd: number | undefined;
+	yes: boolean;
+	out: string;
+	resume: boolean;
+	seed: string;
+	json: boolean;
+}
+
 export interface ReplayArgs {
 	command: "replay";
 	paths: string[];
@@ -148,6 +211,7 @@ export type ParsedArgs =
 	| ReplayArgs
 	| RenderArgs
 	| StatsArgs
+	| EvalArgs
 	| { command: "help"; text: string }
 	| { command: "version" };
 
@@ -213,6 +277,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 		if (command === "help" && rest[0] === "replay") return { command: "help", text: REPLAY_HELP };
 		if (command === "help" && rest[0] === "render") return { command: "help", text: RENDER_HELP };
 		if (command === "help" && rest[0] === "stats") return { command: "help", text: STATS_HELP };
+		if (command === "help" && rest[0] === "eval") return { command: "help", text: EVAL_HELP };
 		return { command: "help", text: MAIN_HELP };
 	}
 	if (command === "--version" || command === "-V" || command === "-v") {
@@ -281,7 +346,81 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			if (s.help) return { command: "help", text: STATS_HELP };
 			return { command: "stats", paths: s.positional, json: s.flags.has("--json") };
 		}
+		case "eval":
+			return parseEval(rest);
 		default:
-			throw new UsageError(`unknown command ${JSON.stringify(command)} (expected replay, render or stats)`);
+			throw new UsageError(`unknown command ${JSON.stringify(command)} (expected replay, render, stats or eval)`);
 	}
+}
+
+const MODEL_KEY = /^[^/:\s]+[/:].+$/;
+
+function modelFlag(flags: Map<string, string | true>, name: string): string | undefined {
+	const value = stringFlag(flags, name);
+	if (value !== undefined && !MODEL_KEY.test(value)) {
+		throw new UsageError(`${name} needs provider/model, got ${JSON.stringify(value)}`, "eval");
+	}
+	return value;
+}
+
+function parseArms(text: string | undefined): EvalArm[] {
+	if (text === undefined) return ["ledger", "full"];
+	const named = text.split(",").map((a) => a.trim());
+	for (const arm of named) {
+		if (!(EVAL_ARMS as readonly string[]).includes(arm)) {
+			throw new UsageError(`--arms: unknown arm ${JSON.stringify(arm)} (ledger, full, masked)`, "eval");
+		}
+	}
+	const arms = EVAL_ARMS.filter((arm) => named.includes(arm));
+	if (!arms.includes("full") || arms.length < 2) {
+		throw new UsageError(
+			"--arms needs full and at least one of ledger, masked (it is what they are compared with)",
+			"eval",
+		);
+	}
+	return arms;
+}
+
+function parseEval(rest: readonly string[]): ParsedArgs {
+	const s = scan(
+		rest,
+		{
+			"--advisor": { value: true },
+			"--judge": { value: true },
+			"--points": { value: true },
+			"--arms": { value: true },
+			"--max-usd": { value: true },
+			"--yes": { value: false },
+			"--out": { value: true },
+			"--resume": { value: false },
+			"--seed": { value: true },
+			"--json": { value: false },
+		},
+		"eval",
+	);
+	if (s.help) return { command: "help", text: EVAL_HELP };
+	const advisor = modelFlag(s.flags, "--advisor");
+	if (advisor === undefined) throw new UsageError("--advisor provider/model is required", "eval");
+	const pointsText = stringFlag(s.flags, "--points");
+	if (pointsText !== undefined && (!/^[0-9]+$/.test(pointsText) || Number(pointsText) < 1)) {
+		throw new UsageError(`--points needs a whole number ≥ 1, got ${JSON.stringify(pointsText)}`, "eval");
+	}
+	const maxText = stringFlag(s.flags, "--max-usd");
+	if (maxText !== undefined && !(/^[0-9]+(\.[0-9]+)?$/.test(maxText) && Number(maxText) > 0)) {
+		throw new UsageError(`--max-usd needs an amount in dollars above 0, got ${JSON.stringify(maxText)}`, "eval");
+	}
+	return {
+		command: "eval",
+		paths: s.positional,
+		advisor,
+		judge: modelFlag(s.flags, "--judge"),
+		points: pointsText === undefined ? DEFAULT_POINTS : Number(pointsText),
+		arms: parseArms(stringFlag(s.flags, "--arms")),
+		maxUsd: maxText === undefined ? undefined : Number(maxText),
+		yes: s.flags.has("--yes"),
+		out: stringFlag(s.flags, "--out") ?? DEFAULT_EVAL_OUT,
+		resume: s.flags.has("--resume"),
+		seed: stringFlag(s.flags, "--seed") ?? DEFAULT_SEED,
+		json: s.flags.has("--json"),
+	};
 }

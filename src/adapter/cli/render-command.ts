@@ -14,7 +14,7 @@ import {
 	parseSessionText,
 	selectBranch,
 } from "../../events/index.ts";
-import { ledgerOf } from "../../reducers/index.ts";
+import { type LedgerState, ledgerOf } from "../../reducers/index.ts";
 import {
 	APPENDIX_HEADER,
 	createRenderMemo,
@@ -30,7 +30,7 @@ import { diagnosticsNote, noEntriesReason } from "./diagnostics.ts";
 import { visible, visibleLine } from "./escape.ts";
 import { displayPath, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
-import { calledToolNames, sessionTools } from "./replay/tool-set.ts";
+import { advisorToolDeclarations, calledToolNames, sessionTools } from "./replay/tool-set.ts";
 import { formatTokens, type Style } from "./report/text.ts";
 
 export interface RenderSummary {
@@ -57,6 +57,8 @@ export interface RenderJson {
 
 export interface Rendered {
 	request: LedgerRequest;
+	/** The folded ledger the request was rendered from (advisor_expand's source). */
+	state: LedgerState;
 	summary: RenderSummary;
 	/** What the reader and the branch walk could not use; printed on stderr, never in the JSON. */
 	diagnostics: Diagnostic[];
@@ -117,7 +119,24 @@ export const ENTRY_NAMES =
 const ENTRY_NAMING =
 	"The request names entries #N: their position on the branch in base 36 (#1 … #9, #a … #z, #10 …); --at takes that or the entry id.";
 
-export function renderAt(file: string, text: string, leaf: string | undefined, at: string | undefined): Rendered {
+/** How `eval` renders the ledger arm; `render` itself uses the defaults. */
+export interface RenderAtOptions {
+	/**
+	 * `tools.repo`: true (the default) declares the workspace tools; false leaves advisor_expand
+	 * alone, the system prompt's "expand" paragraph with it.
+	 */
+	repo?: boolean;
+	/** The advisor call in flight, when the caller knows it (a replay point); else found from --at. */
+	inFlightCallId?: string;
+}
+
+export function renderAt(
+	file: string,
+	text: string,
+	leaf: string | undefined,
+	at: string | undefined,
+	options: RenderAtOptions = {},
+): Rendered {
 	const parsed = parseSessionText(text);
 	const entries = migrateEntries(parsed);
 	if (entries.length === 0) throw new RenderInputError(`${file}: ${noEntriesReason(parsed)}`, EXIT.nothingToReplay);
@@ -128,15 +147,17 @@ export function renderAt(file: string, text: string, leaf: string | undefined, a
 	// At an advisor call itself: the in-flight form for that call (the newest pending one otherwise).
 	const last = events[index]!;
 	const ownCall = last.kind === "assistant" ? last.calls.find((c) => c.name === ADVISOR_TOOL_NAME) : undefined;
-	const inFlightCallId = ownCall?.id ?? state.pendingConsultations.at(-1)?.callId;
-	const tools = sessionTools(parsed.header?.cwd ?? process.cwd(), calledToolNames(entries));
+	const inFlightCallId = options.inFlightCallId ?? ownCall?.id ?? state.pendingConsultations.at(-1)?.callId;
+	const cwd = parsed.header?.cwd ?? process.cwd();
+	const tools = sessionTools(cwd, calledToolNames(entries));
+	const repo = options.repo ?? true;
 	const request = renderRequest(
 		state,
 		{
 			config: DEFAULT_LEDGER_CONFIG,
 			catalogue: tools.catalogue,
-			tools: tools.declarations,
-			toolsMode: "repo",
+			tools: repo ? tools.declarations : advisorToolDeclarations(cwd, false),
+			toolsMode: repo ? "repo" : "expand",
 			mode: "consult",
 			inFlightCallId,
 		},
@@ -144,6 +165,7 @@ export function renderAt(file: string, text: string, leaf: string | undefined, a
 	);
 	return {
 		request,
+		state,
 		summary: {
 			file,
 			sessionId: parsed.header?.id ?? null,

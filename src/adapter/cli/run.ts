@@ -51,6 +51,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
 			return (await loadCommand(() => import("./render-command.ts"))).runRender(args, io);
 		case "stats":
 			return (await loadCommand(() => import("./stats-command.ts"))).runStats(args, io);
+		case "eval":
+			return (await loadCommand(() => import("./eval-command.ts"))).runEval(args, io);
 		default:
 			return assertNever(args, "command");
 	}

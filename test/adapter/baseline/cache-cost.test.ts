@@ -80,11 +80,19 @@ describe("one request", () => {
 	});
 });
 
-function point(ledger: number, baseline: number, ledgerShare?: [number, number], baselineShare?: [number, number]) {
+function point(
+	ledger: number,
+	baseline: number,
+	masked: number,
+	ledgerShare?: [number, number],
+	baselineShare?: [number, number],
+	maskedShare?: [number, number],
+) {
 	const p: PointReport = {
 		atEntryId: "x",
 		kind: "simulated",
 		baseline,
+		masked,
 		ledger,
 		ledgerStable: 0,
 		incrementalMs: 0,
@@ -92,16 +100,18 @@ function point(ledger: number, baseline: number, ledgerShare?: [number, number],
 	};
 	if (ledgerShare) p.cacheShare = { tokenPrefix: ledgerShare[0], breakpoint: ledgerShare[1] };
 	if (baselineShare) p.baselineCacheShare = { tokenPrefix: baselineShare[0], breakpoint: baselineShare[1] };
+	if (maskedShare) p.maskedCacheShare = { tokenPrefix: maskedShare[0], breakpoint: maskedShare[1] };
 	return p;
 }
 
 describe("a session of three consultations, priced by hand", () => {
 	// ledger   5,000 → 6,000 → 8,000 tokens; repeats 0.9 then 0.5 of the previous (token prefix), 0.8 then 0.5 (breakpoints)
 	// baseline 20,000 → 30,000 → 12,000 (a compaction before the third); repeats 1.0 then 0.1 (prefix), 1.0 then 0 (breakpoints)
+	// masked   10,000 → 14,000 → 9,000; repeats 0.9 then 0.2 (prefix), 0.9 then 0 (breakpoints)
 	const points = [
-		point(5_000, 20_000),
-		point(6_000, 30_000, [0.9, 0.8], [1, 1]),
-		point(8_000, 12_000, [0.5, 0.5], [0.1, 0]),
+		point(5_000, 20_000, 10_000),
+		point(6_000, 30_000, 14_000, [0.9, 0.8], [1, 1], [0.9, 0.9]),
+		point(8_000, 12_000, 9_000, [0.5, 0.5], [0.1, 0], [0.2, 0]),
 	];
 	const cache = cacheOf(points);
 
@@ -118,6 +128,13 @@ describe("a session of three consultations, priced by hand", () => {
 		expect(cache.ledger.effective).toBe(12_250);
 		expect(cache.baseline.effective).toBe(41_300);
 		expect(cache.effectiveRatio).toBe(0.2966);
+		// masked, prefix: reads 0 + 9,000 + 2,800; uncached 10,000 + 5,000 + 6,200
+		expect(cache.masked.tokenPrefix).toEqual({ prompt: 33_000, read: 11_800, write: 0, uncached: 21_200 });
+		// masked, breakpoints: reads 0 + 9,000 + 0; writes 10,000 + 5,000 + 9,000
+		expect(cache.masked.breakpoint).toEqual({ prompt: 33_000, read: 9_000, write: 24_000, uncached: 0 });
+		// effective: 21,200 + 1,180 = 22,380; 22,380 / 41,300 = 0.54189…
+		expect(cache.masked.effective).toBe(22_380);
+		expect(cache.maskedEffectiveRatio).toBe(0.5419);
 	});
 
 	it("prices them at Sonnet 4.5", () => {
@@ -127,11 +144,32 @@ describe("a session of three consultations, priced by hand", () => {
 			prices: SONNET,
 		});
 		// no cache: 62,000 × $3 = $0.186; 19,000 × $3 = $0.057; 0.057 / 0.186 = 0.30645…
-		expect(price.uncached).toEqual({ baseline: 0.186, ledger: 0.057, ratio: 0.3065 });
+		// masked: 33,000 × $3 = $0.099; 0.099 / 0.186 = 0.53225…
+		expect(price.uncached).toEqual({
+			baseline: 0.186,
+			ledger: 0.057,
+			ratio: 0.3065,
+			masked: 0.099,
+			maskedRatio: 0.5323,
+		});
 		// prefix: 39,000 × 3 + 23,000 × 0.3 = 123,900 → $0.1239; 11,500 × 3 + 7,500 × 0.3 = 36,750 → $0.03675
-		expect(price.tokenPrefix).toEqual({ baseline: 0.1239, ledger: 0.03675, ratio: 0.2966 });
+		// masked: 21,200 × 3 + 11,800 × 0.3 = 67,140 → $0.06714
+		expect(price.tokenPrefix).toEqual({
+			baseline: 0.1239,
+			ledger: 0.03675,
+			ratio: 0.2966,
+			masked: 0.06714,
+			maskedRatio: 0.5419,
+		});
 		// breakpoints: 20,000 × 0.3 + 42,000 × 3.75 = 163,500 → $0.1635; 7,000 × 0.3 + 12,000 × 3.75 = 47,100 → $0.0471
-		expect(price.breakpoint).toEqual({ baseline: 0.1635, ledger: 0.0471, ratio: 0.2881 });
+		// masked: 9,000 × 0.3 + 24,000 × 3.75 = 92,700 → $0.0927
+		expect(price.breakpoint).toEqual({
+			baseline: 0.1635,
+			ledger: 0.0471,
+			ratio: 0.2881,
+			masked: 0.0927,
+			maskedRatio: 0.567,
+		});
 		expect(price.model).toBe("anthropic/claude-sonnet-4-5");
 	});
 

@@ -35,4 +35,83 @@ describe("arguments", () => {
 		});
 		expect(parseArgs(["render", "--help"])).toMatchObject({ command: "help" });
 	});
+
+	it("eval: --advisor required, defaults, every flag, and what each refuses", () => {
+		expect(parseArgs(["eval", "--advisor", "anthropic/claude-sonnet-4-5"])).toEqual({
+			command: "eval",
+			paths: [],
+			advisor: "anthropic/claude-sonnet-4-5",
+			judge: undefined,
+			points: 12,
+			arms: ["ledger", "full"],
+			maxUsd: undefined,
+			yes: false,
+			out: "advisor-eval",
+			resume: false,
+			seed: "1",
+			json: false,
+		});
+		expect(
+			parseArgs([
+				"eval",
+				"s",
+				"--advisor=openai/gpt-5",
+				"--judge",
+				"anthropic:claude-opus-4-1",
+				"--points",
+				"6",
+				"--arms",
+				"masked,full,ledger",
+				"--max-usd",
+				"2.5",
+				"--yes",
+				"--out",
+				"o",
+				"--resume",
+				"--seed",
+				"abc",
+				"--json",
+			]),
+		).toEqual({
+			command: "eval",
+			paths: ["s"],
+			advisor: "openai/gpt-5",
+			judge: "anthropic:claude-opus-4-1",
+			points: 6,
+			arms: ["ledger", "full", "masked"],
+			maxUsd: 2.5,
+			yes: true,
+			out: "o",
+			resume: true,
+			seed: "abc",
+			json: true,
+		});
+		const refused: [string[], string][] = [
+			[["eval"], "eval: --advisor provider/model is required"],
+			[["eval", "--advisor", "sonnet"], 'eval: --advisor needs provider/model, got "sonnet"'],
+			[["eval", "--advisor", "a/b", "--points", "0"], 'eval: --points needs a whole number ≥ 1, got "0"'],
+			[
+				["eval", "--advisor", "a/b", "--max-usd", "-1"],
+				'eval: --max-usd needs an amount in dollars above 0, got "-1"',
+			],
+			[
+				["eval", "--advisor", "a/b", "--max-usd", "0"],
+				'eval: --max-usd needs an amount in dollars above 0, got "0"',
+			],
+			[
+				["eval", "--advisor", "a/b", "--arms", "ledger"],
+				"eval: --arms needs full and at least one of ledger, masked (it is what they are compared with)",
+			],
+			[
+				["eval", "--advisor", "a/b", "--arms", "ledger,rag"],
+				'eval: --arms: unknown arm "rag" (ledger, full, masked)',
+			],
+		];
+		for (const [argv, message] of refused) expect(() => parseArgs(argv)).toThrow(message);
+		expect(parseArgs(["eval", "--help"])).toMatchObject({ command: "help" });
+		expect(parseArgs(["help", "eval"])).toMatchObject({
+			command: "help",
+			text: expect.stringContaining("calls models"),
+		});
+	});
 });

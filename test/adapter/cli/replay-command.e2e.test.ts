@@ -131,6 +131,18 @@ describe("the text report on the bundled samples", () => {
 		expect(stdout).toContain("No request is larger than its baseline.");
 	});
 
+	it("shows the masked baseline next to them: smaller than the baseline, larger than the ledger on these sessions", () => {
+		const masked = number(stdout, /^ratio masked\/baseline \(total\): (\d\.\d+)$/m);
+		expect(masked).toBeLessThan(1);
+		expect(masked).toBeGreaterThan(number(stdout, /^ratio ledger\/baseline \(total\): (\d\.\d+)$/m));
+		expect(
+			number(stdout, /^effective cost masked\/baseline, both cached \(uncached \+ 0\.1 × cached\): (\d\.\d+)$/m),
+		).toBeLessThan(1);
+		expect(stdout).toMatch(/^session\s+points\s+baseline\s+ledger\s+ratio\s+effect\.\s+masked\s+m\.eff\.\s/m);
+		const maskedRows = stdout.split("\n").filter((l) => /^\s+masked\s+[\d,]+\s/.test(l));
+		expect(maskedRows).toHaveLength(3);
+	});
+
 	it("prices the consultations in dollars, baseline vs ledger, with reads and writes in both caching models", () => {
 		expect(stdout).toMatch(
 			/^Prompt cost of the 45 consultations at anthropic\/claude-sonnet-4-5 prices \(Claude Sonnet 4\.5 \(latest\); per million tokens: input \$3\.00, cache read \$0\.30, cache write \$3\.75\)$/m,
@@ -151,7 +163,17 @@ describe("the text report on the bundled samples", () => {
 
 	it("has a legend for its columns and no timing noise", () => {
 		expect(stdout).toContain("\nLegend:\n");
-		for (const column of ["baseline", "ledger", "effect.", ">base", "users", "reuse", "token prefix:"]) {
+		for (const column of [
+			"baseline",
+			"masked",
+			"ledger",
+			"effect.",
+			"m.eff.",
+			">base",
+			"users",
+			"reuse",
+			"token prefix:",
+		]) {
 			expect(stdout).toMatch(new RegExp(`^  ${column.replace(/[.>]/g, "\\$&")}\\s`, "m"));
 		}
 		expect(stdout).not.toMatch(/inc\/scratch|Fold \+ render| ms\b/);
@@ -192,7 +214,8 @@ describe("--price", () => {
 		const r = await runBuilt(built.main, ["replay", "--svg", file], { HOME: home("svg", {}) });
 		expect(r.code).toBe(0);
 		const svg = readFileSync(file, "utf8");
-		expect(svg).toContain(">Prompt cost of 45 consultations, baseline vs ledger</text>");
+		expect(svg).toContain(">Prompt cost of 45 consultations, by side</text>");
+		expect(svg).toContain(">masked</text>");
 		expect(svg).toContain(">45 consultation points in 3 sessions</text>");
 	});
 });

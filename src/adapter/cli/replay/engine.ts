@@ -33,6 +33,7 @@ import {
 } from "../../../reducers/index.ts";
 import {
 	type AuditMemo,
+	auditRequest,
 	auditUnits,
 	createAuditMemo,
 	createRenderMemo,
@@ -49,6 +50,7 @@ import {
 } from "../../../render/index.ts";
 import { baselineAuditUnits } from "../../baseline/audit-units.ts";
 import { type BaselineRequest, baselineRequest, baselineShares } from "../../baseline/cache-share.ts";
+import { maskedPointRequest } from "../../baseline/masked.ts";
 import { inventoryMessage } from "../../baseline/messages.ts";
 import { advanceBaseline, type BaselineCursor, emptyBaseline, pointMessages } from "../../baseline/track.ts";
 import { countDiagnostics, mergeDiagnostics } from "../diagnostics.ts";
@@ -200,6 +202,8 @@ interface PointState {
 	request: LedgerRequest;
 	baseline: BaselineCursor;
 	baselineRequest: BaselineRequest;
+	/** The masked baseline at this point (baseline/masked.ts). */
+	maskedRequest: BaselineRequest;
 	found: ReadonlyMap<string, Found>;
 	mismatch: boolean;
 }
@@ -302,6 +306,7 @@ export function replayBranch(
 		folded: last?.point.upTo ?? 0,
 		previous: last?.request,
 		previousBaseline: last?.baselineRequest,
+		previousMasked: last?.maskedRequest,
 		found: last?.found ?? new Map(),
 		usersSoFar: 0,
 	};
@@ -404,6 +409,7 @@ interface BranchRun {
 	folded: number;
 	previous: LedgerRequest | undefined;
 	previousBaseline: BaselineRequest | undefined;
+	previousMasked: BaselineRequest | undefined;
 	found: ReadonlyMap<string, Found>;
 	/** Users before the current point. */
 	usersSoFar: number;
@@ -438,10 +444,19 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 
 	const sent = pointMessages(run.baseline, run.inventory, point.callId);
 	const baselineNow = baselineRequest(sent.messages, sent);
-	const report = pointReport(run, point, request, baselineNow, incrementalMs, scratchMs);
+	const maskedNow = maskedPointRequest(run.baseline, sent);
+	const report = pointReport(
+		run,
+		point,
+		request,
+		{ baseline: baselineNow, masked: maskedNow },
+		incrementalMs,
+		scratchMs,
+	);
 	report.facts = auditPoint(run, request, sent.messages);
 	run.previous = request;
 	run.previousBaseline = baselineNow;
+	run.previousMasked = maskedNow;
 	return {
 		point,
 		tools: input.tools,
@@ -453,6 +468,7 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 		request,
 		baseline: run.baseline,
 		baselineRequest: baselineNow,
+		maskedRequest: maskedNow,
 		found: run.found,
 		mismatch,
 	};
@@ -461,25 +477,32 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 /** The fact audit at a point: the branch's facts against the ledger request and against Pi's context. */
 function auditPoint(run: BranchRun, request: LedgerRequest, baseline: readonly Message[]): PointReport["facts"] {
 	const facts = branchFacts(run.facts);
-	const units = request.units.map((u) => ({ key: u.prefixHash, text: u.text }));
 	return {
-		ledger: auditUnits(units, request.stable.unitCount, facts, run.audit.ledger, "ledger").counts,
+		ledger: auditRequest(request, facts, run.audit.ledger).counts,
 		baseline: auditUnits(baselineAuditUnits(baseline), baseline.length, facts, run.audit.baseline, "written").counts,
 	};
+}
+
+/** Shares of the previous request reused by the next, rounded as the report keeps them. */
+function sharesOf(previous: BaselineRequest | undefined, next: BaselineRequest): PointReport["baselineCacheShare"] {
+	if (previous === undefined) return undefined;
+	const shares = baselineShares(previous, next);
+	return { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
 }
 
 function pointReport(
 	run: BranchRun,
 	point: ConsultationPoint,
 	request: LedgerRequest,
-	baselineNow: BaselineRequest,
+	raw: { baseline: BaselineRequest; masked: BaselineRequest },
 	incrementalMs: number,
 	scratchMs: number | undefined,
 ): PointReport {
 	const report: PointReport = {
 		atEntryId: run.input.events[point.upTo - 1]!.id,
 		kind: point.kind,
-		baseline: baselineNow.tokens,
+		baseline: raw.baseline.tokens,
+		masked: raw.masked.tokens,
 		ledger: request.tokens,
 		ledgerStable: request.stable.tokens,
 		incrementalMs: round(incrementalMs, 3),
@@ -490,10 +513,10 @@ function pointReport(
 		const shares = cacheShares(run.previous, request);
 		report.cacheShare = { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
 	}
-	if (run.previousBaseline !== undefined) {
-		const shares = baselineShares(run.previousBaseline, baselineNow);
-		report.baselineCacheShare = { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
-	}
+	const baselineShare = sharesOf(run.previousBaseline, raw.baseline);
+	if (baselineShare !== undefined) report.baselineCacheShare = baselineShare;
+	const maskedShare = sharesOf(run.previousMasked, raw.masked);
+	if (maskedShare !== undefined) report.maskedCacheShare = maskedShare;
 	const billed = billedUsage(point.result);
 	if (billed !== undefined) report.billed = billed;
 	if (scratchMs !== undefined) report.scratchMs = round(scratchMs, 3);

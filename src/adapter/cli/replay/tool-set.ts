@@ -78,18 +78,20 @@ const declarationCache = new Map<string, Tool[]>();
 
 /**
  * The advisor's investigation tool declarations, exactly as the extension sends them with the
- * default `tools` config (mode "repo"). The one place to change if the factory's options move.
+ * default `tools` config (mode "repo"), or with `tools.repo: false` (advisor_expand alone, what
+ * `eval` sends). The one place to change if the factory's options move.
  */
-export function advisorToolDeclarations(cwd: string): Tool[] {
-	let declarations = declarationCache.get(cwd);
+export function advisorToolDeclarations(cwd: string, repo = true): Tool[] {
+	const key = `${repo ? "repo" : "expand"}\u0000${cwd}`;
+	let declarations = declarationCache.get(key);
 	if (declarations === undefined) {
 		declarations = createAdvisorTools({
 			cwd,
-			config: DEFAULT_TOOLS_CONFIG,
+			config: { ...DEFAULT_TOOLS_CONFIG, repo },
 			modelAcceptsImages: false,
 			expand: { lookup: () => ({ kind: "not-found" }) },
 		}).declarations;
-		declarationCache.set(cwd, declarations);
+		declarationCache.set(key, declarations);
 	}
 	return declarations;
 }

@@ -56,6 +56,11 @@ export interface PointReport {
 	/** The in-flight advisor call, for real points. */
 	callId?: string;
 	baseline: number;
+	/**
+	 * The baseline with observation masking (tool results older than the newest 10 assistant turns
+	 * replaced by one line, baseline/masked.ts): the research baseline, for comparison.
+	 */
+	masked: number;
 	ledger: number;
 	/** Tokens of the ledger request's stable portion. */
 	ledgerStable: number;
@@ -63,6 +68,8 @@ export interface PointReport {
 	cacheShare?: { tokenPrefix: number; breakpoint: number };
 	/** The same for the baseline: shares of the previous point's baseline request reused by this one. */
 	baselineCacheShare?: { tokenPrefix: number; breakpoint: number };
+	/** The same for the masked baseline. */
+	maskedCacheShare?: { tokenPrefix: number; breakpoint: number };
 	billed?: Billed;
 	/** Fold (new events only) + render, ms. */
 	incrementalMs: number;
@@ -161,14 +168,32 @@ export interface SideCache {
 export interface CacheTotals {
 	baseline: SideCache;
 	ledger: SideCache;
+	/** The masked baseline, cached the same way. */
+	masked: SideCache;
 	/** Ledger / baseline effective tokens (null when the baseline is empty). */
 	effectiveRatio: number | null;
+	/** Masked / baseline effective tokens (null when the baseline is empty). */
+	maskedEffectiveRatio: number | null;
 }
 
 export interface UsdPair {
 	baseline: number;
 	ledger: number;
 	ratio: number | null;
+	masked: number;
+	/** Masked / baseline. */
+	maskedRatio: number | null;
+}
+
+/** Tokens per consultation on every side, and the ratios to the baseline. */
+export interface TokenTotals {
+	baseline: TokenStats;
+	ledger: TokenStats;
+	masked: TokenStats;
+	/** Ledger / baseline (totals). */
+	ratio: number | null;
+	/** Masked / baseline (totals). */
+	maskedRatio: number | null;
 }
 
 /** The consultations' prompts priced with one model of pi-ai's registry (output excluded: the same answer on both sides). */
@@ -197,13 +222,15 @@ export interface SessionReport {
 	pathEntries: number;
 	pointKind: "advisor" | "simulated" | "none";
 	points: PointReport[];
-	tokens: { baseline: TokenStats; ledger: TokenStats; ratio: number | null };
+	tokens: TokenTotals;
 	billed: BilledTotals;
 	largerThanBaseline: LargerThanBaseline[];
 	userMessages: UserMessages;
 	cacheShare: CacheShare;
 	/** The same over the baseline requests. */
 	baselineCacheShare: CacheShare;
+	/** The same over the masked baseline's requests. */
+	maskedCacheShare: CacheShare;
 	cache: CacheTotals;
 	facts: FactSurvival;
 	timing: Timing;
@@ -220,12 +247,13 @@ export interface ReplayReport {
 	sessions: SessionReport[];
 	/** Consultation points over all sessions. */
 	points: number;
-	tokens: { baseline: TokenStats; ledger: TokenStats; ratio: number | null };
+	tokens: TokenTotals;
 	billed: BilledTotals;
 	largerThanBaseline: LargerThanBaseline[];
 	userMessages: UserMessages;
 	cacheShare: CacheShare;
 	baselineCacheShare: CacheShare;
+	maskedCacheShare: CacheShare;
 	cache: CacheTotals;
 	facts: FactSurvival;
 	/** Absent when the report was built without a price model. */
@@ -284,9 +312,18 @@ export function ratio(numerator: number, denominator: number): number | null {
 	return denominator > 0 ? round(numerator / denominator) : null;
 }
 
-export function cacheShareOf(points: readonly PointReport[], side: "ledger" | "baseline" = "ledger"): CacheShare {
+const SHARE_OF = {
+	ledger: (p: PointReport) => p.cacheShare,
+	baseline: (p: PointReport) => p.baselineCacheShare,
+	masked: (p: PointReport) => p.maskedCacheShare,
+} as const;
+
+export function cacheShareOf(
+	points: readonly PointReport[],
+	side: "ledger" | "baseline" | "masked" = "ledger",
+): CacheShare {
 	const pairs = points.flatMap((p) => {
-		const share = side === "ledger" ? p.cacheShare : p.baselineCacheShare;
+		const share = SHARE_OF[side](p);
 		return share === undefined ? [] : [share];
 	});
 	const prefix = pairs.map((s) => s.tokenPrefix);
@@ -336,51 +373,59 @@ function sideOf(tokenPrefix: CacheSplit, breakpoint: CacheSplit): SideCache {
 	return { tokenPrefix, breakpoint, effective: round(effectiveTokens(tokenPrefix), 1) };
 }
 
-function cacheTotalsOf(baseline: SideCache, ledger: SideCache): CacheTotals {
-	return {
-		baseline,
-		ledger,
-		effectiveRatio: baseline.effective > 0 ? round(ledger.effective / baseline.effective) : null,
-	};
+type Side = "baseline" | "ledger" | "masked";
+const SIDES: readonly Side[] = ["baseline", "ledger", "masked"];
+
+function cacheTotalsOf(sides: Record<Side, SideCache>): CacheTotals {
+	const { baseline, ledger, masked } = sides;
+	const versus = (side: SideCache) => (baseline.effective > 0 ? round(side.effective / baseline.effective) : null);
+	return { baseline, ledger, masked, effectiveRatio: versus(ledger), maskedEffectiveRatio: versus(masked) };
+}
+
+/** A point's tokens and the share of the previous point it repeats, on one side. */
+function sideOfPoint(p: PointReport, side: Side): { tokens: number; share: PointReport["cacheShare"] } {
+	return { tokens: p[side], share: SHARE_OF[side](p) };
 }
 
 /** One session's points in order: each reads from the cache what it repeats of the one before. */
 export function cacheOf(points: readonly PointReport[]): CacheTotals {
-	const splits = {
-		baseline: { tokenPrefix: { ...EMPTY_SPLIT }, breakpoint: { ...EMPTY_SPLIT } },
-		ledger: { tokenPrefix: { ...EMPTY_SPLIT }, breakpoint: { ...EMPTY_SPLIT } },
-	};
-	points.forEach((p, i) => {
-		const previous = points[i - 1];
-		for (const model of ["tokenPrefix", "breakpoint"] as const) {
-			const kind = model === "tokenPrefix" ? "token-prefix" : "breakpoint";
-			const ledgerCached = cachedPrefix(previous?.ledger, p.cacheShare?.[model], p.ledger);
-			const baselineCached = cachedPrefix(previous?.baseline, p.baselineCacheShare?.[model], p.baseline);
-			splits.ledger[model] = addSplits(splits.ledger[model], splitPrompt(kind, p.ledger, ledgerCached));
-			splits.baseline[model] = addSplits(splits.baseline[model], splitPrompt(kind, p.baseline, baselineCached));
-		}
-	});
-	return cacheTotalsOf(
-		sideOf(splits.baseline.tokenPrefix, splits.baseline.breakpoint),
-		sideOf(splits.ledger.tokenPrefix, splits.ledger.breakpoint),
-	);
+	const sides = {} as Record<Side, SideCache>;
+	for (const side of SIDES) {
+		let tokenPrefix: CacheSplit = { ...EMPTY_SPLIT };
+		let breakpoint: CacheSplit = { ...EMPTY_SPLIT };
+		points.forEach((p, i) => {
+			const previous = points[i - 1] === undefined ? undefined : sideOfPoint(points[i - 1]!, side).tokens;
+			const { tokens, share } = sideOfPoint(p, side);
+			tokenPrefix = addSplits(
+				tokenPrefix,
+				splitPrompt("token-prefix", tokens, cachedPrefix(previous, share?.tokenPrefix, tokens)),
+			);
+			breakpoint = addSplits(
+				breakpoint,
+				splitPrompt("breakpoint", tokens, cachedPrefix(previous, share?.breakpoint, tokens)),
+			);
+		});
+		sides[side] = sideOf(tokenPrefix, breakpoint);
+	}
+	return cacheTotalsOf(sides);
 }
 
 /** Sessions are cached independently: the totals are sums, never a cache shared across sessions. */
 export function addCacheTotals(all: readonly CacheTotals[]): CacheTotals {
-	const sum = (side: "baseline" | "ledger", model: "tokenPrefix" | "breakpoint") =>
+	const sum = (side: Side, model: "tokenPrefix" | "breakpoint") =>
 		all.reduce((acc, c) => addSplits(acc, c[side][model]), { ...EMPTY_SPLIT });
-	return cacheTotalsOf(
-		sideOf(sum("baseline", "tokenPrefix"), sum("baseline", "breakpoint")),
-		sideOf(sum("ledger", "tokenPrefix"), sum("ledger", "breakpoint")),
-	);
+	const sides = {} as Record<Side, SideCache>;
+	for (const side of SIDES) sides[side] = sideOf(sum(side, "tokenPrefix"), sum(side, "breakpoint"));
+	return cacheTotalsOf(sides);
 }
 
-function usdPair(baseline: number, ledger: number): UsdPair {
+function usdPair(baseline: number, ledger: number, masked: number): UsdPair {
 	return {
 		baseline: round(baseline, 6),
 		ledger: round(ledger, 6),
 		ratio: baseline > 0 ? round(ledger / baseline) : null,
+		masked: round(masked, 6),
+		maskedRatio: baseline > 0 ? round(masked / baseline) : null,
 	};
 }
 
@@ -393,12 +438,18 @@ export function priceReport(cache: CacheTotals, model: PriceModel): PriceReport 
 		uncached: usdPair(
 			priceUncached(cache.baseline.tokenPrefix.prompt, prices),
 			priceUncached(cache.ledger.tokenPrefix.prompt, prices),
+			priceUncached(cache.masked.tokenPrefix.prompt, prices),
 		),
 		tokenPrefix: usdPair(
 			priceSplit(cache.baseline.tokenPrefix, prices),
 			priceSplit(cache.ledger.tokenPrefix, prices),
+			priceSplit(cache.masked.tokenPrefix, prices),
 		),
-		breakpoint: usdPair(priceSplit(cache.baseline.breakpoint, prices), priceSplit(cache.ledger.breakpoint, prices)),
+		breakpoint: usdPair(
+			priceSplit(cache.baseline.breakpoint, prices),
+			priceSplit(cache.ledger.breakpoint, prices),
+			priceSplit(cache.masked.breakpoint, prices),
+		),
 	};
 }
 
@@ -444,14 +495,25 @@ export function addDiagnostics(into: Diagnostics, from: Diagnostics): void {
 
 export function sessionTotals(
 	points: readonly PointReport[],
-): Pick<SessionReport, "tokens" | "billed" | "cacheShare" | "baselineCacheShare" | "cache" | "facts" | "timing"> {
+): Pick<
+	SessionReport,
+	"tokens" | "billed" | "cacheShare" | "baselineCacheShare" | "maskedCacheShare" | "cache" | "facts" | "timing"
+> {
 	const baseline = tokenStats(points.map((p) => p.baseline));
 	const ledger = tokenStats(points.map((p) => p.ledger));
+	const masked = tokenStats(points.map((p) => p.masked));
 	return {
-		tokens: { baseline, ledger, ratio: ratio(ledger.total, baseline.total) },
+		tokens: {
+			baseline,
+			ledger,
+			masked,
+			ratio: ratio(ledger.total, baseline.total),
+			maskedRatio: ratio(masked.total, baseline.total),
+		},
 		billed: billedOf(points),
 		cacheShare: cacheShareOf(points),
 		baselineCacheShare: cacheShareOf(points, "baseline"),
+		maskedCacheShare: cacheShareOf(points, "masked"),
 		cache: cacheOf(points),
 		facts: factSurvivalOf(points.map((p) => p.facts)),
 		timing: timingOf(points),
@@ -498,6 +560,7 @@ export function buildReport(
 		},
 		cacheShare: totals.cacheShare,
 		baselineCacheShare: totals.baselineCacheShare,
+		maskedCacheShare: totals.maskedCacheShare,
 		cache,
 		facts: totals.facts,
 		...(price === undefined ? {} : { price: priceReport(cache, price) }),

@@ -1,6 +1,6 @@
 /**
  * `replay --svg FILE`: a header with the totals, a dollar panel (the consultations' prompts priced
- * without a cache and with one in both caching models, baseline vs ledger), then tokens per
+ * without a cache and with one in both caching models, baseline, masked baseline and ledger), then tokens per
  * consultation, one small panel per session (each with its own y scale, so a short session is as
  * readable as a long one). One column for one session, two otherwise. Plain SVG, no fonts or
  * scripts beyond a generic sans-serif.
@@ -26,6 +26,7 @@ export const CHAR_EM = 0.6;
 
 const BASELINE_COLOUR = "#d9822b";
 const LEDGER_COLOUR = "#2b6cd9";
+const MASKED_COLOUR = "#9a9a9a";
 
 function escapeXml(text: string): string {
 	return text.replace(/[<>&"']/g, (c) => `&${{ "<": "lt", ">": "gt", "&": "amp", '"': "quot", "'": "apos" }[c]};`);
@@ -73,7 +74,7 @@ function sessionPanel(session: SessionReport, x0: number, y0: number, allLeaves:
 	const w = PANEL_W - MARGIN.left - MARGIN.right;
 	const h = PANEL_H - MARGIN.top - MARGIN.bottom;
 	const points = session.points;
-	const top = niceMax(Math.max(1, ...points.map((p) => Math.max(p.baseline, p.ledger))));
+	const top = niceMax(Math.max(1, ...points.map((p) => Math.max(p.baseline, p.masked, p.ledger))));
 	const x = (i: number) => MARGIN.left + (points.length <= 1 ? w / 2 : (i * w) / (points.length - 1));
 	const y = (v: number) => MARGIN.top + h - (v / top) * h;
 	const name = allLeaves && session.leafId !== null ? `${session.file}@${session.leafId}` : session.file;
@@ -115,6 +116,7 @@ function sessionPanel(session: SessionReport, x0: number, y0: number, allLeaves:
 	);
 	for (const [key, colour] of [
 		["baseline", BASELINE_COLOUR],
+		["masked", MASKED_COLOUR],
 		["ledger", LEDGER_COLOUR],
 	] as const) {
 		const coords = points.map((p, i) => `${x(i).toFixed(1)},${y(p[key]).toFixed(1)}`);
@@ -157,44 +159,47 @@ function costTop(subtitle: readonly string[]): number {
 	return 32 + subtitle.length * 14;
 }
 
+/** Bars per caching model: baseline, masked, ledger. */
+const COST_BARS = 3;
+const GROUP_H = COST_BARS * BAR_H + (COST_BARS - 1) * BAR_GAP + GROUP_GAP;
+
 function costPanelHeight(subtitle: readonly string[]): number {
-	return costTop(subtitle) + COST_ROWS.length * (2 * BAR_H + BAR_GAP + GROUP_GAP) + 4;
+	return costTop(subtitle) + COST_ROWS.length * GROUP_H + 4;
 }
 
 function share(value: number | null): string {
 	return value === null ? "—" : value.toFixed(3);
 }
 
-/** Horizontal bars: per caching model, baseline above ledger, the dollar amount (and ratio) after each bar. */
+/** Horizontal bars: per caching model, baseline, masked and ledger, the dollar amount (and ratio) after each bar. */
 function costPanel(price: PriceReport, points: number, x0: number, y0: number, width: number): string {
 	const subtitle = costSubtitle(price, width);
 	const height = costPanelHeight(subtitle);
 	const top = costTop(subtitle);
 	const barW = width - 10 - COST_LABEL_W - COST_VALUE_W;
-	const max = Math.max(...COST_ROWS.flatMap(([, key]) => [price[key].baseline, price[key].ledger]), 1e-12);
-	const digits = usdDigits(COST_ROWS.flatMap(([, key]) => [price[key].baseline, price[key].ledger]));
+	const amounts = COST_ROWS.flatMap(([, key]) => [price[key].baseline, price[key].masked, price[key].ledger]);
+	const max = Math.max(...amounts, 1e-12);
+	const digits = usdDigits(amounts);
 	const parts: string[] = [];
 	parts.push(`<g transform="translate(${x0},${y0})">`);
 	parts.push(`<rect width="${width}" height="${height}" fill="#fff" stroke="#ddd"/>`);
 	parts.push(
-		text(
-			10,
-			17,
-			12,
-			clipRight(`Prompt cost of ${count(points, "consultation")}, baseline vs ledger`, width - 20, 12),
-			{ bold: true },
-		),
+		text(10, 17, 12, clipRight(`Prompt cost of ${count(points, "consultation")}, by side`, width - 20, 12), {
+			bold: true,
+		}),
 	);
 	subtitle.forEach((line, i) => {
 		parts.push(text(10, 32 + i * 14, 10, clipRight(line, width - 20, 10), { fill: "#555" }));
 	});
 	COST_ROWS.forEach(([label, key], row) => {
-		const gy = top + row * (2 * BAR_H + BAR_GAP + GROUP_GAP);
+		const gy = top + row * GROUP_H;
 		parts.push(text(10, gy + BAR_H + 2, 11, label));
 		const pair = price[key];
+		const ratio = (r: number | null) => (r === null ? "" : ` (${r.toFixed(3)})`);
 		[
 			[pair.baseline, BASELINE_COLOUR, ""],
-			[pair.ledger, LEDGER_COLOUR, pair.ratio === null ? "" : ` (${pair.ratio.toFixed(3)})`],
+			[pair.masked, MASKED_COLOUR, ratio(pair.maskedRatio)],
+			[pair.ledger, LEDGER_COLOUR, ratio(pair.ratio)],
 		].forEach(([value, colour, suffix], i) => {
 			const v = value as number;
 			const by = gy + i * (BAR_H + BAR_GAP);
@@ -227,7 +232,7 @@ export function renderSvg(report: ReplayReport): string {
 
 	const lines: string[] = [
 		`${count(report.points, "consultation point")} in ${count(report.sessions.length, "session")}${omitted > 0 ? ` (${omitted} smaller not drawn)` : ""}`,
-		`tokens: ledger ${formatTokens(report.tokens.ledger.total)} / baseline ${formatTokens(report.tokens.baseline.total)} = ${report.tokens.ratio === null ? "—" : report.tokens.ratio.toFixed(3)}`,
+		`tokens: ledger ${formatTokens(report.tokens.ledger.total)} / baseline ${formatTokens(report.tokens.baseline.total)} = ${report.tokens.ratio === null ? "—" : report.tokens.ratio.toFixed(3)}; masked ${formatTokens(report.tokens.masked.total)} = ${report.tokens.maskedRatio === null ? "—" : report.tokens.maskedRatio.toFixed(3)}`,
 	];
 	if (report.cache.effectiveRatio !== null) {
 		lines.push(`effective cost, both cached (uncached + 0.1 × cached): ${report.cache.effectiveRatio.toFixed(3)}`);
@@ -266,6 +271,7 @@ export function renderSvg(report: ReplayReport): string {
 	});
 	const legend: [string, string][] = [
 		[BASELINE_COLOUR, "baseline (Pi context + tools)"],
+		[MASKED_COLOUR, "masked"],
 		[LEDGER_COLOUR, "ledger request"],
 	];
 	let lx = GAP;

@@ -103,8 +103,11 @@ export const LEGEND: readonly string[] = [
 	"Legend:",
 	"  baseline  what rpiv-advisor 2.11 sends at the same point: Pi's own context + every tool's JSON schema",
 	"            (no system prompt counted, so it is a lower bound); tokens are chars/4 on both sides",
+	"  masked    the baseline with observation masking (Lindenbauer et al. 2025): tool results older than the newest",
+	"            10 assistant turns replaced by one line; the research baseline, for comparison",
 	"  ledger    the request this extension sends; ratio = ledger / baseline tokens",
 	"  effect.   the same ratio with a prompt cache on both sides: uncached + 0.1 × cached tokens (token prefix)",
+	"  m.eff.    masked / baseline, cached the same way",
 	"  >base     consultations whose ledger request is larger than the baseline's",
 	"  users     user messages the requests had to carry; missing: absent from a request (must be 0)",
 	"  reuse     median share of the previous consultation's ledger request repeated as a prefix (token prefix / breakpoints)",
@@ -141,21 +144,42 @@ function priceLines(report: ReplayReport, price: PriceReport, style: Style): str
 		),
 	);
 	const c = report.cache;
-	const none = (side: "baseline" | "ledger"): CacheSplit => {
+	const none = (side: "baseline" | "ledger" | "masked"): CacheSplit => {
 		const prompt = c[side].tokenPrefix.prompt;
 		return { prompt, read: 0, write: 0, uncached: prompt };
 	};
-	const rows: [string, UsdPair, CacheSplit, CacheSplit][] = [
-		["no cache", price.uncached, none("baseline"), none("ledger")],
-		["token prefix", price.tokenPrefix, c.baseline.tokenPrefix, c.ledger.tokenPrefix],
-		["breakpoints", price.breakpoint, c.baseline.breakpoint, c.ledger.breakpoint],
+	const rows: [string, UsdPair, "tokenPrefix" | "breakpoint" | undefined][] = [
+		["no cache", price.uncached, undefined],
+		["token prefix", price.tokenPrefix, "tokenPrefix"],
+		["breakpoints", price.breakpoint, "breakpoint"],
 	];
-	const digits = usdDigits(rows.flatMap(([, usd]) => [usd.baseline, usd.ledger]));
-	for (const [label, usd, baseline, ledger] of rows) {
-		out.push(row([label, "baseline", ...splitCells(baseline), formatUsdFixed(usd.baseline, digits), ""], widths));
+	const digits = usdDigits(rows.flatMap(([, usd]) => [usd.baseline, usd.ledger, usd.masked]));
+	for (const [label, usd, model] of rows) {
+		const split = (side: "baseline" | "ledger" | "masked") => (model === undefined ? none(side) : c[side][model]);
+		out.push(
+			row([label, "baseline", ...splitCells(split("baseline")), formatUsdFixed(usd.baseline, digits), ""], widths),
+		);
 		out.push(
 			row(
-				["", "ledger", ...splitCells(ledger), formatUsdFixed(usd.ledger, digits), ratioText(usd.ratio, style)],
+				[
+					"",
+					"masked",
+					...splitCells(split("masked")),
+					formatUsdFixed(usd.masked, digits),
+					ratioText(usd.maskedRatio, style),
+				],
+				widths,
+			),
+		);
+		out.push(
+			row(
+				[
+					"",
+					"ledger",
+					...splitCells(split("ledger")),
+					formatUsdFixed(usd.ledger, digits),
+					ratioText(usd.ratio, style),
+				],
 				widths,
 			),
 		);
@@ -198,7 +222,7 @@ function headerLines(report: ReplayReport, style: Style): string[] {
 
 /** One row per session, then the totals. */
 function sessionTable(report: ReplayReport, style: Style): string[] {
-	const widths = [40, 9, 12, 11, 7, 7, 5, 6, 7, 11, 11];
+	const widths = [40, 9, 12, 11, 7, 7, 11, 7, 5, 6, 7, 11, 11];
 	const header = [
 		"session",
 		"points",
@@ -206,6 +230,8 @@ function sessionTable(report: ReplayReport, style: Style): string[] {
 		"ledger",
 		"ratio",
 		"effect.",
+		"masked",
+		"m.eff.",
 		">base",
 		"users",
 		"missing",
@@ -221,6 +247,8 @@ function sessionTable(report: ReplayReport, style: Style): string[] {
 			formatTokens(s.tokens.ledger.total),
 			fixed(s.tokens.ratio),
 			fixed(s.cache.effectiveRatio),
+			formatTokens(s.tokens.masked.total),
+			fixed(s.cache.maskedEffectiveRatio),
 			String(s.largerThanBaseline.length),
 			String(s.userMessages.total),
 			String(s.userMessages.missing),
@@ -238,6 +266,8 @@ function sessionTable(report: ReplayReport, style: Style): string[] {
 		formatTokens(report.tokens.ledger.total),
 		fixed(report.tokens.ratio),
 		fixed(report.cache.effectiveRatio),
+		formatTokens(report.tokens.masked.total),
+		fixed(report.cache.maskedEffectiveRatio),
 		String(report.largerThanBaseline.length),
 		String(report.userMessages.total),
 		String(report.userMessages.missing),
@@ -301,9 +331,12 @@ function tokenLines(report: ReplayReport, style: Style): string[] {
 	return [
 		style.bold(row(["tokens per consultation", "total", "p50", "p90", "max"], statWidths)),
 		row(statsRow("baseline (Pi context+tools)", report.tokens.baseline), statWidths),
+		row(statsRow("masked (old results hidden)", report.tokens.masked), statWidths),
 		row(statsRow("ledger", report.tokens.ledger), statWidths),
 		`ratio ledger/baseline (total): ${ratioText(report.tokens.ratio, style)}`,
+		`ratio masked/baseline (total): ${ratioText(report.tokens.maskedRatio, style)}`,
 		`effective cost ledger/baseline, both cached (uncached + 0.1 × cached): ${ratioText(report.cache.effectiveRatio, style)}`,
+		`effective cost masked/baseline, both cached (uncached + 0.1 × cached): ${ratioText(report.cache.maskedEffectiveRatio, style)}`,
 	];
 }
 

@@ -181,11 +181,12 @@ describe("replay --svg", () => {
 		const texts = allTexts(svg);
 		expect(texts).toContain("6 consultation points in 1 session");
 		expect(texts.join("\n")).not.toMatch(/\b1 (session|point|consultation)s\b/);
-		expect(texts).toContain("Prompt cost of 6 consultations, baseline vs ledger");
+		expect(texts).toContain("Prompt cost of 6 consultations, by side");
 		for (const label of ["no cache", "token prefix", "breakpoints"]) expect(texts).toContain(label);
-		// Baseline and ledger dollars per caching model, the ledger's with its ratio.
+		// Baseline, masked and ledger dollars per caching model, masked and ledger with their ratio to the baseline.
 		expect(texts.filter((t) => /^\$\d+\.\d+$/.test(t))).toHaveLength(3);
-		expect(texts.filter((t) => /^\$\d+\.\d+ \(0\.\d{3}\)$/.test(t))).toHaveLength(3);
+		expect(texts.filter((t) => /^\$\d+\.\d+ \(\d\.\d{3}\)$/.test(t))).toHaveLength(6);
+		expect(texts).toContain("masked");
 		expect(texts.some((t) => t.startsWith("anthropic/claude-sonnet-4-5"))).toBe(true);
 	});
 
