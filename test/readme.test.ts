@@ -37,6 +37,10 @@ describe("README.md", () => {
 		}
 	});
 
+	it("stays a guide: at most 15 KB (reference goes to docs/)", () => {
+		expect(Buffer.byteLength(README, "utf8")).toBeLessThanOrEqual(15_000);
+	});
+
 	it("spells the progress line as the extension writes it", () => {
 		const shown = README.split("\n").filter((line) => line.includes("Consulting advisor"));
 		expect(shown.length).toBeGreaterThan(0);

@@ -127,6 +127,7 @@ export function defaultInvestigation(setup: ConsultationSetup): InvestigationPla
 		modelAcceptsImages: setup.model.input.includes("image"),
 		expand: expandSource(setup.state),
 		...(setup.signal !== undefined ? { signal: setup.signal } : {}),
+		privacy: setup.config.privacy,
 	});
 	return {
 		toolsMode,

@@ -9,7 +9,7 @@ import { selectBranch } from "./branch.ts";
 import type { EntryRecord } from "./entries.ts";
 import { parseSessionText, type ReadStats, type SessionHeaderInfo } from "./jsonl.ts";
 import { migrateEntries } from "./migrate.ts";
-import { normalizeBranch } from "./normalize.ts";
+import { type NormalizeOptions, normalizeBranch } from "./normalize.ts";
 import type { Diagnostic, LedgerEvent } from "./types.ts";
 import { classifyEntry, DEEP_NESTING_MESSAGE, isRecord } from "./validate.ts";
 
@@ -19,7 +19,7 @@ export type { EntryRecord } from "./entries.ts";
 export { type ParsedSession, parseSessionText } from "./jsonl.ts";
 export { migrateEntries } from "./migrate.ts";
 export { assertNever } from "./never.ts";
-export { normalizeBranch } from "./normalize.ts";
+export { type NormalizeOptions, normalizeBranch, privacyKey } from "./normalize.ts";
 export {
 	ADVISOR_TOOL_NAME,
 	type AdvisorDetails,
@@ -38,10 +38,31 @@ export {
 	type TrimAnchorRecord,
 	type UsageRecordData,
 } from "./records.ts";
-export { DEFAULT_PRIVACY, type PrivacySettings, redactText, redactValue } from "./redact/index.ts";
+export {
+	countMarks,
+	createDenyMatcher,
+	DEFAULT_DENY_PATTERNS,
+	DEFAULT_PRIVACY,
+	type DenyMatcher,
+	markFor,
+	normalisePattern,
+	type PrivacyFile,
+	PrivacySchema,
+	type PrivacySettings,
+	pathArgument,
+	privacyFingerprint,
+	READING_TOOLS,
+	type ResolvedPrivacy,
+	redactText,
+	redactValue,
+	resolvePrivacy,
+	WITHHELD_READ_TEXT,
+} from "./redact/index.ts";
 export type {
 	AssistantEvent,
 	ContentPart,
+	ContextEditEvent,
+	ContextReplacement,
 	CustomMessageEvent,
 	Diagnostic,
 	DiagnosticReason,
@@ -51,10 +72,14 @@ export type {
 	SystemPrompt,
 	ToolCallInfo,
 	ToolResultEvent,
+	UsageEvent,
 } from "./types.ts";
 export { isRecord } from "./validate.ts";
 
-export interface ReadOptions {
+/** What decides an event's bytes besides its entry: redaction and the deny list (normalize.ts). */
+export type PrivacyOptions = Pick<NormalizeOptions, "privacy" | "denyPatterns">;
+
+export interface ReadOptions extends PrivacyOptions {
 	/** The leaf to read the branch up to; default the last entry in file order, null = empty branch. */
 	leafId?: string | null;
 }
@@ -86,7 +111,10 @@ export function readSession(text: string, options: ReadOptions = {}): SessionRea
 		entries,
 		path: branch.path,
 		leafId: branch.leafId,
-		events: normalizeBranch(branch.path, entries),
+		events: normalizeBranch(branch.path, entries, {
+			...privacyOptions(options),
+			...(parsed.header?.cwd !== undefined ? { cwd: parsed.header.cwd } : {}),
+		}),
 		diagnostics: [...parsed.diagnostics, ...branch.diagnostics],
 		stats: parsed.stats,
 	};
@@ -111,11 +139,15 @@ export function eventsFromBranch(
 	options: BranchEventsOptions = {},
 ): BranchEvents {
 	const diagnostics: Diagnostic[] = [];
+	const normalize: NormalizeOptions = {
+		...privacyOptions(options),
+		...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+	};
 	const from = Math.max(0, Math.min(options.from ?? 0, branch.length));
 	if (from === 0) {
 		const path = toRecords(branch, diagnostics);
 		const all = allEntries === undefined ? path : () => toRecords(allEntries, undefined);
-		return { events: normalizeBranch(path, all), diagnostics };
+		return { events: normalizeBranch(path, all, normalize), diagnostics };
 	}
 	// Incremental: the first `from` entries were validated and normalised by an earlier call.
 	const before: string[] = [];
@@ -125,10 +157,19 @@ export function eventsFromBranch(
 	}
 	const path = toRecords(branch.slice(from), diagnostics, new Set(before));
 	const all = () => toRecords(allEntries ?? branch, undefined);
-	return { events: normalizeBranch(path, all, { pathBefore: before }), diagnostics };
+	return { events: normalizeBranch(path, all, { ...normalize, pathBefore: before }), diagnostics };
 }
 
-export interface BranchEventsOptions {
+function privacyOptions(options: PrivacyOptions): PrivacyOptions {
+	const out: PrivacyOptions = {};
+	if (options.privacy !== undefined) out.privacy = options.privacy;
+	if (options.denyPatterns !== undefined) out.denyPatterns = options.denyPatterns;
+	return out;
+}
+
+export interface BranchEventsOptions extends PrivacyOptions {
+	/** The session's working directory (the deny list judges reads relative to it). */
+	cwd?: string;
 	/**
 	 * Normalise only `branch[from…]`: the entries before were read by an earlier call on a
 	 * branch this one extends. Events depend only on their entry and what precedes it, so the

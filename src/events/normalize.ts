@@ -4,22 +4,65 @@
  * An event depends only on its entry, the path before it and the entries written
  * before it, never on what follows: folding the events of a growing branch piece by
  * piece must give what folding them all at once gives.
+ *
+ * Privacy happens here, once (docs/privacy.md): every text an event carries is redacted, and
+ * the content of an executor's read of a path the deny list covers is withheld, so nothing
+ * downstream — cards, the appendix, advisor_expand, summaries, the fact audit — ever sees either.
+ * A tool result's event therefore also depends on its call, which sits above it on the path.
  */
 
 import type { EntryRecord, KnownEntry } from "./entries.ts";
 import { assertNever } from "./never.ts";
-import type { AgentMessageJson, ImagePart, SystemMessageJson, TextPart, UserMessageJson } from "./schemas.ts";
-import type { ContentPart, HiddenUserWords, LedgerEvent, SystemPrompt, ToolCallInfo } from "./types.ts";
+import {
+	DEFAULT_DENY_PATTERNS,
+	DEFAULT_PRIVACY,
+	type DenyMatcher,
+	denyMatcherFor,
+	isDeniedRead,
+	type PrivacySettings,
+	privacyFingerprint,
+	READING_TOOLS,
+	redactText,
+	redactValue,
+	WITHHELD_READ_TEXT,
+} from "./redact/index.ts";
+import type {
+	AgentMessageJson,
+	ContextEditContent,
+	ImagePart,
+	SystemMessageJson,
+	TextPart,
+	UserMessageJson,
+} from "./schemas.ts";
+import type {
+	ContentPart,
+	ContextReplacement,
+	HiddenUserWords,
+	LedgerEvent,
+	SystemPrompt,
+	ToolCallInfo,
+	ToolResultEvent,
+} from "./types.ts";
 import { isRecord } from "./validate.ts";
 
 type Base = { id: string; parentId: string | null };
 
-export function toParts(content: string | readonly (TextPart | ImagePart)[]): ContentPart[] {
-	if (typeof content === "string") return [{ type: "text", text: content }];
+/** What normalisation applies to every text, and the deny list's verdict on a tool result. */
+interface Privacy {
+	text(text: string): string;
+	value<T>(value: T): T;
+	/** Whether the result answers a read of a path the deny list covers (false when its call is unknown). */
+	deniedRead(result: Base & { toolCallId: string; toolName: string }): boolean;
+}
+
+function toParts(content: string | readonly (TextPart | ImagePart)[], privacy: Privacy): ContentPart[] {
+	if (typeof content === "string") return [{ type: "text", text: privacy.text(content) }];
 	// Image bytes are dropped here, once, so nothing downstream can embed them.
 	return content.map(
 		(part): ContentPart =>
-			part.type === "text" ? { type: "text", text: part.text } : { type: "image", mimeType: part.mimeType },
+			part.type === "text"
+				? { type: "text", text: privacy.text(part.text) }
+				: { type: "image", mimeType: part.mimeType },
 	);
 }
 
@@ -28,20 +71,59 @@ function toolArguments(value: unknown): Record<string, unknown> {
 	return isRecord(value) ? value : { value };
 }
 
-/** A system message's prompt: its opaque content as text, its sections as they patch the earlier ones. */
-function systemPrompt(message: SystemMessageJson): SystemPrompt {
-	const content = message.content === undefined ? "" : partsText(toParts(message.content));
-	return { content, sections: { ...(message.sections ?? {}) } };
+/** A tool result's text, or the withheld line when the deny list covers the path its call read. */
+function resultEvent(
+	base: Base,
+	message: Extract<AgentMessageJson, { role: "toolResult" }>,
+	privacy: Privacy,
+): ToolResultEvent {
+	const event: ToolResultEvent = {
+		...base,
+		kind: "toolResult",
+		callId: message.toolCallId,
+		toolName: message.toolName,
+		parts: [],
+		isError: message.isError === true,
+		details: message.details,
+		...(message.usage !== undefined ? { usage: message.usage } : {}),
+	};
+	// A failed read carries the tool's error, not the file: it is redacted like any text.
+	if (!event.isError && privacy.deniedRead({ ...base, toolCallId: message.toolCallId, toolName: message.toolName })) {
+		// The size a card shows: the text as partsText joins it (reducers/advisor-result.ts).
+		const texts = typeof message.content === "string" ? [message.content] : textsOf(message.content);
+		const chars = texts.reduce((n, text, i) => n + text.length + (i > 0 ? 1 : 0), 0);
+		return { ...event, parts: [{ type: "text", text: WITHHELD_READ_TEXT }], withheld: { chars } };
+	}
+	return { ...event, parts: toParts(message.content, privacy) };
+}
+
+function textsOf(parts: readonly (TextPart | ImagePart)[]): string[] {
+	const out: string[] = [];
+	for (const part of parts) if (part.type === "text") out.push(part.text);
+	return out;
+}
+
+/**
+ * A system message's prompt: its opaque content as text, its sections as they patch the earlier
+ * ones. Redacted like every other text: the user's context files (AGENTS.md …) sit in its sections.
+ */
+function systemPrompt(message: SystemMessageJson, privacy: Privacy): SystemPrompt {
+	const content = message.content === undefined ? "" : partsText(toParts(message.content, privacy));
+	// A null section removes the earlier one of that name (Pi's patch semantics): kept as it is.
+	const sections: Record<string, string | null> = {};
+	for (const [name, text] of Object.entries(message.sections ?? {}))
+		sections[name] = text === null ? null : privacy.text(text);
+	return { content, sections };
 }
 
 function partsText(parts: readonly ContentPart[]): string {
 	return parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
 }
 
-function messageEvent(base: Base, message: AgentMessageJson): LedgerEvent {
+function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): LedgerEvent {
 	switch (message.role) {
 		case "user":
-			return { ...base, kind: "user", parts: toParts(message.content) };
+			return { ...base, kind: "user", parts: toParts(message.content, privacy) };
 		case "assistant": {
 			const text: string[] = [];
 			const thinking: string[] = [];
@@ -50,13 +132,15 @@ function messageEvent(base: Base, message: AgentMessageJson): LedgerEvent {
 				if (part.type === "text") text.push(part.text);
 				else if (part.type === "thinking") {
 					if (part.redacted !== true) thinking.push(part.thinking);
-				} else calls.push({ id: part.id, name: part.name, arguments: toolArguments(part.arguments) });
+				} else
+					calls.push({ id: part.id, name: part.name, arguments: privacy.value(toolArguments(part.arguments)) });
 			}
 			return {
 				...base,
 				kind: "assistant",
-				text: text.join("\n\n"),
-				thinking: thinking.join("\n\n"),
+				// Joined first: a credential split over two parts is still one text to the rules.
+				text: privacy.text(text.join("\n\n")),
+				thinking: privacy.text(thinking.join("\n\n")),
 				calls,
 				stopReason: message.stopReason,
 				errorMessage: message.errorMessage,
@@ -65,22 +149,13 @@ function messageEvent(base: Base, message: AgentMessageJson): LedgerEvent {
 			};
 		}
 		case "toolResult":
-			return {
-				...base,
-				kind: "toolResult",
-				callId: message.toolCallId,
-				toolName: message.toolName,
-				parts: toParts(message.content),
-				isError: message.isError === true,
-				details: message.details,
-				...(message.usage !== undefined ? { usage: message.usage } : {}),
-			};
+			return resultEvent(base, message, privacy);
 		case "bashExecution":
 			return {
 				...base,
 				kind: "bashRun",
-				command: message.command,
-				output: message.output,
+				command: privacy.text(message.command),
+				output: privacy.text(message.output),
 				exitCode: typeof message.exitCode === "number" ? message.exitCode : undefined,
 				cancelled: message.cancelled === true,
 				truncated: message.truncated === true,
@@ -92,16 +167,16 @@ function messageEvent(base: Base, message: AgentMessageJson): LedgerEvent {
 				...base,
 				kind: "customMessage",
 				customType: message.customType,
-				parts: toParts(message.content),
+				parts: toParts(message.content, privacy),
 				// Pi hides a custom message whose display is falsy; absent behaves like false.
 				display: message.display === true,
-				details: message.details,
+				details: messageDetails(message.details, privacy),
 			};
 		case "branchSummary":
 			return {
 				...base,
 				kind: "branchSummary",
-				summary: message.summary,
+				summary: privacy.text(message.summary),
 				fromId: message.fromId,
 				hiddenUserWords: [],
 			};
@@ -109,37 +184,70 @@ function messageEvent(base: Base, message: AgentMessageJson): LedgerEvent {
 			return {
 				...base,
 				kind: "compaction",
-				summary: message.summary,
+				summary: privacy.text(message.summary),
 				firstKeptEntryId: null,
 				tokensBefore: message.tokensBefore ?? 0,
 				resets: false,
 			};
 		case "system":
-			return { ...base, kind: "system", ...systemPrompt(message) };
+			return { ...base, kind: "system", ...systemPrompt(message, privacy) };
 		default:
 			return assertNever(message, "message role");
 	}
 }
 
-function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords[]): LedgerEvent {
+/**
+ * A context edit's replacement in the shapes events use, redacted like the content it replaces: text
+ * and image parts as parts, an assistant's thinking and tool calls beside them. Pi keeps a string
+ * replacement of a user or custom message as it is and wraps any other in one text part; both are
+ * one text part here.
+ */
+function replacementOf(replacement: ContextEditContent, privacy: Privacy): ContextReplacement | null {
+	if (replacement === null) return null;
+	const content = replacement.content;
+	if (typeof content === "string") return { parts: toParts(content, privacy), thinking: "", calls: [] };
+	const parts: ContentPart[] = [];
+	const thinking: string[] = [];
+	const calls: ToolCallInfo[] = [];
+	for (const part of content) {
+		if (part.type === "text") parts.push({ type: "text", text: privacy.text(part.text) });
+		else if (part.type === "image") parts.push({ type: "image", mimeType: part.mimeType });
+		else if (part.type === "thinking") {
+			if (part.redacted !== true) thinking.push(part.thinking);
+		} else calls.push({ id: part.id, name: part.name, arguments: privacy.value(toolArguments(part.arguments)) });
+	}
+	return { parts, thinking: privacy.text(thinking.join("\n\n")), calls };
+}
+
+/**
+ * An extension message's details are its own, never shown — except the advice a delivered review
+ * carries there (reducers/advisor-result.ts `reviewAdvice`), which is replayed as past advice.
+ */
+function messageDetails(details: unknown, privacy: Privacy): unknown {
+	if (!isRecord(details) || typeof details.advice !== "string") return details;
+	const advice = privacy.text(details.advice);
+	return advice === details.advice ? details : { ...details, advice };
+}
+
+function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords[], privacy: Privacy): LedgerEvent {
 	switch (entry.type) {
 		case "message":
-			return messageEvent(base, entry.message);
+			return messageEvent(base, entry.message, privacy);
 		case "compaction":
 			return {
 				...base,
 				kind: "compaction",
-				summary: entry.summary,
+				summary: privacy.text(entry.summary),
 				firstKeptEntryId: entry.firstKeptEntryId ?? null,
 				tokensBefore: entry.tokensBefore ?? 0,
 				resets: true,
-				...(entry.systemMessage === undefined ? {} : { system: systemPrompt(entry.systemMessage) }),
+				...(entry.systemMessage === undefined ? {} : { system: systemPrompt(entry.systemMessage, privacy) }),
 			};
 		case "branch_summary":
 			return {
 				...base,
 				kind: "branchSummary",
-				summary: entry.summary,
+				summary: privacy.text(entry.summary),
 				fromId: entry.fromId,
 				hiddenUserWords: hidden(),
 			};
@@ -150,14 +258,30 @@ function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords
 				...base,
 				kind: "customMessage",
 				customType: entry.customType,
-				parts: toParts(entry.content),
+				parts: toParts(entry.content, privacy),
 				display: entry.display === true,
-				details: entry.details,
+				details: messageDetails(entry.details, privacy),
 			};
 		case "model_change":
 			return { ...base, kind: "modelChange", provider: entry.provider, modelId: entry.modelId };
 		case "thinking_level_change":
 			return { ...base, kind: "thinkingLevel", level: entry.thinkingLevel };
+		case "context_edit":
+			return {
+				...base,
+				kind: "contextEdit",
+				targetId: entry.targetId,
+				replacement: replacementOf(entry.replacement, privacy),
+			};
+		case "usage":
+			return {
+				...base,
+				kind: "usage",
+				usageKind: entry.kind,
+				provider: entry.provider,
+				model: entry.model,
+				usage: entry.usage,
+			};
 		case "label":
 		case "session_info":
 			return { ...base, kind: "other", entryType: entry.type };
@@ -198,6 +322,7 @@ function hiddenUserWords(
 	fromId: string | undefined,
 	onPath: ReadonlySet<string>,
 	lookup: Lookup,
+	privacy: Privacy,
 ) {
 	const words: HiddenUserWords[] = [];
 	const seen = new Set<string>();
@@ -208,7 +333,7 @@ function hiddenUserWords(
 		if (seen.has(current.id)) break;
 		seen.add(current.id);
 		const message = userMessage(current);
-		if (message !== undefined) words.push({ id: current.id, parts: toParts(message.content) });
+		if (message !== undefined) words.push({ id: current.id, parts: toParts(message.content, privacy) });
 		current = current.parentId === null ? undefined : lookup.byId.get(current.parentId);
 	}
 	return words.reverse();
@@ -220,12 +345,54 @@ export interface NormalizeOptions {
 	 * (incremental folding): they count as "on the path" for branch summaries.
 	 */
 	pathBefore?: Iterable<string>;
+	/** How texts are redacted (advisor.json `privacy`); default: redaction on, no extra patterns. */
+	privacy?: PrivacySettings;
+	/** The deny list (advisor.json `tools.denyPatterns`) an executor's read is withheld by; `[]` withholds nothing. */
+	denyPatterns?: readonly string[];
+	/** The session's working directory: what the deny list judges a read's path relative to. */
+	cwd?: string;
+}
+
+/** A stable name for the options that decide an event's bytes: whatever memoises events keys on it. */
+export function privacyKey(privacy: PrivacySettings, denyPatterns: readonly string[]): string {
+	return `${privacyFingerprint(privacy)}\u0000${JSON.stringify(denyPatterns)}`;
+}
+
+const lookups = new WeakMap<readonly EntryRecord[], Lookup>();
+
+function buildLookup(entries: readonly EntryRecord[]): Lookup {
+	const byId = new Map<string, EntryRecord>();
+	const position = new Map<string, number>();
+	entries.forEach((record, i) => {
+		if (byId.has(record.id)) return;
+		byId.set(record.id, record);
+		position.set(record.id, i);
+	});
+	return { byId, position, all: entries };
+}
+
+/** Pi writes a message's results right after it: the first assistant message above a result holds its call. */
+function callAbove(parentId: string | null, callId: string, lookup: Lookup): ToolCallInfo | undefined {
+	let current = parentId === null ? undefined : lookup.byId.get(parentId);
+	const seen = new Set<string>();
+	while (current !== undefined && !seen.has(current.id)) {
+		seen.add(current.id);
+		if (current.kind === "known" && current.entry.type === "message" && current.entry.message.role === "assistant") {
+			const part = current.entry.message.content.find((p) => p.type === "toolCall" && p.id === callId);
+			return part?.type === "toolCall"
+				? { id: part.id, name: part.name, arguments: toolArguments(part.arguments) }
+				: undefined;
+		}
+		current = current.parentId === null ? undefined : lookup.byId.get(current.parentId);
+	}
+	return undefined;
 }
 
 /**
  * @param all every entry of the session in file order (defaults to the path): where the
- *   user words of abandoned branches are found for branch summaries. A function is only
- *   called when a branch summary needs it.
+ *   user words of abandoned branches are found for branch summaries, and the call of a result
+ *   whose call lies before `path`. A function is only called when one of them needs it; an
+ *   array's index is built once and kept while the array is.
  */
 export function normalizeBranch(
 	path: readonly EntryRecord[],
@@ -235,17 +402,19 @@ export function normalizeBranch(
 	let lookup: Lookup | undefined;
 	const getLookup = (): Lookup => {
 		if (lookup !== undefined) return lookup;
-		const entries = typeof all === "function" ? all() : all;
-		const byId = new Map<string, EntryRecord>();
-		const position = new Map<string, number>();
-		entries.forEach((record, i) => {
-			if (byId.has(record.id)) return;
-			byId.set(record.id, record);
-			position.set(record.id, i);
-		});
-		lookup = { byId, position, all: entries };
+		if (typeof all === "function") lookup = buildLookup(all());
+		else {
+			lookup = lookups.get(all) ?? buildLookup(all);
+			lookups.set(all, lookup);
+		}
 		return lookup;
 	};
+	// The calls of this path's assistant messages, as written: a read's path is judged unredacted.
+	const calls = new Map<string, ToolCallInfo>();
+	const privacy = privacyOf(
+		options,
+		(result) => calls.get(result.toolCallId) ?? callAbove(result.parentId, result.toolCallId, getLookup()),
+	);
 	const onPath = new Set<string>(options.pathBefore ?? []);
 	const events: LedgerEvent[] = [];
 	for (const record of path) {
@@ -254,11 +423,35 @@ export function normalizeBranch(
 			events.push({ ...base, kind: "other", entryType: record.entry.type });
 		} else {
 			const entry = record.entry;
+			if (privacy.withholds && entry.type === "message" && entry.message.role === "assistant") {
+				for (const part of entry.message.content)
+					if (part.type === "toolCall")
+						calls.set(part.id, { id: part.id, name: part.name, arguments: toolArguments(part.arguments) });
+			}
 			const hidden = () =>
-				entry.type === "branch_summary" ? hiddenUserWords(record, entry.fromId, onPath, getLookup()) : [];
-			events.push(entryEvent(base, entry, hidden));
+				entry.type === "branch_summary" ? hiddenUserWords(record, entry.fromId, onPath, getLookup(), privacy) : [];
+			events.push(entryEvent(base, entry, hidden, privacy));
 		}
 		onPath.add(record.id);
 	}
 	return events;
+}
+
+function privacyOf(
+	options: NormalizeOptions,
+	callOf: (result: Base & { toolCallId: string }) => ToolCallInfo | undefined,
+): Privacy & { withholds: boolean } {
+	const settings = options.privacy ?? DEFAULT_PRIVACY;
+	const patterns = options.denyPatterns ?? DEFAULT_DENY_PATTERNS;
+	const denied: DenyMatcher | undefined = patterns.length === 0 ? undefined : denyMatcherFor(patterns);
+	return {
+		text: (text) => redactText(text, settings),
+		value: (value) => redactValue(value, settings),
+		withholds: denied !== undefined,
+		deniedRead: (result) => {
+			if (denied === undefined || !READING_TOOLS.has(result.toolName.toLowerCase())) return false;
+			const call = callOf(result);
+			return call !== undefined && isDeniedRead(call.name, call.arguments, options.cwd, denied);
+		},
+	};
 }

@@ -246,6 +246,11 @@ export const AdvisorDetailsSchema = Type.Object({
 	severity: Type.Optional(SeveritySchema),
 	/** Present when the advisor called its investigation tools. */
 	toolCalls: Type.Optional(ToolCallSummarySchema),
+	/**
+	 * Credential marks in what this consultation sent (docs/privacy.md): the first request, and the
+	 * results of the advisor's own tool calls. Absent when nothing was sent, and in older records.
+	 */
+	redactions: Type.Optional(NonNegative()),
 });
 export type AdvisorDetails = Static<typeof AdvisorDetailsSchema>;
 

@@ -1,5 +1,6 @@
 /**
- * TypeBox schemas for what Pi 0.73 (and its v1/v2 predecessors) writes to a session file.
+ * TypeBox schemas for what Pi 0.73 (and its v1/v2 predecessors) writes to a session file, and
+ * the entries Pi 1.x added within version 3 (`context_edit`, `usage`).
  *
  * Deliberately lenient: Pi's own types are stricter than the files it has written over
  * time (v1 usage has no totalTokens, aborted assistant turns have empty content, some
@@ -251,6 +252,39 @@ export const SessionInfoEntrySchema = Type.Object({
 	name: Type.Optional(Type.String()),
 });
 
+/**
+ * Pi 1.x: an append-only change to an earlier entry's contribution to the executor's context
+ * (docs/request-format.md#context-edits). `replacement: null` omits the target; otherwise its
+ * content is replaced — user, tool result and custom message content (a string or text/image
+ * parts), or an assistant's parts (text, thinking, tool calls).
+ */
+export const ContextEditEntrySchema = Type.Object({
+	type: Type.Literal("context_edit"),
+	...entryBase,
+	targetId: Type.String(),
+	replacement: Type.Union([
+		Type.Null(),
+		Type.Object({
+			content: Type.Union([
+				Type.String(),
+				Type.Array(Type.Union([TextPartSchema, ImagePartSchema, ThinkingPartSchema, ToolCallPartSchema])),
+			]),
+		}),
+	]),
+});
+
+/** Pi 1.x: spend outside a message, e.g. `kind: "cache_warm"` for Pi's own warming of the executor's cache. */
+export const UsageEntrySchema = Type.Object({
+	type: Type.Literal("usage"),
+	...entryBase,
+	kind: Type.String(),
+	provider: Type.String(),
+	model: Type.String(),
+	// Unknown: read leniently where it counts, never a reason to lose the entry.
+	usage: Type.Optional(Type.Unknown()),
+	note: Type.Optional(Type.String()),
+});
+
 export const ENTRY_SCHEMAS = {
 	message: MessageEntrySchema,
 	compaction: CompactionEntrySchema,
@@ -261,6 +295,8 @@ export const ENTRY_SCHEMAS = {
 	thinking_level_change: ThinkingLevelChangeEntrySchema,
 	label: LabelEntrySchema,
 	session_info: SessionInfoEntrySchema,
+	context_edit: ContextEditEntrySchema,
+	usage: UsageEntrySchema,
 } as const;
 
 export type KnownEntryType = keyof typeof ENTRY_SCHEMAS;
@@ -275,6 +311,8 @@ export const FileEntrySchema = Type.Union([
 	ThinkingLevelChangeEntrySchema,
 	LabelEntrySchema,
 	SessionInfoEntrySchema,
+	ContextEditEntrySchema,
+	UsageEntrySchema,
 ]);
 
 // ---------------------------------------------------------------------------------------------
@@ -300,6 +338,7 @@ export const SessionHeaderSchema = Type.Object({
 // ---------------------------------------------------------------------------------------------
 
 export type TextPart = Static<typeof TextPartSchema>;
+export type ContextEditContent = Static<typeof ContextEditEntrySchema>["replacement"];
 export type ImagePart = Static<typeof ImagePartSchema>;
 export type AgentMessageJson = Static<typeof AgentMessageSchema>;
 export type SystemMessageJson = Static<typeof SystemMessageSchema>;

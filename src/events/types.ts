@@ -53,6 +53,11 @@ export interface ToolResultEvent extends EventBase {
 	details: unknown;
 	/** The result's top-level `usage`, untouched, when the host kept one (advisor results on newer hosts). */
 	usage?: unknown;
+	/**
+	 * Set when the result answers a read of a path the deny list covers: `parts` is then the fixed
+	 * withheld line (docs/privacy.md), and `chars` the length of the text it replaced.
+	 */
+	withheld?: { chars: number };
 }
 
 /** A user shell run: `!cmd` (in the executor's context) or `!!cmd` (excluded). */
@@ -137,6 +142,37 @@ export interface CustomEntryEvent extends EventBase {
 	data: unknown;
 }
 
+/**
+ * What a context edit puts in place of its target's content (Pi 1.x; docs/request-format.md#context-edits),
+ * in the shapes the events already use: text and image parts for a user message, a tool result or an
+ * extension message; for an assistant message its prose as parts, its reasoning and its calls.
+ */
+export interface ContextReplacement {
+	parts: ContentPart[];
+	/** Thinking parts joined with "\n\n" (an assistant target's). */
+	thinking: string;
+	calls: ToolCallInfo[];
+}
+
+/** Pi 1.x `context_edit`: an earlier entry's content replaced in the executor's context, or omitted from it. */
+export interface ContextEditEvent extends EventBase {
+	kind: "contextEdit";
+	targetId: string;
+	/** null: the target was taken out of the executor's context. */
+	replacement: ContextReplacement | null;
+}
+
+/** Pi 1.x `usage`: spend outside a message (Pi's own cache warming of the executor's model). */
+export interface UsageEvent extends EventBase {
+	kind: "usage";
+	/** Pi's category, e.g. "cache_warm". */
+	usageKind: string;
+	provider: string;
+	model: string;
+	/** pi-ai Usage as written, untouched. */
+	usage: unknown;
+}
+
 /** label, session_info and entry types this version does not know. Kept so positions and ids stay whole. */
 export interface OtherEvent extends EventBase {
 	kind: "other";
@@ -155,6 +191,8 @@ export type LedgerEvent =
 	| ModelChangeEvent
 	| ThinkingLevelEvent
 	| CustomEntryEvent
+	| ContextEditEvent
+	| UsageEvent
 	| OtherEvent;
 
 export type LedgerEventKind = LedgerEvent["kind"];

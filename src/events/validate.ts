@@ -180,6 +180,8 @@ export function unknownFieldsOf(entry: FileEntryJson): string[] {
 		if ("content" in entry.message) collectPartExtras(entry.message.content, prefix, out);
 	} else if (entry.type === "custom_message") {
 		collectPartExtras(entry.content, "custom_message", out);
+	} else if (entry.type === "context_edit" && entry.replacement !== null) {
+		collectPartExtras(entry.replacement.content, "context_edit", out);
 	}
 	return out;
 }

@@ -3,9 +3,24 @@
  * layer; its tests import the module files.
  */
 
+export {
+	extensionMarks,
+	LOOKBACK_BLOCKS,
+	MAX_BREAKPOINTS,
+	requestMarks,
+	type StableEnd,
+	unitPosition,
+	withinReach,
+} from "./budget/breakpoints.ts";
 export { cacheShares } from "./budget/cache.ts";
 export { CALL_OVERHEAD_TOKENS } from "./budget/consultation.ts";
-export { cachingModelFor, fingerprintOf, MIN_CACHED_TOKENS, requestRecord } from "./budget/estimate-cost.ts";
+export {
+	anthropicStyleMarks,
+	cachingModelFor,
+	fingerprintOf,
+	MIN_CACHED_TOKENS,
+	requestRecord,
+} from "./budget/estimate-cost.ts";
 export type { Confirmation, GateDecision } from "./budget/gate.ts";
 export {
 	type ConsultationPlan,
@@ -28,6 +43,7 @@ export {
 export {
 	type RefreshOutcome,
 	refreshOutcome,
+	refreshRequest,
 	resolveCacheRetention,
 	type WarmingDecision,
 	type WarmingSettings,

@@ -11,7 +11,15 @@
  * while copying the small parts that change and appending to the rest costs only the new facts.
  */
 
-import { ADVISOR_TOOL_NAME, assertNever, CUSTOM_TYPES, type LedgerEvent, type ToolCallInfo } from "../events/index.ts";
+import {
+	ADVISOR_TOOL_NAME,
+	assertNever,
+	CUSTOM_TYPES,
+	type LedgerEvent,
+	pathArgument,
+	READING_TOOLS,
+	type ToolCallInfo,
+} from "../events/index.ts";
 import { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
 import { failureLine } from "./error-line.ts";
 import { changedPaths, runKey } from "./hidden-work.ts";
@@ -77,22 +85,11 @@ export function emptyFacts(cwd?: string): FactState {
 	};
 }
 
-/** Tools that read a file by path. */
-const READING_TOOLS = new Set(["read", "read_file", "view", "view_file", "open_file"]);
-
 /** A backticked span that names something: no blanks, a letter in it, not too long to be a name. */
 const BACKTICKED = /`([^`\s]{2,80})`/g;
 
 function isName(span: string): boolean {
 	return /[A-Za-z_]/.test(span) && !/^[-=*#>]+$/.test(span);
-}
-
-function pathOf(args: Record<string, unknown>): string | undefined {
-	for (const key of ["path", "file_path", "filePath", "file"]) {
-		const value = args[key];
-		if (typeof value === "string" && value.trim().length > 0) return value.trim();
-	}
-	return undefined;
 }
 
 /** The state a fold works on: copies of the input's parts, made when the fold starts. */
@@ -127,7 +124,7 @@ function onResult(draft: Draft, call: ToolCallInfo, isError: boolean, text: stri
 	const cwd = draft.cwd;
 	const failed = runFailed(call, isError, () => text);
 	if (!failed) for (const path of changedPaths(call)) keep(draft, "edited", relativePath(path, cwd));
-	const path = pathOf(call.arguments);
+	const path = pathArgument(call.arguments);
 	if (READING_TOOLS.has(call.name.toLowerCase()) && path !== undefined) keep(draft, "read", relativePath(path, cwd));
 	const key = sameRunKey(call, cwd);
 	if (failed) {
@@ -207,6 +204,9 @@ function apply(draft: Draft, event: LedgerEvent): void {
 		case "thinkingLevel":
 		case "custom":
 		case "other":
+		// Facts are the entries as written: a context edit hides nothing from the audit, like a compaction.
+		case "contextEdit":
+		case "usage":
 			return;
 		default:
 			assertNever(event, "ledger event");

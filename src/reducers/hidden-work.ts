@@ -4,7 +4,7 @@
  * of the same command (or the same tool on the same path) resolved.
  */
 
-import type { ToolCallInfo } from "../events/index.ts";
+import { pathArgument, READING_TOOLS, type ToolCallInfo } from "../events/index.ts";
 import { partsText } from "./advisor-result.ts";
 import type { CarriedFailure, CarriedTest, Positioned, Round } from "./ledger-state.ts";
 import { commandFact, shellCommand } from "./shell.ts";
@@ -12,17 +12,6 @@ import { isTestCommand, testSummaryLine } from "./test-summary.ts";
 
 /** Tools whose successful call changes the named files. */
 const WRITING_TOOLS = new Set(["write", "edit", "multi_edit", "multiedit", "apply_patch", "patch", "create"]);
-
-/** Tools that read a file by path. */
-export const READING_TOOLS: ReadonlySet<string> = new Set(["read", "read_file", "view", "view_file", "open_file"]);
-
-function pathArgument(args: Record<string, unknown>): string | undefined {
-	for (const key of ["path", "file_path", "filePath", "file"]) {
-		const value = args[key];
-		if (typeof value === "string" && value.trim().length > 0) return value.trim();
-	}
-	return undefined;
-}
 
 /** File names a patch body touches: `*** Update File: p` (apply_patch) and `+++ b/p` (unified diff). */
 function patchPaths(body: string): string[] {

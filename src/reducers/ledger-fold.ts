@@ -7,12 +7,14 @@
 
 import {
 	ADVISOR_TOOL_NAME,
+	type ContextReplacement,
 	CUSTOM_TYPES,
 	type LedgerEvent,
 	type ToolCallInfo,
 	type ToolResultEvent,
 } from "../events/index.ts";
 import { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
+import { type ContextEdits, editedEvent, editedProse } from "./context-edits.ts";
 import { changedPaths, trackWork, type WorkTracker } from "./hidden-work.ts";
 import { current, type Draft, isDraft, original, produce } from "./immer.ts";
 import { mergeSections } from "./instructions.ts";
@@ -191,16 +193,58 @@ const handlers: Handlers = {
 		});
 		draft.summaryBoundary = { id: event.id, kind: "branch" };
 	},
+	contextEdit: (draft, event) => {
+		// A new record each time, never a change to the old one: the fold reads it as a plain value.
+		draft.contextEdits = { ...plain(draft.contextEdits), [event.targetId]: event.replacement };
+		retarget(draft, event.targetId, event.replacement);
+	},
 	modelChange: ignore,
 	thinkingLevel: ignore,
 	custom: ignore,
+	usage: ignore,
 	other: ignore,
 };
 
 function apply(draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext): void {
+	// An entry read after its edit (a compaction re-reads its kept span) is read as the executor's
+	// context holds it; one taken out of that context makes nothing (context-edits.ts).
+	const edited = editedEvent(event, plain(draft.contextEdits));
+	if (edited === undefined) return;
 	// The map has a handler of the right kind for every event; TypeScript cannot pair them by itself.
-	const handle = handlers[event.kind] as (draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext) => void;
-	handle(draft, event, ctx);
+	const handle = handlers[edited.kind] as (draft: LedgerDraft, event: LedgerEvent, ctx: ApplyContext) => void;
+	handle(draft, edited, ctx);
+}
+
+/**
+ * What still waits on an edited message reads it as edited from now on: its pending calls (their
+ * cards are made later, when the result lands or the call is given up on), the question of its
+ * pending consultation, and the newest prose the appendix may repeat. A call the replacement no
+ * longer makes, or any of an omitted message, is gone.
+ */
+function retarget(draft: LedgerDraft, targetId: string, replacement: ContextReplacement | null): void {
+	if (draft.pendingCalls.some((p) => p.callEntryId === targetId)) {
+		draft.pendingCalls = current(draft.pendingCalls).flatMap((p) => {
+			if (p.callEntryId !== targetId) return [p];
+			const call = replacement?.calls.find((c) => c.id === p.call.id);
+			return call === undefined || replacement === null ? [] : [{ ...p, call, reasoning: replacement.thinking }];
+		});
+	}
+	const question = editedProse(targetId, "", { [targetId]: replacement });
+	if (draft.pendingConsultations.some((p) => p.callEntryId === targetId)) {
+		draft.pendingConsultations = current(draft.pendingConsultations).flatMap((p) =>
+			p.callEntryId !== targetId
+				? [p]
+				: question === undefined || replacement === null
+					? []
+					: [{ ...p, question, reasoning: replacement.thinking }],
+		);
+	}
+	if (draft.lastProse?.id === targetId) {
+		draft.lastProse =
+			question === undefined || question.trim().length === 0
+				? undefined
+				: { ...plain(draft.lastProse), text: question };
+	}
 }
 
 /**
@@ -241,6 +285,7 @@ function answeredRound(draft: LedgerDraft, event: ToolResultEvent, pos: number):
 			resultId: event.id,
 			resultParts: event.parts,
 			status: resultStatus(call, event),
+			...(event.withheld !== undefined ? { withheld: event.withheld } : {}),
 			reasoning: pending?.reasoning ?? "",
 			...cwdOf(draft),
 		},
@@ -361,10 +406,16 @@ function compact(
 			}
 		}
 	}
+	const edits = plain(draft.contextEdits);
+	// The words re-stated as the executor's context holds them now: replaced, or left out when omitted.
 	const words = current(draft.userWords)
 		.filter((w) => w.index < kept)
-		.map((w) => ({ id: w.id, parts: w.parts, pos: w.index + 1 }));
-	const work = hiddenWork(ctx.events, kept, ctx.index, draft.cwd);
+		.flatMap((w) => {
+			const edit = Object.hasOwn(edits, w.id) ? edits[w.id] : undefined;
+			if (edit === null) return [];
+			return [{ id: w.id, parts: edit?.parts ?? w.parts, pos: w.index + 1 }];
+		});
+	const work = hiddenWork(ctx.events, kept, ctx.index, draft.cwd, edits);
 	draft.closed = [];
 	draft.open = [
 		Object.freeze({
@@ -393,12 +444,20 @@ function compact(
  * the compaction (`end`) resolves an earlier failure of the same run; paths come from the hidden
  * rounds only, the kept ones show their cards (save a kept result whose call was hidden).
  */
-function hiddenWork(events: readonly LedgerEvent[], kept: number, end: number, cwd: string | undefined): WorkTracker {
+function hiddenWork(
+	events: readonly LedgerEvent[],
+	kept: number,
+	end: number,
+	cwd: string | undefined,
+	edits: ContextEdits,
+): WorkTracker {
 	const tracker = trackWork();
 	const calls = new Map<string, { callEntryId: string; call: ToolCallInfo; reasoning: string; at: number }>();
 	const late: CarriedFailure[] = [];
 	for (let i = 0; i < end; i++) {
-		const event = events[i]!;
+		// Read as the executor's context holds it now: an omitted entry carries nothing past the summary.
+		const event = editedEvent(events[i]!, edits);
+		if (event === undefined) continue;
 		if (event.kind === "assistant") {
 			for (const call of event.calls)
 				calls.set(call.id, { callEntryId: event.id, call, reasoning: event.thinking, at: i });

@@ -5,6 +5,9 @@
  */
 
 import type { ContentPart, HiddenUserWords, LedgerEvent, ToolCallInfo } from "../events/index.ts";
+import type { ContextEdits } from "./context-edits.ts";
+
+const NO_EDITS: ContextEdits = Object.freeze({});
 
 export type RoundStatus = "ok" | "error" | "no-result";
 
@@ -19,6 +22,8 @@ export interface Round {
 	resultId: string | undefined;
 	resultParts: ContentPart[];
 	status: RoundStatus;
+	/** Set when the deny list withheld the result's content (ToolResultEvent.withheld): the size it had. */
+	withheld?: { chars: number };
 	/** The calling message's private reasoning; rendered only while the round is in the verbatim tail. */
 	reasoning: string;
 	/**
@@ -206,6 +211,12 @@ export interface LedgerState {
 	 */
 	lastProse: { id: string; pos: number; text: string } | undefined;
 	/**
+	 * The newest context edit (Pi 1.x) of each edited entry, by entry id: its replacement, or null
+	 * when it was taken out of the executor's context (reducers/context-edits.ts). Replaced whole on
+	 * every edit, never changed in place.
+	 */
+	contextEdits: ContextEdits;
+	/**
 	 * The executor's system prompt as Pi 1.x recorded it on the branch, its sections merged in order
 	 * (a compaction's copy replaces them): where the user's standing instructions come from. `id` and
 	 * `pos` name the newest system entry, which advisor_expand answers for.
@@ -227,6 +238,7 @@ export function emptyLedger(cwd?: string): LedgerState {
 		indexById: {},
 		cwd,
 		lastProse: undefined,
+		contextEdits: NO_EDITS,
 		system: undefined,
 	};
 }

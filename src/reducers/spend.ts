@@ -288,6 +288,12 @@ function observe(event: LedgerEvent): Observed | undefined {
 		case "thinkingLevel":
 		case "system":
 		case "other":
+		case "contextEdit":
+			return undefined;
+		// Pi 1.x's own spend (its cache warming of the executor's model): only Pi writes these, no
+		// extension can, and the advisor's background spend has records of its own (CUSTOM_TYPES.usage),
+		// so a usage entry is never the advisor's (docs/request-format.md#pi-1x-entries).
+		case "usage":
 			return undefined;
 		default:
 			return assertNever(event, "ledger event");

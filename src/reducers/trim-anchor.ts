@@ -59,6 +59,9 @@ export function foldTrimAnchor(state: TrimAnchorState, events: readonly LedgerEv
 			case "thinkingLevel":
 			case "system":
 			case "other":
+			// A context edit changes no position in the ledger, and spend is no entry it shows.
+			case "contextEdit":
+			case "usage":
 				break;
 			default:
 				return assertNever(event, "ledger event");

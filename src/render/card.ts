@@ -1,6 +1,6 @@
 /**
- * The card: one line per tool round, `#id tool argument[ · size][ · ✗ error line | · no result |
- * · running]`. The log shows every round as one, a compaction or trim re-states open failures as
+ * The card: one line per tool round, `#id tool argument[ · size][ · withheld: deny list][ · ✗ error
+ * line | · no result | · running]`. The log shows every round as one, a compaction or trim re-states open failures as
  * cards, and the in-flight call is one. What the argument says per tool is card-argument.ts.
  */
 
@@ -8,7 +8,7 @@ import { assertNever } from "../events/index.ts";
 import type { Round, RoundStatus } from "../reducers/index.ts";
 import { failureLine, isTestCommand, partsText, shellCommand, testSummaryLine } from "../reducers/index.ts";
 import { cardArgument, cardPath } from "./card-argument.ts";
-import { SAME_PATH } from "./model-text.ts";
+import { SAME_PATH, WITHHELD_CARD } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
 import { displayId } from "./ordinal.ts";
 import { clip, compactSize, oneLine } from "./text.ts";
@@ -61,7 +61,9 @@ export function cardLine(id: string, round: Round, status: CardStatus = round.st
 	// worth saying: there is nothing more behind the card.
 	const wholeResultShown =
 		status === "error" && images === 0 && !text.trim().includes("\n") && failure.length <= ERROR_LINE_MAX;
-	if (finished && !wholeResultShown && (argument.resultSize || images > 0)) {
+	const withheld = round.withheld;
+	if (withheld !== undefined) line += ` · ${compactSize(withheld.chars)} · ${WITHHELD_CARD}`;
+	else if (finished && !wholeResultShown && (argument.resultSize || images > 0)) {
 		let size = argument.resultSize ? compactSize(text.length) : "";
 		if (images > 0) size += `${size.length > 0 ? " + " : ""}${images} image${images === 1 ? "" : "s"}`;
 		line += ` · ${size}`;

@@ -6,9 +6,9 @@
 
 import type { ContentPart, LedgerEvent } from "../events/index.ts";
 import { assertNever, CUSTOM_TYPES } from "../events/index.ts";
-import type { LedgerState } from "../reducers/index.ts";
-import { completedAdvice, mergeSections, reviewAdvice, standingInstructions } from "../reducers/index.ts";
-import { MESSAGE_IMAGE, PASTED_IMAGE, TOOL_IMAGE_NO_PATH } from "./model-text.ts";
+import type { ContextEdits, LedgerState } from "../reducers/index.ts";
+import { completedAdvice, editedEvent, mergeSections, reviewAdvice, standingInstructions } from "../reducers/index.ts";
+import { CONTEXT_OMITTED, MESSAGE_IMAGE, PASTED_IMAGE, TOOL_IMAGE_NO_PATH } from "./model-text.ts";
 import { displayId, ordinalPosition } from "./ordinal.ts";
 import { jsonText } from "./text.ts";
 
@@ -18,10 +18,11 @@ function partsWithImages(parts: readonly ContentPart[], image: (mime: string) =>
 	return parts.map((p) => (p.type === "text" ? p.text : image(p.mimeType))).join("\n");
 }
 
-function findCall(events: readonly LedgerEvent[], before: number, callId: string) {
+function findCall(events: readonly LedgerEvent[], before: number, callId: string, edits: ContextEdits) {
 	for (let i = before - 1; i >= 0; i--) {
-		const e = events[i]!;
-		if (e.kind !== "assistant") continue;
+		// The call as its message now stands: a replaced message's own calls, none of an omitted one.
+		const e = editedEvent(events[i]!, edits);
+		if (e?.kind !== "assistant") continue;
 		const call = e.calls.find((c) => c.id === callId);
 		if (call !== undefined) return call;
 	}
@@ -42,8 +43,10 @@ function instructionsAt(events: readonly LedgerEvent[], index: number) {
 	return standingInstructions({ content, sections });
 }
 
-function expandEvent(events: readonly LedgerEvent[], index: number): string | undefined {
-	const event = events[index]!;
+/** The text behind an entry, as the executor's context holds it now (its newest context edit applied). */
+function expandEvent(events: readonly LedgerEvent[], index: number, edits: ContextEdits): string | undefined {
+	const event = editedEvent(events[index]!, edits);
+	if (event === undefined) return CONTEXT_OMITTED;
 	switch (event.kind) {
 		case "user":
 			return partsWithImages(event.parts, PASTED_IMAGE);
@@ -56,7 +59,7 @@ function expandEvent(events: readonly LedgerEvent[], index: number): string | un
 		}
 		case "toolResult": {
 			if (event.toolName === "advisor") return completedAdvice(event);
-			const call = findCall(events, index, event.callId);
+			const call = findCall(events, index, event.callId, edits);
 			const head = `${event.toolName}${event.isError ? " (error)" : ""}: ${jsonText(call?.arguments ?? {})}`;
 			return `${head}\n${partsWithImages(event.parts, TOOL_IMAGE_NO_PATH)}`;
 		}
@@ -76,6 +79,8 @@ function expandEvent(events: readonly LedgerEvent[], index: number): string | un
 		case "modelChange":
 		case "thinkingLevel":
 		case "custom":
+		case "contextEdit":
+		case "usage":
 		case "other":
 			return undefined;
 		default:
@@ -105,7 +110,7 @@ export function expandEntry(state: LedgerState, rawId: string): ExpandResult {
 	if (index === undefined) return { kind: "not-found" };
 	const event = state.events[index]!;
 	if (state.hidden.includes(event.id)) return { kind: "not-found" };
-	const text = expandEvent(state.events, index);
+	const text = expandEvent(state.events, index, state.contextEdits);
 	return text === undefined ? { kind: "not-found" } : { kind: "ok", text };
 }
 

@@ -76,9 +76,11 @@ export {
 	type RenderMemo,
 	type RenderOptions,
 	type RequestMode,
+	redactionCount,
 	renderRequest,
 	type StablePortion,
 	stableOpenBlocks,
+	stablePrefixRequest,
 } from "./request.ts";
 export { reviewMessage } from "./review-message.ts";
 export { clip, oneLine, safeHead, safeTail } from "./text.ts";

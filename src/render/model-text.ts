@@ -152,6 +152,14 @@ export const MESSAGE_IMAGE = (mimeType: string) =>
 /** Stands for the path of the card right above, in a card on the same path (`#id edit 〃 +3 −1`). */
 export const SAME_PATH = "〃";
 
+/**
+ * On the card of an executor read the deny list withheld (`#id read .env · 120 B · withheld: deny
+ * list`). The two other texts privacy writes into the log are made where events are, which cannot
+ * import this module: the mark a credential becomes (`[redacted: <kind>]`, events/redact `markFor`)
+ * and the line a withheld read's result becomes (events/redact `WITHHELD_READ_TEXT`).
+ */
+export const WITHHELD_CARD = "withheld: deny list";
+
 export const COMPACTION_WORDS_INTRO = "Earlier work was compacted. The user's own words from that span, verbatim:";
 export const COMPACTION_SUMMARY_INTRO = "Pi's paraphrase of that span (a summary, not the user's words):";
 export const BRANCH_WORDS_INTRO =
@@ -196,6 +204,12 @@ export const APPENDIX_HEADER = "[appendix]";
 
 export const RESULT_RUNNING = "(still running)";
 export const RESULT_MISSING = "(no result was recorded)";
+
+/**
+ * In the appendix and from advisor_expand, in place of an entry Pi or an extension took out of the
+ * executor's context with a context edit (Pi 1.x, docs/request-format.md#context-edits).
+ */
+export const CONTEXT_OMITTED = "[omitted: taken out of the executor's context by a context edit]";
 export const REASONING_INTRO = "the executor's private reasoning for the step that led to this consultation";
 
 // ---------------------------------------------------------------------------------------------

@@ -10,9 +10,12 @@
  */
 
 import type { AssistantMessage, Context, Message, TextContent, Tool, UserMessage } from "@mariozechner/pi-ai";
+import { countMarks } from "../events/index.ts";
 import {
 	type Block,
 	type ClosedSegment,
+	editedProse,
+	editedRound,
 	type Instruction,
 	type LedgerState,
 	type PendingCall,
@@ -34,6 +37,7 @@ import {
 	APPENDIX_HEADER,
 	advisorSystemPrompt,
 	CONSULT_INSTRUCTION,
+	CONTEXT_OMITTED,
 	DEFAULT_QUESTION,
 	LOG_CLOSE,
 	LOG_OPEN,
@@ -250,7 +254,8 @@ function selectTail(state: LedgerState, config: LedgerConfig, from = 0): TailSel
 		const block = state.open[i]!;
 		if (block.kind !== "round") continue;
 		firstTail = i;
-		rounds.unshift({ pos: block.pos, round: block.round });
+		// Verbatim as the executor's context holds it now: a context edit after its card was made shows here.
+		rounds.unshift({ pos: block.pos, round: editedRound(block.round, state.contextEdits, CONTEXT_OMITTED) });
 		needBlocks--;
 	}
 	const reasoning: { pos: number; thinking: string }[] = [];
@@ -327,8 +332,14 @@ function appendixPart(
 		const trimmed =
 			cut !== undefined &&
 			(prose.segment < cut.firstSegment || (prose.segment === cut.firstSegment && prose.block < cut.firstBlock));
-		if (trimmed || (!prose.question && neutralise(prose.text).length > Math.max(1, config.proseMaxChars))) {
-			body += proseBlock(ordinalId(prose.pos), prose.text, tailConfig.tailMaxChars);
+		// Repeated as the executor's context holds it now; not at all when a context edit took it out.
+		const id = state.events[prose.pos - 1]?.id;
+		const text = id === undefined ? prose.text : editedProse(id, prose.text, state.contextEdits);
+		if (
+			text !== undefined &&
+			(trimmed || (!prose.question && neutralise(prose.text).length > Math.max(1, config.proseMaxChars)))
+		) {
+			body += proseBlock(ordinalId(prose.pos), text, tailConfig.tailMaxChars);
 		}
 	}
 	for (const r of reasoning) body += reasoningBlock(ordinalId(r.pos), r.thinking, tailConfig);
@@ -607,4 +618,45 @@ export function flatten(request: LedgerRequest, unitCount = request.units.length
 	let out = "";
 	for (let i = 0; i < unitCount; i++) out += request.units[i]!.text;
 	return out;
+}
+
+/**
+ * The request cut right after its stable portion, measured the same way: what a cache-warming
+ * refresh sends where only a marked prefix is cached, so it reads (and keeps alive) exactly the
+ * entry the next consultation reads (docs/request-format.md §7).
+ */
+export function stablePrefixRequest(request: LedgerRequest): LedgerRequest {
+	const { stable } = request;
+	const messages = request.context.messages.slice(0, stable.messageIndex + 1);
+	const last = messages[stable.messageIndex];
+	if (last !== undefined && last.role === "user" && Array.isArray(last.content))
+		messages[stable.messageIndex] = { ...last, content: last.content.slice(0, stable.partCount) };
+	return {
+		context: { ...request.context, messages },
+		stable,
+		units: request.units.slice(0, stable.unitCount),
+		hash: stable.hash,
+		tokens: stable.tokens,
+		messageCount: messages.length,
+	};
+}
+
+/**
+ * The credential marks (docs/privacy.md) in what is sent: the system prompt and the given messages'
+ * text. `details.redactions` and `render`'s header say it. A mark the user typed counts too.
+ */
+export function redactionCount(messages: readonly Message[], systemPrompt = ""): number {
+	let count = countMarks(systemPrompt);
+	for (const message of messages) {
+		if (typeof message.content === "string") {
+			count += countMarks(message.content);
+			continue;
+		}
+		for (const part of message.content) {
+			if (part.type === "text") count += countMarks(part.text);
+			else if (part.type === "thinking") count += countMarks(part.thinking);
+			else if (part.type === "toolCall") count += countMarks(JSON.stringify(part.arguments));
+		}
+	}
+	return count;
 }

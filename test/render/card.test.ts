@@ -1,7 +1,7 @@
 /** Cards v2: the exact one-line strings the advisor reads for each tool kind, and their invariants. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ContentPart } from "../../src/events/index.ts";
+import { type ContentPart, readSession, WITHHELD_READ_TEXT } from "../../src/events/index.ts";
 import { errorExcerpt, failureLine } from "../../src/reducers/error-line.ts";
 import { ledgerOf, type Round, type RoundStatus } from "../../src/reducers/index.ts";
 import { renderBlock } from "../../src/render/blocks.ts";
@@ -221,6 +221,38 @@ describe("cards by tool kind", () => {
 		expect(failureLine("src/a.ts(1,1): error TS2304: Cannot find name")).toBe(
 			"src/a.ts(1,1): error TS2304: Cannot find name",
 		);
+	});
+	it("a read the deny list withheld: the path, the size of what was read, and that it was withheld", () => {
+		const r = { ...round("read", { path: `${CWD}/.env` }, WITHHELD_READ_TEXT), withheld: { chars: 1234 } };
+		expect(cardLine("ab12cd34", r)).toBe("#ab12cd34 read .env · 1.2k · withheld: deny list\n");
+		// Folded from the session: the event's flag reaches the round, and the round's card says it.
+		const state = ledgerOf(
+			readSession(
+				[
+					{ type: "session", version: 3, id: "s", cwd: CWD },
+					{
+						type: "message",
+						id: "a1",
+						parentId: null,
+						message: {
+							role: "assistant",
+							content: [{ type: "toolCall", id: "c1", name: "read", arguments: { path: ".env" } }],
+						},
+					},
+					{
+						type: "message",
+						id: "r1",
+						parentId: "a1",
+						message: { role: "toolResult", toolCallId: "c1", toolName: "read", content: "API_TOKEN=abc\n" },
+					},
+				]
+					.map((line) => JSON.stringify(line))
+					.join("\n"),
+			).events,
+			CWD,
+		);
+		const block = state.open.at(-1)!;
+		expect(block.kind === "round" && cardLine("2", block.round)).toBe("#2 read .env · 14 · withheld: deny list\n");
 	});
 	it("images are counted after the size", () => {
 		const r = round("read", { path: "shot.png" }, "Read image file [image/png]", "ok", [

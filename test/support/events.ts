@@ -110,3 +110,34 @@ export const branchSummary = (id: string, summary: string, words: { id: string; 
 	fromId: "old-leaf",
 	hiddenUserWords: words.map((w) => ({ id: w.id, parts: text(w.text) })),
 });
+
+/** A Pi 1.x context edit: `replacement` text replaces the target's content, null omits the target. */
+export const contextEdit = (
+	id: string,
+	targetId: string,
+	replacement: string | null | { text?: string; thinking?: string; calls?: ToolCallInfo[] },
+): LedgerEvent => ({
+	...base(id),
+	kind: "contextEdit",
+	targetId,
+	replacement:
+		replacement === null
+			? null
+			: typeof replacement === "string"
+				? { parts: text(replacement), thinking: "", calls: [] }
+				: {
+						parts: replacement.text === undefined ? [] : text(replacement.text),
+						thinking: replacement.thinking ?? "",
+						calls: replacement.calls ?? [],
+					},
+});
+
+/** A Pi 1.x usage entry (Pi's own cache warming). */
+export const usageEntry = (id: string, usage: unknown): LedgerEvent => ({
+	...base(id),
+	kind: "usage",
+	usageKind: "cache_warm",
+	provider: "anthropic",
+	model: "claude",
+	usage,
+});

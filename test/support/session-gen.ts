@@ -462,3 +462,60 @@ export const sessionArb = (options: PlanOptions = {}) => planArb(options).map(bu
 
 /** Runs per property: 200 by default, more with FC_RUNS. */
 export const RUNS = Number(process.env.FC_RUNS ?? 200);
+
+// ---------------------------------------------------------------------------------------------
+// Planting: credentials (and look-alikes) in every text a session carries
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The plan with `texts` planted into every text it carries, one after another (round robin):
+ * user words, prose, reasoning, call arguments and results, the advisor's question and advice,
+ * reviews, compaction and branch summaries, extension messages, `!` commands and their output.
+ * Each is added on a line of its own, so no neighbouring text changes how it reads. A call's
+ * argument is padded first: the generator derives a path from its first 30 characters, and a path
+ * made of a credential's head is no place a session would hold one.
+ */
+export function plantInPlan(plan: readonly Step[], texts: readonly string[]): Step[] {
+	if (texts.length === 0) return [...plan];
+	let next = 0;
+	const plant = (text: string) => `${text}\n${texts[next++ % texts.length]}\n`;
+	const plantCall = (call: CallPlan): CallPlan => ({
+		...call,
+		arg: plant(`${call.arg}${" ".repeat(40)}`),
+		text: plant(call.text),
+	});
+	return plan.map((step): Step => {
+		switch (step.t) {
+			case "user":
+				return { ...step, text: plant(step.text) };
+			case "turn":
+				return {
+					...step,
+					prose: plant(step.prose),
+					thinking: plant(step.thinking),
+					calls: step.calls.map(plantCall),
+				};
+			case "consult":
+				return {
+					...step,
+					prose: plant(step.prose),
+					thinking: plant(step.thinking),
+					advice: plant(step.advice),
+					sibling: step.sibling === null ? null : plantCall(step.sibling),
+				};
+			case "review":
+				return { ...step, advice: plant(step.advice) };
+			case "compaction":
+			case "branch":
+				return { ...step, summary: plant(step.summary) };
+			case "custom":
+				return { ...step, text: plant(step.text) };
+			case "bash":
+				return { ...step, command: plant(step.command), output: plant(step.output) };
+			case "meta":
+				return step;
+			default:
+				return step satisfies never;
+		}
+	});
+}

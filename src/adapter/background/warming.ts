@@ -8,10 +8,12 @@
  *   it ends with advice and a payload hash ─────▶ consulted(warmingDecision(…))
  *       warm → one timer at 90% of the TTL after the consultation's last request (unref'd)
  *   timer fires ───▶ tick ───▶ refresh: the consultation's FIRST request again (the exact
- *       LedgerRequest context that was sent, same model, auth, effort, sessionId and Anthropic
- *       breakpoint), maxTokens 16, no retry (pi-ai maxRetries 0, no retry hook), no tool loop,
- *       `budget.timeoutSec` deadline; its onPayload hashes the payload as it would leave and
- *       throws (pi-ai then ends the request before any network I/O) unless `refreshGuard` says send
+ *       LedgerRequest context that was sent, same model, auth, effort, sessionId and cache marks —
+ *       cut after its stable portion where marks cache, `refreshRequest`, so it reads and keeps
+ *       alive the very entry the next consultation reads, and writes none), maxTokens 16, no retry
+ *       (pi-ai maxRetries 0, no retry hook), no tool loop, `budget.timeoutSec` deadline; its
+ *       onPayload hashes the payload as it would leave, in its warming form, and throws (pi-ai then
+ *       ends the request before any network I/O) unless `refreshGuard` says send
  *   refresh settles ─▶ `advisor-usage` record (kind "warming") whenever the request left, whatever
  *       the outcome ─▶ refreshDone(hit → next decision from the refresh's own send time and the
  *       spend including it; miss / error / aborted → the chain ends)
@@ -34,6 +36,7 @@ import {
 	type RefreshOutcome,
 	refreshGuard,
 	refreshOutcome,
+	refreshRequest,
 	requestRecord,
 	resolveCacheRetention,
 	WARMING_OUTPUT_TOKENS,
@@ -50,7 +53,7 @@ import {
 } from "../../policy/index.ts";
 import { zeroUsage } from "../../render/index.ts";
 import type { AdvisorDispatch, AdvisorRun } from "../consult/advisor-tool.ts";
-import { cacheBreakpointHook } from "../consult/cache-breakpoint.ts";
+import { cacheMarksHook, warmingForm } from "../consult/cache-breakpoint.ts";
 import { billedUsdOf, spendAfter } from "../consult/cost-control.ts";
 import { createDeadline } from "../consult/deadline.ts";
 import { type AdvisorEnvelope, errorText } from "../consult/envelope.ts";
@@ -251,7 +254,7 @@ function record(chain: WarmingChain, k: Kept, usage: Usage, sentMs: number): boo
 		model: formatColonKey(modelKeyOf(d.model)),
 		...(d.effort !== undefined ? { effort: d.effort } : {}),
 		usage,
-		request: requestRecord(d.request, {
+		request: requestRecord(refreshRequest(d.request, d.model), {
 			routingKey: d.routingKey,
 			timestampMs: sentMs,
 			payloadHash: k.target.payloadHash,
@@ -305,13 +308,16 @@ function refresh(chain: WarmingChain, refreshId: number): void {
 async function sendRefresh(chain: WarmingChain, k: Kept, refreshId: number, aborted: AbortSignal): Promise<Sent> {
 	const { timers } = chain;
 	const d = k.dispatch;
-	const breakpoint = cacheBreakpointHook(d.model, d.request.context, d.request.stable);
+	const request = refreshRequest(d.request, d.model);
+	const marks = cacheMarksHook(d.model, request.context, d.marks);
 	const sent: Sent = { message: undefined, thrown: undefined, refusal: undefined, sentMs: undefined, expired: false };
 	const onPayload = (payload: unknown, model: { api?: string } | undefined): unknown => {
-		const replaced = breakpoint?.(payload);
+		const replaced = marks?.(payload);
+		// A payload that does not line up has no warming form: an empty object never hashes equal.
+		const form = warmingForm(replaced ?? payload, d.model, request.context, request.stable) ?? {};
 		const guard = refreshGuard({
 			originalHash: k.target.payloadHash,
-			payload: replaced ?? payload,
+			payload: form,
 			api: model?.api ?? d.model.api,
 		});
 		if (!guard.send) {
@@ -324,7 +330,7 @@ async function sendRefresh(chain: WarmingChain, k: Kept, refreshId: number, abor
 	};
 	const deadline = createDeadline(d.config.budget.timeoutSec * 1000, timers.now);
 	try {
-		sent.message = await d.complete(d.model, d.request.context, {
+		sent.message = await d.complete(d.model, request.context, {
 			...(d.effort !== undefined ? { reasoning: d.effort } : {}),
 			sessionId: d.routingKey,
 			signal: AbortSignal.any([aborted, deadline.signal]),

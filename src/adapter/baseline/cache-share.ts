@@ -5,12 +5,16 @@
  *
  * The baseline is Pi's context plus the tool inventory, and Pi's context only grows between
  * compactions, so consecutive baselines usually share everything but the new turns. Breakpoints
- * are placed where they favour the baseline: after the tool inventory (the head every request
- * repeats) and at the end of the context, as if the caller marked it before appending its question.
+ * are pi-ai's own on such a request (docs/request-format.md §7): one after the head every request
+ * repeats (the tool inventory, standing for the system prompt and tools pi-ai marks on the caller's
+ * request) and one on the last block, as if the caller marked it before appending its question; no
+ * bridge (no caller of pi-ai adds one). A prefix is read only when it ends at one of the previous
+ * request's breakpoints and one of this request's lies at most the lookback (20 blocks) after it.
  */
 
 import type { Message } from "@mariozechner/pi-ai";
 import { assertNever } from "../../events/index.ts";
+import { LOOKBACK_BLOCKS } from "../../policy/index.ts";
 import { estimateMessageTokens, IMAGE_TOKENS } from "../../render/index.ts";
 
 /** A message's content parts as the cache sees them. */
@@ -20,6 +24,8 @@ interface MessageUnits {
 	/** Characters the token estimate counts for each part (an image counts its token allowance × 4). */
 	chars: number[];
 	total: number;
+	/** Content blocks the message is on Anthropic's wire: a tool result is one, text that is only whitespace none. */
+	blocks: number;
 }
 
 export interface BaselineRequest {
@@ -59,6 +65,19 @@ function messageMarker(message: Message): string {
 	}
 }
 
+/** Blocks pi-ai sends for these parts: a tool result is one; empty text and thinking are dropped. */
+function blocksOf(message: Message, parts: readonly unknown[]): number {
+	if (message.role === "toolResult") return 1;
+	let n = 0;
+	for (const part of parts) {
+		const p = part as Record<string, unknown>;
+		if (p.type === "text" && typeof p.text === "string" && p.text.trim().length === 0) continue;
+		if (p.type === "thinking" && typeof p.thinking === "string" && p.thinking.trim().length === 0) continue;
+		n++;
+	}
+	return n;
+}
+
 // Messages are immutable once built, and a replay meets each one at many points.
 const unitsMemo = new WeakMap<Message, MessageUnits>();
 
@@ -77,7 +96,7 @@ function unitsOf(message: Message): MessageUnits {
 			chars.push(n);
 			total += n;
 		});
-		units = { keys, chars, total };
+		units = { keys, chars, total, blocks: blocksOf(message, parts) };
 		unitsMemo.set(message, units);
 	}
 	return units;
@@ -103,19 +122,29 @@ export function baselineRequest(
 	return { messages, tokens, chars };
 }
 
+export interface BaselineShares {
+	tokenPrefix: number;
+	/** Breakpoints with the lookback: pi-ai's marks only. */
+	breakpoint: number;
+	/** The same: the baseline has no bridges to leave out. */
+	breakpointNoBridges: number;
+}
+
 /**
  * Shares of the previous baseline reused by the next one, 0…1 of the previous request's chars.
  * Token prefix: every whole part both share from the start (a part that differs is not cached
  * in part: its key starts with the role marker, so a partial match says nothing about the text).
- * Breakpoints: the whole previous request when it is a prefix of the next, else its head (the
- * first message, the tool inventory) when that is, else nothing.
+ * Breakpoints: the whole previous request when it is a prefix of the next and the next's last block
+ * lies at most the lookback after its end, else its head (the first message, the tool inventory)
+ * when that is repeated, else nothing.
  */
 export function baselineShares(
 	previous: BaselineRequest,
 	next: BaselineRequest,
-): { tokenPrefix: number; breakpoint: number } {
+	lookback: number = LOOKBACK_BLOCKS,
+): BaselineShares {
 	const total = previous.chars;
-	if (total === 0) return { tokenPrefix: 0, breakpoint: 0 };
+	if (total === 0) return { tokenPrefix: 0, breakpoint: 0, breakpointNoBridges: 0 };
 	const before = previous.messages;
 	const after = next.messages;
 	// The same message objects are the same parts: skip them by identity, compare parts after that.
@@ -126,6 +155,8 @@ export function baselineShares(
 	for (let i = m; i < before.length; i++) prefix -= unitsOf(before[i]!).total;
 	let whole = m === before.length;
 	let headMatched = m >= 1;
+	// Blocks the next request adds after the previous one's last: what the lookback must span.
+	let added = 0;
 	for (; m < n; m++) {
 		const a = unitsOf(before[m]!);
 		const b = unitsOf(after[m]!);
@@ -134,10 +165,17 @@ export function baselineShares(
 		if (u < a.keys.length) break;
 		// Every part of the previous message is repeated: a breakpoint after it is read.
 		if (m === 0) headMatched = true;
-		if (m === before.length - 1) whole = true;
+		if (m === before.length - 1) {
+			whole = true;
+			// The parts this message gains (an assistant turn's further calls) come before the rest.
+			added += Math.max(0, b.blocks - a.blocks);
+		}
 		// Parts the next message adds come before anything that follows: the prefix ends here.
 		if (u < b.keys.length) break;
 	}
-	const breakpoint = whole ? total : headMatched && before.length > 0 ? unitsOf(before[0]!).total : 0;
-	return { tokenPrefix: prefix / total, breakpoint: breakpoint / total };
+	if (whole) for (let i = before.length; i < after.length; i++) added += unitsOf(after[i]!).blocks;
+	const reached = whole && added <= lookback;
+	const breakpoint = reached ? total : headMatched && before.length > 0 ? unitsOf(before[0]!).total : 0;
+	const share = breakpoint / total;
+	return { tokenPrefix: prefix / total, breakpoint: share, breakpointNoBridges: share };
 }

@@ -33,8 +33,8 @@ export function errorPrefix(command?: string): string {
 export const MAIN_HELP = `advisor-ledger — replay recorded Pi sessions through the advisor ledger
 
 Usage:
-  advisor-ledger replay [PATH…] [--every N] [--all-leaves] [--json] [--svg FILE] [--price PROVIDER/MODEL]
-  advisor-ledger render FILE [--leaf ID] [--at ENTRY] [--json]
+  advisor-ledger replay [PATH…] [--every N] [--all-leaves] [--json] [--svg FILE [--force]] [--price PROVIDER/MODEL] [--config FILE]
+  advisor-ledger render FILE [--leaf ID] [--at ENTRY] [--json] [--config FILE]
   advisor-ledger stats [PATH…] [--json]
   advisor-ledger eval [PATH…] --advisor PROVIDER/MODEL [--judge PROVIDER/MODEL] [--points N] [options]
   advisor-ledger <command> --help
@@ -69,9 +69,14 @@ Options:
   --every N       simulated consultation every N tool rounds (default ${DEFAULT_EVERY})
   --all-leaves    replay every leaf of each session tree, not only the current one
   --json          print one JSON object instead of the text report
-  --svg FILE      also write a chart: tokens per consultation, baseline vs ledger, per session
+  --svg FILE      also write a chart: tokens per consultation, baseline vs ledger, per session.
+                  Refused when FILE is one of the inputs, ends in .jsonl, or is an existing
+                  file that is not an SVG
+  --force         write the chart even then
   --price P/M     price the prompts with this model of pi-ai's registry
                   (default anthropic/claude-sonnet-4-5)
+  --config FILE   read this advisor.json instead of your own (the ledger caps, privacy and
+                  tools sections shape the request)
   -h, --help      this help
 
 Progress goes to stderr when it is a terminal and several files are read. NO_COLOR disables
@@ -97,7 +102,12 @@ Options:
                   or write --at=#a: a shell reads a leading # as a comment). Given an id
                   and no --leaf, the branch from the root to that entry
   --json          print {"request": {systemPrompt, tools, messages}, "stable": {…}, "summary": {…}}
+  --config FILE   read this advisor.json instead of your own
   -h, --help      this help
+
+The request is built with your advisor.json (the ledger caps, the privacy section and the
+tools section, whose deny list withholds an executor's read of a denied path), so it shows
+what would really be sent, credential marks included; the header counts them.
 
 Lines and entries the reader could not use (and what they held, which the request leaves out)
 are counted on stderr with the first few diagnostics; they do not change the exit code.
@@ -191,6 +201,10 @@ export interface ReplayArgs {
 	svg: string | undefined;
 	/** `provider/model` of pi-ai's registry; undefined = the default. */
 	price: string | undefined;
+	/** `--config FILE`; undefined = the user's advisor.json. */
+	config: string | undefined;
+	/** Write outputs even where the output guard refuses (cli/output-guard.ts). */
+	force: boolean;
 }
 
 export interface RenderArgs {
@@ -199,6 +213,8 @@ export interface RenderArgs {
 	leaf: string | undefined;
 	at: string | undefined;
 	json: boolean;
+	/** `--config FILE`; undefined = the user's advisor.json. */
+	config: string | undefined;
 }
 
 export interface StatsArgs {
@@ -293,7 +309,9 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 					"--all-leaves": { value: false },
 					"--json": { value: false },
 					"--svg": { value: true },
+					"--force": { value: false },
 					"--price": { value: true },
+					"--config": { value: true },
 				},
 				"replay",
 			);
@@ -318,12 +336,19 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 				json: s.flags.has("--json"),
 				svg: stringFlag(s.flags, "--svg"),
 				price,
+				config: stringFlag(s.flags, "--config"),
+				force: s.flags.has("--force"),
 			};
 		}
 		case "render": {
 			const s = scan(
 				rest,
-				{ "--leaf": { value: true }, "--at": { value: true }, "--json": { value: false } },
+				{
+					"--leaf": { value: true },
+					"--at": { value: true },
+					"--json": { value: false },
+					"--config": { value: true },
+				},
 				"render",
 			);
 			if (s.help) return { command: "help", text: RENDER_HELP };
@@ -339,6 +364,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 				leaf: stringFlag(s.flags, "--leaf"),
 				at: stringFlag(s.flags, "--at"),
 				json: s.flags.has("--json"),
+				config: stringFlag(s.flags, "--config"),
 			};
 		}
 		case "stats": {

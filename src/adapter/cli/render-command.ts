@@ -1,6 +1,8 @@
 /**
- * `advisor-ledger render FILE [--leaf ID] [--at ENTRY_ID] [--json]`: the exact request a
- * consultation dispatched right after one entry would send, built the way the replay builds it.
+ * `advisor-ledger render FILE [--leaf ID] [--at ENTRY_ID] [--json] [--config FILE]`: the exact
+ * request a consultation dispatched right after one entry would send, built the way the replay
+ * builds it, with the user's advisor.json (cli/config.ts): what would really be sent, credential
+ * marks included.
  */
 
 import type { Context } from "@mariozechner/pi-ai";
@@ -14,23 +16,27 @@ import {
 	parseSessionText,
 	selectBranch,
 } from "../../events/index.ts";
+import { extensionMarks, LOOKBACK_BLOCKS, unitPosition } from "../../policy/index.ts";
 import { type LedgerState, ledgerOf } from "../../reducers/index.ts";
 import {
 	APPENDIX_HEADER,
 	createRenderMemo,
-	DEFAULT_LEDGER_CONFIG,
 	type LedgerRequest,
 	ordinalId,
 	ordinalPosition,
+	type RenderOptions,
+	redactionCount,
 	renderRequest,
 	type StablePortion,
 } from "../../render/index.ts";
+import { type AdvisorConfig, DEFAULT_ADVISOR_CONFIG } from "../config/load.ts";
 import { EXIT, errorPrefix, type RenderArgs } from "./args.ts";
+import { cliConfig, privacyOf } from "./config.ts";
 import { diagnosticsNote, noEntriesReason } from "./diagnostics.ts";
 import { visible, visibleLine } from "./escape.ts";
 import { displayPath, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
-import { advisorToolDeclarations, calledToolNames, sessionTools } from "./replay/tool-set.ts";
+import { calledToolNames, sessionTools } from "./replay/tool-set.ts";
 import { formatTokens, type Style } from "./report/text.ts";
 
 export interface RenderSummary {
@@ -45,6 +51,25 @@ export interface RenderSummary {
 	tokens: number;
 	hash: string;
 	messageCount: number;
+	/** Credential marks in the request (docs/privacy.md): what `details.redactions` would record. */
+	redactions: number;
+}
+
+/** A content part, as `messageIndex` and how many of its message's parts end with it (StablePortion's shape). */
+export interface PartPosition {
+	messageIndex: number;
+	partCount: number;
+}
+
+/**
+ * The extension's own cache marks on the request, where pi-ai sends Anthropic-style marks
+ * (docs/request-format.md §7): the stable end, and the bridge to the stable end of the previous
+ * consultation on the branch (rendered as this version renders it) when that lies more than the
+ * lookback before it.
+ */
+export interface RenderMarks {
+	stable: PartPosition;
+	bridge: (PartPosition & { previousAtEntryId: string }) | null;
 }
 
 export interface RenderJson {
@@ -52,6 +77,7 @@ export interface RenderJson {
 	request: Context;
 	/** `appendixPart`: index in the stable message of the appendix part, null when the request has none. */
 	stable: StablePortion & { volatileParts: number; appendixPart: number | null };
+	marks: RenderMarks;
 	summary: RenderSummary;
 }
 
@@ -59,6 +85,8 @@ export interface Rendered {
 	request: LedgerRequest;
 	/** The folded ledger the request was rendered from (advisor_expand's source). */
 	state: LedgerState;
+	/** Computed on first read (it renders the previous consultation too). */
+	readonly marks: RenderMarks;
 	summary: RenderSummary;
 	/** What the reader and the branch walk could not use; printed on stderr, never in the JSON. */
 	diagnostics: Diagnostic[];
@@ -119,11 +147,13 @@ export const ENTRY_NAMES =
 const ENTRY_NAMING =
 	"The request names entries #N: their position on the branch in base 36 (#1 … #9, #a … #z, #10 …); --at takes that or the entry id.";
 
-/** How `eval` renders the ledger arm; `render` itself uses the defaults. */
+/** How a caller renders: `render` passes the user's advisor.json; `eval` asks for its ledger arm's tools. */
 export interface RenderAtOptions {
+	/** advisor.json (privacy, deny list, ledger caps, tools); default the built-in one. */
+	config?: AdvisorConfig;
 	/**
-	 * `tools.repo`: true (the default) declares the workspace tools; false leaves advisor_expand
-	 * alone, the system prompt's "expand" paragraph with it.
+	 * `tools.repo` over the config's: false leaves advisor_expand alone, the system prompt's "expand"
+	 * paragraph with it.
 	 */
 	repo?: boolean;
 	/** The advisor call in flight, when the caller knows it (a replay point); else found from --at. */
@@ -137,35 +167,53 @@ export function renderAt(
 	at: string | undefined,
 	options: RenderAtOptions = {},
 ): Rendered {
+	const config = options.config ?? DEFAULT_ADVISOR_CONFIG;
 	const parsed = parseSessionText(text);
 	const entries = migrateEntries(parsed);
 	if (entries.length === 0) throw new RenderInputError(`${file}: ${noEntriesReason(parsed)}`, EXIT.nothingToReplay);
 	const { branch, index } = resolveAt(file, entries, leaf, at);
 	const atId = branch.path[index]!.id;
-	const events = normalizeBranch(branch.path, entries).slice(0, index + 1);
+	const cwd = parsed.header?.cwd;
+	const events = normalizeBranch(branch.path, entries, {
+		...privacyOf(config),
+		...(cwd !== undefined ? { cwd } : {}),
+	}).slice(0, index + 1);
 	const state = ledgerOf(events, parsed.header?.cwd);
 	// At an advisor call itself: the in-flight form for that call (the newest pending one otherwise).
 	const last = events[index]!;
 	const ownCall = last.kind === "assistant" ? last.calls.find((c) => c.name === ADVISOR_TOOL_NAME) : undefined;
 	const inFlightCallId = options.inFlightCallId ?? ownCall?.id ?? state.pendingConsultations.at(-1)?.callId;
-	const cwd = parsed.header?.cwd ?? process.cwd();
-	const tools = sessionTools(cwd, calledToolNames(entries));
-	const repo = options.repo ?? true;
-	const request = renderRequest(
-		state,
-		{
-			config: DEFAULT_LEDGER_CONFIG,
-			catalogue: tools.catalogue,
-			tools: repo ? tools.declarations : advisorToolDeclarations(cwd, false),
-			toolsMode: repo ? "repo" : "expand",
-			mode: "consult",
-			inFlightCallId,
-		},
-		createRenderMemo(),
-	);
+	const toolsConfig = options.repo === undefined ? config.tools : { ...config.tools, repo: options.repo };
+	const tools = sessionTools(cwd ?? process.cwd(), calledToolNames(entries), toolsConfig);
+	const renderOptions = (callId: string | undefined): RenderOptions => ({
+		config: config.ledger,
+		catalogue: tools.catalogue,
+		tools: tools.declarations,
+		toolsMode: tools.mode,
+		mode: "consult",
+		inFlightCallId: callId,
+	});
+	const request = renderRequest(state, renderOptions(inFlightCallId), createRenderMemo());
+	// The previous consultation: the newest advisor call before the one in flight.
+	const previousConsultation = () => {
+		const own = events.findIndex((e) => e.kind === "assistant" && e.calls.some((c) => c.id === inFlightCallId));
+		for (let j = (own === -1 ? index + 1 : own) - 1; j >= 0; j--) {
+			const e = events[j]!;
+			const call = e.kind === "assistant" ? e.calls.find((c) => c.name === ADVISOR_TOOL_NAME) : undefined;
+			if (call === undefined) continue;
+			const earlier = ledgerOf(events.slice(0, j + 1), parsed.header?.cwd);
+			return { atEntryId: e.id, request: renderRequest(earlier, renderOptions(call.id), createRenderMemo()) };
+		}
+		return undefined;
+	};
+	let marks: RenderMarks | undefined;
 	return {
 		request,
 		state,
+		get marks() {
+			marks ??= marksOf(request, previousConsultation());
+			return marks;
+		},
 		summary: {
 			file,
 			sessionId: parsed.header?.id ?? null,
@@ -176,9 +224,24 @@ export function renderAt(
 			tokens: request.tokens,
 			hash: request.hash,
 			messageCount: request.messageCount,
+			redactions: redactionCount(request.context.messages, request.context.systemPrompt ?? ""),
 		},
 		diagnostics: [...parsed.diagnostics, ...branch.diagnostics],
 		parsed,
+	};
+}
+
+function marksOf(
+	request: LedgerRequest,
+	previous: { atEntryId: string; request: LedgerRequest } | undefined,
+): RenderMarks {
+	const stable = { messageIndex: request.stable.messageIndex, partCount: request.stable.partCount };
+	const end = previous && { stableUnits: previous.request.stable.unitCount, stableHash: previous.request.stable.hash };
+	const { bridge } = extensionMarks(request, end);
+	const at = bridge === undefined ? undefined : unitPosition(request, bridge);
+	return {
+		stable,
+		bridge: at === undefined || previous === undefined ? null : { ...at, previousAtEntryId: previous.atEntryId },
 	};
 }
 
@@ -191,6 +254,7 @@ export function renderJson(rendered: Rendered): RenderJson {
 	return {
 		request: request.context,
 		stable: { ...request.stable, volatileParts: Math.max(0, parts - request.stable.partCount), appendixPart },
+		marks: rendered.marks,
 		summary: rendered.summary,
 	};
 }
@@ -200,8 +264,13 @@ function isAppendix(part: { type: string; text?: string } | undefined): boolean 
 	return part?.type === "text" && part.text?.startsWith(`${APPENDIX_HEADER}\n`) === true;
 }
 
+/** How many credentials the request carries as marks instead (docs/privacy.md). */
+function redactionsSaid(count: number): string {
+	return `${count} credential${count === 1 ? "" : "s"} redacted`;
+}
+
 export function renderReadable(rendered: Rendered, style: Style): string {
-	const { request, summary } = rendered;
+	const { request, summary, marks } = rendered;
 	const { context, stable } = request;
 	const out: string[] = [];
 	const rule = (title: string) => style.bold(`═══ ${title} ═══`);
@@ -217,7 +286,12 @@ export function renderReadable(rendered: Rendered, style: Style): string {
 			: `In-flight advisor call: ${visibleLine(summary.inFlightCallId)}`,
 	);
 	out.push(
-		`~${formatTokens(request.tokens)} tokens (estimate) · ${request.messageCount} messages · hash ${request.hash} · stable portion ~${formatTokens(stable.tokens)} tokens, hash ${stable.hash}`,
+		`~${formatTokens(request.tokens)} tokens (estimate) · ${request.messageCount} messages · ${redactionsSaid(summary.redactions)} · hash ${request.hash} · stable portion ~${formatTokens(stable.tokens)} tokens, hash ${stable.hash}`,
+	);
+	out.push(
+		marks.bridge === null
+			? "Cache marks of the extension (Anthropic-style routes): the stable end."
+			: `Cache marks of the extension (Anthropic-style routes): the stable end, and a bridge at part ${marks.bridge.partCount} of message ${marks.bridge.messageIndex + 1}, where the consultation after entry ${visibleLine(marks.bridge.previousAtEntryId)} ended its stable portion (more than ${LOOKBACK_BLOCKS} blocks back).`,
 	);
 	out.push("");
 	const system = context.systemPrompt ?? "";
@@ -247,6 +321,8 @@ export function renderReadable(rendered: Rendered, style: Style): string {
 				out.push(style.bold("▼ the appendix starts here: the cached prefix ends above"));
 			out.push(style.dim(`── part ${p + 1} · ${part.type} · ${isStable ? "stable" : "volatile"} ──`));
 			out.push(visible(part.type === "text" ? (part.text ?? "") : JSON.stringify(part)));
+			if (marks.bridge !== null && m === marks.bridge.messageIndex && p === marks.bridge.partCount - 1)
+				out.push(style.bold("▲ cache mark (bridge): the previous consultation's cached prefix ends here"));
 		});
 		out.push("");
 	});
@@ -254,6 +330,11 @@ export function renderReadable(rendered: Rendered, style: Style): string {
 }
 
 export function runRender(args: RenderArgs, io: Io): number {
+	const loaded = cliConfig("render", args.config, io);
+	if (!loaded.ok) {
+		io.stderr(`${errorPrefix("render")}${visibleLine(loaded.line)}\n`);
+		return EXIT.usage;
+	}
 	const read = readInput(args.file);
 	if (!read.ok) {
 		io.stderr(`${errorPrefix("render")}cannot read ${visibleLine(args.file)}: ${visibleLine(read.error)}\n`);
@@ -262,7 +343,7 @@ export function runRender(args: RenderArgs, io: Io): number {
 	const file = displayPath(args.file, io.cwd);
 	let rendered: Rendered;
 	try {
-		rendered = renderAt(file, read.text, args.leaf, args.at);
+		rendered = renderAt(file, read.text, args.leaf, args.at, { config: loaded.config });
 	} catch (error) {
 		if (error instanceof RenderInputError) {
 			io.stderr(`${errorPrefix("render")}${visibleLine(error.message)}\n`);

@@ -2,13 +2,16 @@
 
 import { writeFileSync } from "node:fs";
 import { parseSessionText } from "../../events/index.ts";
+import { type AdvisorConfig, DEFAULT_ADVISOR_CONFIG } from "../config/load.ts";
 import { errnoReason } from "../pi/regular-file.ts";
 import { EXIT, errorPrefix, type ReplayArgs } from "./args.ts";
+import { cliConfig, privacyOf } from "./config.ts";
 import { defaultReplayInputs } from "./default-inputs.ts";
 import { noEntriesReason, SHOWN_DIAGNOSTICS } from "./diagnostics.ts";
 import { visibleLine, visibleStrings } from "./escape.ts";
 import { collectInputs, displayPath, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
+import { refusalLine, svgOutputRefusal } from "./output-guard.ts";
 import { replayText } from "./replay/engine.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "./report/price-lookup.ts";
 import {
@@ -39,16 +42,28 @@ function noEntriesLine(path: string, text: string): string {
 	return `${PREFIX}${visibleLine(path)}: ${noEntriesReason(parseSessionText(text))}\n`;
 }
 
+/** What a replay reads: the paths named (or the defaults, said once on stderr) and the files under them. */
+export interface ReplayInputs {
+	paths: string[];
+	collected: ReturnType<typeof collectInputs>;
+}
+
+export function replayInputs(args: ReplayArgs, io: Io): ReplayInputs {
+	const defaults = args.paths.length > 0 ? undefined : defaultReplayInputs(io.env, io.cwd);
+	if (defaults?.note !== undefined) io.stderr(`${PREFIX}${defaults.note}\n`);
+	const paths = defaults?.paths ?? args.paths;
+	return { paths, collected: collectInputs(paths) };
+}
+
 /** Replays and reports; `progress` is called before each file. */
 export function replayPaths(
 	args: ReplayArgs,
 	io: Io,
 	progress?: (index: number, total: number, file: string) => void,
+	inputs: ReplayInputs = replayInputs(args, io),
+	config: AdvisorConfig = DEFAULT_ADVISOR_CONFIG,
 ): ReplayRun {
-	const defaults = args.paths.length > 0 ? undefined : defaultReplayInputs(io.env, io.cwd);
-	if (defaults?.note !== undefined) io.stderr(`${PREFIX}${defaults.note}\n`);
-	const paths = defaults?.paths ?? args.paths;
-	const collected = collectInputs(paths);
+	const { paths, collected } = inputs;
 	const unreadable: UnreadableInput[] = collected.unreadable.map((u) => ({ ...u, path: displayPath(u.path, io.cwd) }));
 	for (const u of unreadable) io.stderr(unreadableLine(u.path, u.error));
 	const sessions: SessionReport[] = [];
@@ -65,7 +80,14 @@ export function replayPaths(
 		}
 		let replayed: ReturnType<typeof replayText>;
 		try {
-			replayed = replayText(shown, read.text, { every: args.every, allLeaves: args.allLeaves, now: io.now });
+			replayed = replayText(shown, read.text, {
+				every: args.every,
+				allLeaves: args.allLeaves,
+				now: io.now,
+				config: config.ledger,
+				privacy: privacyOf(config),
+				tools: config.tools,
+			});
 		} catch (error) {
 			// The reader never throws on content; anything else is reported like an unreadable file.
 			const message = `replay failed: ${error instanceof Error ? error.message : String(error)}`;
@@ -90,8 +112,8 @@ export function replayPaths(
 	let exitCode: number = EXIT.ok;
 	if (unreadable.length > 0) exitCode = EXIT.unreadable;
 	else if (report.points === 0) exitCode = EXIT.nothingToReplay;
-	const inputs = collected.files.length + collected.unreadable.length;
-	return { report, exitCode, allExplained: inputs > 0 && unreadable.length + withoutEntries === inputs };
+	const given = collected.files.length + collected.unreadable.length;
+	return { report, exitCode, allExplained: given > 0 && unreadable.length + withoutEntries === given };
 }
 
 export function runReplay(args: ReplayArgs, io: Io): number {
@@ -101,6 +123,20 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 		);
 		return EXIT.usage;
 	}
+	const loaded = cliConfig("replay", args.config, io);
+	if (!loaded.ok) {
+		io.stderr(`${PREFIX}${visibleLine(loaded.line)}\n`);
+		return EXIT.usage;
+	}
+	const inputs = replayInputs(args, io);
+	// Checked before anything is replayed: a refused output costs the user nothing but the line.
+	if (args.svg !== undefined && !args.force) {
+		const why = svgOutputRefusal(args.svg, inputs.collected.files, io.cwd);
+		if (why !== undefined) {
+			io.stderr(`${PREFIX}${visibleLine(refusalLine("--svg", args.svg, why))}\n`);
+			return EXIT.usage;
+		}
+	}
 	const showProgress = io.stderrIsTTY;
 	let shown = false;
 	const progress = (index: number, total: number, file: string) => {
@@ -109,9 +145,9 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 		const line = `[${index + 1}/${total}] ${visibleLine(file)}`;
 		io.stderr(`\r\u001b[K${line.length > 100 ? `${line.slice(0, 99)}…` : line}`);
 	};
-	const { report, exitCode, allExplained } = replayPaths(args, io, progress);
+	const { report, exitCode, allExplained } = replayPaths(args, io, progress, inputs, loaded.config);
 	if (shown) io.stderr("\r\u001b[K");
-	const inputs = report.options.inputs.map(visibleLine).join(", ");
+	const named = report.options.inputs.map(visibleLine).join(", ");
 	if (report.points === 0) {
 		// Nothing replayed: no all-zero table or empty chart, only what went wrong (the JSON
 		// report still says which files were read and what their reader found, if any was read).
@@ -119,8 +155,10 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 		if (args.json && read > 0) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
 		// One line per error: when every input already got its own line, there is nothing to add.
 		if (!allExplained) {
-			const why = read > 0 ? "no session file with a consultation point" : "no *.jsonl session file found";
-			io.stderr(`${PREFIX}nothing to replay in ${inputs} (${why})\n`);
+			let why = "no session file could be read";
+			if (read > 0) why = "no session file with a consultation point";
+			else if (report.diagnostics.unreadable.length === 0) why = "no *.jsonl session file found";
+			io.stderr(`${PREFIX}nothing to replay in ${named} (${why})\n`);
 			// Already escaped when counted.
 			for (const message of report.diagnostics.messages.slice(0, SHOWN_DIAGNOSTICS)) io.stderr(`  ${message}\n`);
 		}

@@ -2,15 +2,15 @@
  * advisor.json, loaded (docs/configuration.md): every section read key by key against its schema, so
  * a bad value costs that key only, never the rest of the file. Each section's schema, defaults and
  * type live beside the rule that applies them: `ledger` in render/config.ts, `tools` in
- * tools/config.ts, the selection keys in activation.ts, and guidance.ts, budget.ts, warming.ts,
- * review.ts, advice.ts here.
+ * tools/config.ts, `privacy` in the core's events/redact/settings.ts (read by privacy.ts), the
+ * selection keys in activation.ts, and guidance.ts, budget.ts, warming.ts, review.ts, advice.ts here.
  */
 
 import type { ThinkingLevel } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
 import { assertNever } from "../../events/index.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig, LedgerSchema } from "../../render/index.ts";
-import { configInvalidKeys, configUnreadable } from "../pi/notices.ts";
+import { configInvalidKeys, configPrivacyWarning, configUnreadable } from "../pi/notices.ts";
 import { DEFAULT_TOOLS_CONFIG, type ToolsConfig, ToolsSchema } from "../tools/config.ts";
 import {
 	DisabledEntrySchema,
@@ -24,6 +24,7 @@ import { type AdviceConfig, AdviceSchema, DEFAULT_ADVICE_CONFIG } from "./advice
 import { type BudgetConfig, BudgetSchema, DEFAULT_BUDGET_CONFIG } from "./budget.ts";
 import { type ConfigLocation, configPaths, type JsonObject, readJsonObject } from "./file.ts";
 import { type GuidanceConfig, GuidanceFileSchema, resolveGuidanceSection } from "./guidance.ts";
+import { DEFAULT_PRIVACY, PrivacySchema, type PrivacySettings, readPrivacy } from "./privacy.ts";
 import { DEFAULT_REVIEW_CONFIG, type ReviewConfig, ReviewSchema } from "./review.ts";
 import { partial, readLeaf, readSection, type Section } from "./section.ts";
 import { DEFAULT_WARMING_CONFIG, type WarmingConfig, WarmingSchema } from "./warming.ts";
@@ -41,6 +42,8 @@ export interface AdvisorConfig {
 	warming: WarmingConfig;
 	review: ReviewConfig;
 	advice: AdviceConfig;
+	/** Redaction of what the advisor is sent (docs/privacy.md). */
+	privacy: PrivacySettings;
 }
 
 export const DEFAULT_ADVISOR_CONFIG: Readonly<AdvisorConfig> = Object.freeze({
@@ -52,6 +55,7 @@ export const DEFAULT_ADVISOR_CONFIG: Readonly<AdvisorConfig> = Object.freeze({
 	warming: DEFAULT_WARMING_CONFIG,
 	review: DEFAULT_REVIEW_CONFIG,
 	advice: DEFAULT_ADVICE_CONFIG,
+	privacy: DEFAULT_PRIVACY,
 });
 
 /** The whole file, every key optional. For documentation and editors; loading checks key by key. */
@@ -66,6 +70,7 @@ export const AdvisorFileSchema = Type.Object({
 	warming: Type.Optional(partial(WarmingSchema.properties)),
 	review: Type.Optional(partial(ReviewSchema.properties)),
 	advice: Type.Optional(partial(AdviceSchema.properties)),
+	privacy: Type.Optional(PrivacySchema),
 });
 
 function readGuidance(value: unknown, bad: string[]): GuidanceConfig {
@@ -74,9 +79,17 @@ function readGuidance(value: unknown, bad: string[]): GuidanceConfig {
 	return resolveGuidanceSection(readSection("guidance", GuidanceFileSchema.properties, none, value, bad));
 }
 
-/** Validates a parsed file key by key. Unknown keys are ignored (they stay in `raw`). */
-export function parseConfig(raw: JsonObject): { config: AdvisorConfig; invalidKeys: string[] } {
+/**
+ * Validates a parsed file key by key. Unknown keys are ignored (they stay in `raw`). The privacy
+ * section reports each bad entry itself (`privacyWarnings`), the rest by key (`invalidKeys`).
+ */
+export function parseConfig(raw: JsonObject): {
+	config: AdvisorConfig;
+	invalidKeys: string[];
+	privacyWarnings: string[];
+} {
 	const bad: string[] = [];
+	const privacyWarnings: string[] = [];
 	const config: AdvisorConfig = {
 		disabledForModels: readDisabledForModels(raw.disabledForModels, bad),
 		guidance: readGuidance(raw.guidance, bad),
@@ -92,12 +105,13 @@ export function parseConfig(raw: JsonObject): { config: AdvisorConfig; invalidKe
 		warming: readSection("warming", WarmingSchema.properties, { ...DEFAULT_WARMING_CONFIG }, raw.warming, bad),
 		review: readSection("review", ReviewSchema.properties, { ...DEFAULT_REVIEW_CONFIG }, raw.review, bad),
 		advice: readSection("advice", AdviceSchema.properties, { ...DEFAULT_ADVICE_CONFIG }, raw.advice, bad),
+		privacy: readPrivacy(raw.privacy, privacyWarnings),
 	};
 	const modelKey = readLeaf("modelKey", ModelKeySchema, raw.modelKey, bad);
 	if (modelKey !== undefined) config.modelKey = modelKey;
 	const effort = toEffort(readLeaf("effort", EffortSchema, raw.effort, bad));
 	if (effort !== undefined) config.effort = effort;
-	return { config, invalidKeys: bad };
+	return { config, invalidKeys: bad, privacyWarnings };
 }
 
 export type ConfigSource = "ledger" | "rpiv" | "default";
@@ -109,7 +123,10 @@ export interface LoadedConfig {
 	/** The file the values came from, the unusable file that was skipped, or where ours would be. */
 	path: string;
 	source: ConfigSource;
-	/** At most one: either the file was unusable, or it named the keys that fell back. */
+	/**
+	 * Either the one line saying the file was unusable, or at most one naming the keys that fell
+	 * back followed by one per bad entry of the privacy section.
+	 */
 	warnings: string[];
 }
 
@@ -138,8 +155,9 @@ export function loadConfig(opts: ConfigLocation = {}): LoadedConfig {
 					warnings: [configUnreadable(path, read.reason)],
 				};
 			case "ok": {
-				const { config, invalidKeys } = parseConfig(read.raw);
+				const { config, invalidKeys, privacyWarnings } = parseConfig(read.raw);
 				const warnings = invalidKeys.length > 0 ? [configInvalidKeys(path, invalidKeys)] : [];
+				for (const warning of privacyWarnings) warnings.push(configPrivacyWarning(path, warning));
 				return { config, raw: read.raw, path, source, warnings };
 			}
 			default:

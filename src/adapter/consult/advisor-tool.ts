@@ -21,6 +21,7 @@ import {
 	type Instruction,
 	instructionsFromPromptText,
 	type LedgerState,
+	previousRequest,
 	type SpendState,
 	type TrimAnchorState,
 } from "../../reducers/index.ts";
@@ -38,8 +39,9 @@ import { isDisabledFor, lookupAdvisorModel } from "../config/activation.ts";
 import { resolveGuidance } from "../config/guidance.ts";
 import type { AdvisorConfig } from "../config/load.ts";
 import type { CompleteSimple } from "../pi/compat.ts";
-import { modelDisplayName } from "../pi/model-key.ts";
+import { formatColonKey, modelDisplayName, modelKeyOf } from "../pi/model-key.ts";
 import { type FindModel, renderAdvisorResult } from "../pi/result-renderer.ts";
+import { type MarkTarget, markTargets } from "./cache-breakpoint.ts";
 import {
 	type ConsultationAuth,
 	type ConsultationInput,
@@ -130,6 +132,8 @@ export interface AdvisorDispatch {
 	routingKey: string;
 	/** The first request, as planned (trimmed when the budget trimmed it) and handed to the provider. */
 	request: LedgerRequest;
+	/** The extension's cache marks on it (a refresh sets the same ones). */
+	marks: readonly MarkTarget[];
 	/** The branch's advisor spend before this run. */
 	spend: SpendState;
 	complete: CompleteSimple;
@@ -228,6 +232,8 @@ async function pipeline(
 	const { request: planned, settle, ...hooks } = (await deps.consultationHooks?.(planning)) ?? {};
 	const request = planned ?? planning.request;
 	const complete = await deps.loadCompleteSimple();
+	// The bridge: the newest request of this model on the branch wrote a cache entry at its stable end.
+	const marks = markTargets(request, previousRequest(planning.spend, formatColonKey(modelKeyOf(model))));
 
 	const input: ConsultationInput = {
 		...hooks,
@@ -239,6 +245,7 @@ async function pipeline(
 		request,
 		signal: req.signal,
 		adviceMaxChars: config.advice.maxChars,
+		marks,
 	};
 	const onProgress = req.onProgress;
 	if (onProgress !== undefined) input.onProgress = (line) => onProgress(line, base);
@@ -259,6 +266,7 @@ async function pipeline(
 			auth: auth.auth,
 			routingKey: planning.routingKey,
 			request,
+			marks,
 			spend: planning.spend,
 			complete,
 		},

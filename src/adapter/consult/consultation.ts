@@ -31,9 +31,10 @@
  *   retry passes `approve` again like any request.
  * - `details.request` is the RequestRecord of the first request (policy/budget/estimate-cost.ts), with the
  *   prompt tokens the provider billed for it, so the next consultation's estimate can build on it,
- *   and `payloadHash`: the first request's provider payload as sent (after the Anthropic breakpoint
- *   edit), hashed by policy/warming/payload-hash.ts in `onPayload` — what a cache-warming refresh of it must
- *   match. Absent when the provider never builds a payload (pi-ai's faux provider).
+ *   and `payloadHash`: the first request's provider payload as sent (after the cache-mark edit), in
+ *   its warming form (cache-breakpoint.ts `warmingForm`), hashed by policy/warming/payload-hash.ts in
+ *   `onPayload` — what a cache-warming refresh of it must match. Absent when the provider never
+ *   builds a payload (pi-ai's faux provider).
  */
 
 import type {
@@ -53,12 +54,19 @@ import type {
 import type { AttemptRecord, RequestRecord, ToolCallSummary } from "../../events/index.ts";
 import { payloadHash, requestRecord } from "../../policy/index.ts";
 import type { LedgerRequest } from "../../render/index.ts";
-import { TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED, TOOL_TEXT, TOOLS_AFTER_SPENT, zeroUsage } from "../../render/index.ts";
+import {
+	redactionCount,
+	TOOL_BUDGET_SPENT,
+	TOOL_CALL_REFUSED,
+	TOOL_TEXT,
+	TOOLS_AFTER_SPENT,
+	zeroUsage,
+} from "../../render/index.ts";
 import type { CompleteSimple } from "../pi/compat.ts";
 import { modelDisplayName } from "../pi/model-key.ts";
 import { advisorToolLine, consultingLine } from "../pi/notices.ts";
 import { capAdvice } from "./advice-cap.ts";
-import { cacheBreakpointHook } from "./cache-breakpoint.ts";
+import { cacheMarksHook, type MarkTarget, markTargets, warmingForm } from "./cache-breakpoint.ts";
 import { createDeadline } from "./deadline.ts";
 import {
 	type AdvisorEnvelope,
@@ -177,6 +185,11 @@ export interface ConsultationInput {
 	adviceMaxChars?: number;
 	/** The output cap sent with every request; absent = pi-ai's default. */
 	maxTokens?: number;
+	/**
+	 * The extension's cache marks, on every request of the consultation (`markTargets`: the bridge to
+	 * the previous consultation's stable end when needed, then this one's); default the stable end.
+	 */
+	marks?: readonly MarkTarget[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -286,8 +299,10 @@ interface Consultation {
 	firstPayloadHash: string | undefined;
 	previous: SentRequest | undefined;
 	investigation: Investigation;
-	/** Edits the provider payload to mark the stable portion, where the API takes marks. */
+	/** Edits the provider payload to add the extension's cache marks, where the API takes marks. */
 	breakpoint: ((payload: unknown) => unknown) | undefined;
+	/** Credential marks sent so far, and how many messages of the context they cover; undefined before the first send. */
+	redactions: { count: number; messages: number } | undefined;
 }
 
 function startConsultation(input: ConsultationInput): Consultation {
@@ -305,7 +320,12 @@ function startConsultation(input: ConsultationInput): Consultation {
 		firstPayloadHash: undefined,
 		previous: undefined,
 		investigation: { executed: [], refused: 0, spent: false },
-		breakpoint: cacheBreakpointHook(input.model, input.request.context, input.request.stable),
+		breakpoint: cacheMarksHook(
+			input.model,
+			input.request.context,
+			input.marks ?? markTargets(input.request, undefined),
+		),
+		redactions: undefined,
 	};
 }
 
@@ -325,6 +345,7 @@ function envelopeBase(c: Consultation): EnvelopeBase {
 	const out: EnvelopeBase = { ...identityBase(c.input.model, c.input.effort), ...c.input.base };
 	const record = firstRequestRecord(c);
 	if (record !== undefined) out.request = record;
+	if (c.redactions !== undefined) out.redactions = c.redactions.count;
 	if (c.attempts.length > 0) {
 		out.usage = c.usage;
 		out.attempts = c.attempts;
@@ -341,7 +362,9 @@ function payloadHook(c: Consultation, round: number): (payload: unknown, model: 
 		const replaced = c.breakpoint?.(payload);
 		if (round === 0) {
 			try {
-				c.firstPayloadHash = payloadHash(replaced ?? payload, model?.api ?? c.input.model.api);
+				const { request } = c.input;
+				const form = warmingForm(replaced ?? payload, c.input.model, request.context, request.stable);
+				c.firstPayloadHash = form === undefined ? undefined : payloadHash(form, model?.api ?? c.input.model.api);
 			} catch {
 				// A fingerprint is never worth the request itself.
 			}
@@ -394,10 +417,27 @@ interface Reply {
 }
 
 /** One request to the provider. A throw is a reply too: the retry hook may send it again. */
+/**
+ * Marks of what leaves with this request and was not counted yet: the whole first request, then
+ * what each round adds of ours (tool results, the spent notice), never the advisor's own replies.
+ */
+function countRedactions(c: Consultation, context: Context): void {
+	if (c.redactions === undefined) {
+		c.redactions = {
+			count: redactionCount(context.messages, context.systemPrompt ?? ""),
+			messages: context.messages.length,
+		};
+		return;
+	}
+	const added = context.messages.slice(c.redactions.messages).filter((m) => m.role !== "assistant");
+	c.redactions = { count: c.redactions.count + redactionCount(added), messages: context.messages.length };
+}
+
 async function dispatch(c: Consultation, context: Context, round: number, attempt: number): Promise<Reply> {
 	const { input } = c;
 	const sentMs = c.now();
 	if (round === 0 && attempt === 0) c.firstMs = sentMs;
+	countRedactions(c, context);
 	c.lastSentMs = sentMs;
 	try {
 		const message = await input.complete(input.model, context, {

@@ -21,7 +21,16 @@ export interface AdvisorEnvelope {
 /** What every envelope of one consultation shares, gathered as the call goes on. */
 export type EnvelopeBase = Pick<
 	AdvisorDetails,
-	"advisorModel" | "effort" | "usage" | "attempts" | "estimate" | "request" | "context" | "stopReason" | "toolCalls"
+	| "advisorModel"
+	| "effort"
+	| "usage"
+	| "attempts"
+	| "estimate"
+	| "request"
+	| "context"
+	| "stopReason"
+	| "toolCalls"
+	| "redactions"
 >;
 
 /** One way a consultation can end without advice (the failure table in docs/request-format.md). */

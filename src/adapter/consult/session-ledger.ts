@@ -8,10 +8,15 @@
  * Next to the ledger, from the same events: the branch's advisor spend and its sticky trim
  * anchor. They are folds of their own (a compaction rebuilds the blocks, never the
  * bill), folded incrementally with the ledger and refolded from scratch with it.
+ *
+ * Events carry redacted text (docs/privacy.md), so they depend on the privacy settings and the deny
+ * list: when either changes (advisor.json re-read), the branch is refolded from scratch. The render
+ * memo needs nothing of its own: it keys blocks by identity and parts by text, and a refold makes
+ * new blocks from new events.
  */
 
-import type { LedgerEvent } from "../../events/index.ts";
-import { eventsFromBranch } from "../../events/index.ts";
+import type { LedgerEvent, PrivacyOptions } from "../../events/index.ts";
+import { DEFAULT_DENY_PATTERNS, DEFAULT_PRIVACY, eventsFromBranch, privacyKey } from "../../events/index.ts";
 import {
 	type BranchState,
 	branchOf,
@@ -46,6 +51,8 @@ export interface SessionLedger {
 interface Folded {
 	sessionId: string;
 	cwd: string | undefined;
+	/** privacyKey of the settings the events were normalised with. */
+	privacy: string;
 	/** Branch entries folded so far, and the id of the last of them. */
 	entryCount: number;
 	lastEntryId: string | undefined;
@@ -76,18 +83,24 @@ function snapshot(folded: Folded, from: "cache" | "scratch", newEvents: number):
 	};
 }
 
-export function createSessionLedger(): SessionLedger {
+/**
+ * @param privacy the current redaction settings and deny list (read on every update, because
+ *   advisor.json is re-read at session start and by /advisor); default: the built-in ones.
+ */
+export function createSessionLedger(privacy: () => PrivacyOptions = () => ({})): SessionLedger {
 	let folded: Folded | undefined;
 
 	const fromScratch = (
 		sessionId: string,
 		cwd: string | undefined,
+		key: string,
 		branch: readonly unknown[],
 		events: readonly LedgerEvent[],
 	) => {
 		folded = {
 			sessionId,
 			cwd,
+			privacy: key,
 			entryCount: branch.length,
 			lastEntryId: entryId(branch[branch.length - 1]),
 			branch: branchOf(events, cwd),
@@ -99,11 +112,19 @@ export function createSessionLedger(): SessionLedger {
 
 	return {
 		update(sessionId, branch, allEntries, cwd) {
-			if (folded === undefined || folded.cwd !== cwd || !extendsFolded(folded, sessionId, branch)) {
-				return fromScratch(sessionId, cwd, branch, eventsFromBranch(branch, allEntries).events);
+			const options = privacy();
+			const key = privacyKey(options.privacy ?? DEFAULT_PRIVACY, options.denyPatterns ?? DEFAULT_DENY_PATTERNS);
+			const normalize = { ...options, ...(cwd !== undefined ? { cwd } : {}) };
+			if (
+				folded === undefined ||
+				folded.cwd !== cwd ||
+				folded.privacy !== key ||
+				!extendsFolded(folded, sessionId, branch)
+			) {
+				return fromScratch(sessionId, cwd, key, branch, eventsFromBranch(branch, allEntries, normalize).events);
 			}
 			// Only the entries past the folded ones are normalised and folded.
-			const { events } = eventsFromBranch(branch, allEntries, { from: folded.entryCount });
+			const { events } = eventsFromBranch(branch, allEntries, { ...normalize, from: folded.entryCount });
 			folded.branch = foldBranch(folded.branch, events);
 			folded.entryCount = branch.length;
 			folded.lastEntryId = entryId(branch[branch.length - 1]);

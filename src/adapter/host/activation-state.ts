@@ -33,14 +33,19 @@ export interface AdvisorRuntime {
 }
 
 export function createAdvisorRuntime(location: ConfigLocation = {}): AdvisorRuntime {
-	return {
+	const runtime: AdvisorRuntime = {
 		location,
 		loaded: loadConfig(location),
 		activation: undefined,
-		ledger: createSessionLedger(),
+		// The ledger's events are redacted with the config of the moment: a re-read that changes it refolds.
+		ledger: createSessionLedger(() => ({
+			privacy: runtime.loaded.config.privacy,
+			denyPatterns: runtime.loaded.config.tools.denyPatterns,
+		})),
 		disabledNoticeFor: undefined,
 		findModel: undefined,
 	};
+	return runtime;
 }
 
 /** Re-reads advisor.json; the warnings (at most one) are the caller's to show. */

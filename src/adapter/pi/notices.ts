@@ -44,6 +44,9 @@ export const REQUIRES_INTERACTIVE = "/advisor requires interactive mode";
 export const configUnreadable = (path: string, reason: string) =>
 	`advisor.json: cannot use ${path} (${reason}) — using defaults`;
 
+/** A bad entry of the privacy section (events/redact/settings.ts says what and what happens instead). */
+export const configPrivacyWarning = (path: string, warning: string) => `advisor.json: ${warning} (in ${path})`;
+
 export const configInvalidKeys = (path: string, keys: readonly string[]) =>
 	`advisor.json: invalid ${keys.length === 1 ? "value" : "values"} for ${keys.join(", ")} in ${path} — using the defaults for ${keys.length === 1 ? "that key" : "those keys"}`;
 

@@ -1,59 +1,12 @@
 /**
- * `tools.denyPatterns`: credential-shaped paths the advisor may neither name nor see in a
- * listing. One list drives three enforcers — the path policy (named paths), the listing
- * filters of grep/find/ls, and git pathspecs — so they cannot drift apart.
+ * `tools.denyPatterns` as the advisor's tools apply it. The list and its matcher live in the core
+ * (events/redact/deny.ts), where the same list also withholds an executor's read of a denied path;
+ * here only what git needs: the list as exclude pathspecs.
  */
 
-import { compileGlob, normalisePattern, splitSegments } from "./glob.ts";
+import { normalisePattern } from "../../events/index.ts";
 
-/** The list when advisor.json names none: what a workspace commonly holds of credentials. */
-export const DEFAULT_DENY_PATTERNS: readonly string[] = Object.freeze([
-	".env",
-	".env.*",
-	"*.pem",
-	"*.key",
-	"id_rsa*",
-	"*.p12",
-	"*.pfx",
-	// git's own folder holds remote URLs with tokens; git_diff covers the repository's content.
-	".git",
-	".npmrc",
-	".netrc",
-	".pypirc",
-	".aws",
-	"**/.docker/config.json",
-	".ssh",
-	"*.kdbx",
-]);
-
-/** The pattern that denies a workspace-relative path (posix separators), or undefined. */
-export type DenyMatcher = (relativePath: string) => string | undefined;
-
-/**
- * A pattern without `/` is tested against every segment, so it catches the basename, a
- * denied folder anywhere (`secrets/.env/x`) and `id_rsa` in any subfolder. A pattern with `/`
- * is tested against the relative path and each of its leading prefixes, so denying a folder
- * denies what is inside it.
- */
-export function createDenyMatcher(patterns: readonly string[]): DenyMatcher {
-	const compiled = patterns
-		.map((raw) => ({ raw, normalised: normalisePattern(raw) }))
-		.filter((p) => p.normalised !== "")
-		.map((p) => ({ raw: p.raw, anchored: p.normalised.includes("/"), test: compileGlob(p.normalised) }));
-	return (relativePath) => {
-		const segments = splitSegments(relativePath);
-		for (const p of compiled) {
-			if (p.anchored) {
-				for (let n = 1; n <= segments.length; n++) {
-					if (p.test(segments.slice(0, n).join("/"))) return p.raw;
-				}
-			} else if (segments.some((s) => p.test(s))) {
-				return p.raw;
-			}
-		}
-		return undefined;
-	};
-}
+export { createDenyMatcher, DEFAULT_DENY_PATTERNS, type DenyMatcher } from "../../events/index.ts";
 
 /**
  * The same list as git exclude pathspecs (relative to git's working directory, which is the

@@ -15,6 +15,8 @@
  * - git runs no program the repository names (git-isolation.ts);
  * - terminal text: control characters in the progress line and in listed names are escaped
  *   (../pi/control-chars.ts);
+ * - redaction (docs/privacy.md): the final text of every result, before the cap, with the same
+ *   settings the session's events are redacted with (advisor_expand's source is already redacted);
  * - caps: Pi's own truncation first (2000 lines / 50KB, 100 grep matches, 1000 find results,
  *   500 ls entries), then `maxResultChars` on the final text here; images only for a model
  *   whose input includes them;
@@ -28,7 +30,7 @@ import {
 	createLsToolDefinition,
 	createReadToolDefinition,
 } from "@mariozechner/pi-coding-agent";
-import { assertNever, isRecord } from "../../events/index.ts";
+import { assertNever, DEFAULT_PRIVACY, isRecord, type PrivacySettings, redactText } from "../../events/index.ts";
 import {
 	type AdvisorToolsMode,
 	EXPAND_TOOL_NAME,
@@ -78,6 +80,8 @@ export interface CreateAdvisorToolsOptions {
 	signal?: AbortSignal;
 	/** Per-call deadline; DEFAULT_TOOL_TIMEOUT_MS when absent. */
 	timeoutMs?: number;
+	/** advisor.json `privacy`: how results are redacted; the built-in settings when absent. */
+	privacy?: PrivacySettings;
 }
 
 export interface AdvisorTools {
@@ -101,12 +105,13 @@ export function createAdvisorTools(options: CreateAdvisorToolsOptions): AdvisorT
 		? Math.max(MIN_RESULT_CHARS, Math.floor(options.config.maxResultChars))
 		: DEFAULT_TOOLS_CONFIG.maxResultChars;
 	const timeoutMs = options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+	const privacy = options.privacy ?? DEFAULT_PRIVACY;
 
 	const execute = async (call: AdvisorToolCall, signal?: AbortSignal): Promise<AdvisorToolResult> => {
 		const rawArgs: ToolArgs = isRecord(call.arguments) ? call.arguments : {};
 		const summary = summarizeCall(call.name, rawArgs);
 		const finish = (outcome: ToolOutcome): AdvisorToolResult => ({
-			...shape(outcome, maxResultChars, options.modelAcceptsImages),
+			...shape(outcome, maxResultChars, options.modelAcceptsImages, privacy),
 			summary,
 		});
 
@@ -233,15 +238,19 @@ export function withoutDescriptions<T>(schema: T, names = false): T {
 	return out as T;
 }
 
-/** Cap, image policy and the one-text-part shape every result leaves with. */
+/** Redaction, then the cap (a cut never leaves half a credential unrecognised), image policy and the one-text-part shape every result leaves with. */
 function shape(
 	outcome: ToolOutcome,
 	maxResultChars: number,
 	modelAcceptsImages: boolean,
+	privacy: PrivacySettings,
 ): Pick<AdvisorToolResult, "content" | "isError"> {
 	switch (outcome.kind) {
 		case "error":
-			return { content: [{ type: "text", text: clipHeadTail(outcome.text, maxResultChars) }], isError: true };
+			return {
+				content: [{ type: "text", text: clipHeadTail(redactText(outcome.text, privacy), maxResultChars) }],
+				isError: true,
+			};
 		case "ok": {
 			const texts: string[] = [];
 			const images: ToolContent[] = [];
@@ -250,7 +259,7 @@ function shape(
 				else if (modelAcceptsImages) images.push(part);
 				else texts.push(TOOL_TEXT.imageWithheld(part.mimeType));
 			}
-			const text = clipHeadTail(texts.join("\n"), maxResultChars);
+			const text = clipHeadTail(redactText(texts.join("\n"), privacy), maxResultChars);
 			return { content: [{ type: "text", text }, ...images], isError: false };
 		}
 		default:

@@ -1,9 +1,11 @@
 /**
  * Redaction (docs/privacy.md): credentials in the texts events carry become `[redacted: <kind>]`
- * before anything downstream sees them. Pure and deterministic.
+ * before anything downstream sees them, and an executor's read of a path the deny list covers is
+ * withheld whole. Pure and deterministic.
  */
 
 export { isCredentialName } from "./assignment.ts";
+export { createDenyMatcher, DEFAULT_DENY_PATTERNS, type DenyMatcher } from "./deny.ts";
 export {
 	countMarks,
 	markFor,
@@ -13,6 +15,7 @@ export {
 	redactValueWithCount,
 	redactWithCount,
 } from "./engine.ts";
+export { compileGlob, type GlobMatcher, normalisePattern } from "./glob.ts";
 export { backtrackingRisk, type RegexRisk } from "./regex-safety.ts";
 export { REDACTION_RULES, type RedactionRule } from "./rules.ts";
 export {
@@ -27,3 +30,11 @@ export {
 	type ResolvedPrivacy,
 	resolvePrivacy,
 } from "./settings.ts";
+export {
+	denyMatcherFor,
+	isDeniedRead,
+	pathArgument,
+	READING_TOOLS,
+	WITHHELD_READ_TEXT,
+	workspacePath,
+} from "./withhold.ts";

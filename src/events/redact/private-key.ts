@@ -76,8 +76,10 @@ function cutBlockEnd(text: string, bodyStart: number): number | undefined {
 	for (;;) {
 		const sep = LINE_END.exec(text);
 		const lineEnd = sep === null || sep.index > limit ? limit : sep.index;
-		// A `\t` escape (JSON text) stands for the tab of a `cat -n` prefix.
-		const line = text.slice(lineStart, lineEnd).replaceAll("\\t", "\t");
+		// A `\t` escape (JSON text) stands for the tab of a `cat -n` prefix; a text cut inside an
+		// escape ends on its backslashes.
+		let line = text.slice(lineStart, lineEnd).replaceAll("\\t", "\t");
+		if (lineEnd === text.length) line = line.replace(/\\+$/, "");
 		// A key line is 64 to 76 characters and a prefix; a long line is something else (and would
 		// make KEY_LINE's prefix search slow).
 		if (line.length > MAX_KEY_LINE || !KEY_LINE.test(line)) break;

@@ -1,9 +1,10 @@
 /**
  * How much of an earlier request a later one can reuse, in the two caching models providers use
- * (docs/architecture.md). Both are pure functions of the two requests' units.
+ * (docs/architecture.md, docs/request-format.md §7). Both are pure functions of the two requests' units.
  */
 
 import type { LedgerRequest } from "../../render/index.ts";
+import { LOOKBACK_BLOCKS, requestMarks, type StableEnd, withinReach } from "./breakpoints.ts";
 
 /**
  * Units both requests share from the start, compared by chained hash. A unit's hash covers every
@@ -36,21 +37,26 @@ export function tokenPrefixChars(previous: LedgerRequest, next: LedgerRequest): 
 }
 
 /**
- * Where a request writes cache breakpoints: pi-ai marks the system prompt, the last tool and the
- * last user message; the adapter adds one at the end of the stable portion. Unit indices (inclusive).
+ * Breakpoint model (Anthropic-style, docs/request-format.md §7): the longest prefix the earlier
+ * request wrote at one of its breakpoints that ends at most the lookback before one of the later
+ * request's breakpoints. The later request's marks include the bridge to the earlier one's stable
+ * end when `bridges` is set; the earlier one's entries are its own marks (its bridge left out: it
+ * ends before its stable end, which the later request reaches whenever it reaches the bridge).
  */
-export function breakpointUnits(request: LedgerRequest): number[] {
-	const points = new Set<number>([0, 1, request.stable.unitCount - 1, request.units.length - 1]);
-	return [...points].filter((i) => i >= 0 && i < request.units.length).sort((a, b) => a - b);
-}
-
-/** Breakpoint model (Anthropic-style): the longest prefix ending at a breakpoint the earlier request wrote. */
-export function breakpointChars(previous: LedgerRequest, next: LedgerRequest): number {
+export function breakpointChars(
+	previous: LedgerRequest,
+	next: LedgerRequest,
+	bridges: boolean,
+	lookback: number = LOOKBACK_BLOCKS,
+): number {
+	const written = requestMarks(previous, undefined, { bridges: false, lookback });
+	const end: StableEnd = { stableUnits: previous.stable.unitCount, stableHash: previous.stable.hash };
+	const mine = requestMarks(next, end, { bridges, lookback });
 	let best = 0;
-	for (const unit of breakpointUnits(previous)) {
-		const mine = previous.units[unit]!;
-		if (unit < next.units.length && next.units[unit]!.prefixHash === mine.prefixHash)
-			best = Math.max(best, mine.prefixChars);
+	for (const unit of written) {
+		const theirs = previous.units[unit]!;
+		if (unit >= next.units.length || next.units[unit]!.prefixHash !== theirs.prefixHash) continue;
+		if (withinReach(unit, mine, lookback)) best = Math.max(best, theirs.prefixChars);
 	}
 	return best;
 }
@@ -59,12 +65,19 @@ export function totalChars(request: LedgerRequest): number {
 	return request.units.length === 0 ? 0 : request.units[request.units.length - 1]!.prefixChars;
 }
 
-/** Shares of the earlier request reused by the later one, 0…1. */
-export function cacheShares(previous: LedgerRequest, next: LedgerRequest): { tokenPrefix: number; breakpoint: number } {
+/**
+ * Shares of the earlier request reused by the later one, 0…1: token prefix; breakpoints with the
+ * lookback and the bridges the extension sets; the same without bridges.
+ */
+export function cacheShares(
+	previous: LedgerRequest,
+	next: LedgerRequest,
+): { tokenPrefix: number; breakpoint: number; breakpointNoBridges: number } {
 	const total = totalChars(previous);
-	if (total === 0) return { tokenPrefix: 0, breakpoint: 0 };
+	if (total === 0) return { tokenPrefix: 0, breakpoint: 0, breakpointNoBridges: 0 };
 	return {
 		tokenPrefix: tokenPrefixChars(previous, next) / total,
-		breakpoint: breakpointChars(previous, next) / total,
+		breakpoint: breakpointChars(previous, next, true) / total,
+		breakpointNoBridges: breakpointChars(previous, next, false) / total,
 	};
 }

@@ -19,7 +19,8 @@
  *     breakpoints (Anthropic-style): only a prefix that ends on a breakpoint the previous
  *       request wrote (system prompt, last tool, the end of the stable portion when the adapter
  *       marks it, the last user message = the whole previous request), and only when one of this
- *       request's own breakpoints sits at most 20 blocks after it (the provider's lookback);
+ *       request's own breakpoints sits at most 20 blocks after it (the provider's lookback) —
+ *       the adapter's bridge to the previous stable end is one of them (policy/budget/breakpoints.ts);
  *       every uncached prompt token is written to the cache (pi-ai marks the last user message);
  *     none: no reads, no writes.
  *   A read is priced in real tokens: the chars/4 size of the shared prefix × actual/estimate of
@@ -34,6 +35,7 @@ import { assertNever, type EnvelopeEstimate, isRecord, type RequestRecord } from
 import { OUTPUT_SAMPLES, type RequestFingerprint } from "../../reducers/index.ts";
 import type { LedgerRequest } from "../../render/index.ts";
 import { tokensForChars } from "../../render/index.ts";
+import { extensionMarks, LOOKBACK_BLOCKS, withinReach } from "./breakpoints.ts";
 
 /** USD per million tokens: pi-ai's `Model.cost`. */
 export interface ModelPricing {
@@ -57,7 +59,10 @@ export type CachingModel =
 			minTokens: number;
 			/** How many blocks before one of its own breakpoints a request looks for an earlier cache entry. */
 			lookbackBlocks: number;
-			/** The adapter marks the end of the stable portion (src/adapter/consult/cache-breakpoint.ts). */
+			/**
+			 * The adapter marks the end of the stable portion, and bridges to the previous request's stable
+			 * end when it lies further back than the lookback (src/adapter/consult/cache-breakpoint.ts).
+			 */
 			stableBreakpoint: boolean;
 	  }
 	| { kind: "none" };
@@ -122,7 +127,7 @@ export interface EstimateInput {
 /** Headroom on chars/4 when no previous actual prompt applies. */
 export const PROMPT_HEADROOM = 1.2;
 /** Anthropic's cache lookback, in content blocks. */
-export const BREAKPOINT_LOOKBACK_BLOCKS = 20;
+export const BREAKPOINT_LOOKBACK_BLOCKS = LOOKBACK_BLOCKS;
 /** Below this many prompt tokens, neither OpenAI nor Anthropic caches (Anthropic's floor for its large models). */
 export const MIN_CACHED_TOKENS = 1024;
 /** OpenAI reports cached tokens in steps of 128. */
@@ -140,25 +145,42 @@ const OTHER_PREFIX_APIS: ReadonlySet<string> = new Set([
 	"mistral-conversations",
 ]);
 
+/** The model fields that say which marks pi-ai sends (pi-ai's `Model` fits). */
+export interface MarkedModel {
+	api: string;
+	provider?: string;
+	id?: string;
+	compat?: unknown;
+}
+
 /**
- * The caching model of a pi-ai model. Breakpoints for Anthropic's Messages API, Bedrock's Converse
- * and OpenAI-compatible endpoints that take Anthropic `cache_control` marks; token prefix for the
- * OpenAI, Google and Mistral APIs; none for anything else, and for a model whose registry entry has
- * no cache-read price (we do not assume a discount nobody listed). Only "anthropic-messages" gets
- * the adapter's stable-portion breakpoint (`stableBreakpointApis`, default just that API).
+ * pi-ai sends Anthropic-style cache marks for this model: Anthropic's Messages API, Bedrock's
+ * Converse (`cachePoint` blocks; pi-ai places them only for the Claude models it knows, which the
+ * adapter finds in the payload), and an OpenAI-compatible endpoint with `compat.cacheControlFormat:
+ * "anthropic"`, which pi-ai also sets itself for OpenRouter's `anthropic/…` models.
  */
-export function cachingModelFor(
-	model: { api: string; cost: ModelPricing; compat?: unknown },
-	stableBreakpointApis: ReadonlySet<string> = new Set(["anthropic-messages"]),
-): CachingModel {
+export function anthropicStyleMarks(model: MarkedModel): boolean {
+	if (model.api === "anthropic-messages" || model.api === "bedrock-converse-stream") return true;
+	if (model.api !== "openai-completions") return false;
+	if (isRecord(model.compat) && model.compat.cacheControlFormat === "anthropic") return true;
+	return model.provider === "openrouter" && (model.id ?? "").startsWith("anthropic/");
+}
+
+/**
+ * The caching model of a pi-ai model. Breakpoints where pi-ai sends Anthropic-style marks
+ * (`anthropicStyleMarks`), and there the adapter adds its own: the stable end and the bridge
+ * (src/adapter/consult/cache-breakpoint.ts). Token prefix for the OpenAI, Google and Mistral APIs;
+ * none for anything else, and for a model whose registry entry has no cache-read price (we do not
+ * assume a discount nobody listed).
+ */
+export function cachingModelFor(model: MarkedModel & { cost: ModelPricing }): CachingModel {
 	if (!(model.cost.cacheRead > 0)) return { kind: "none" };
-	const anthropicMarks = isRecord(model.compat) && model.compat.cacheControlFormat === "anthropic";
-	if (model.api === "anthropic-messages" || model.api === "bedrock-converse-stream" || anthropicMarks) {
+	if (anthropicStyleMarks(model)) {
 		return {
 			kind: "breakpoints",
 			minTokens: MIN_CACHED_TOKENS,
 			lookbackBlocks: BREAKPOINT_LOOKBACK_BLOCKS,
-			stableBreakpoint: stableBreakpointApis.has(model.api),
+			stableBreakpoint: true,
 		};
 	}
 	if (OPENAI_APIS.has(model.api))
@@ -229,7 +251,11 @@ function readable(candidate: Candidate, request: LedgerRequest, previous: Reques
 			const written = writtenBreakpoints(previous.stableUnits, previous.unitCount, caching.stableBreakpoint);
 			if (!written.includes(candidate.unit)) return false;
 			const mine = writtenBreakpoints(request.stable.unitCount, request.units.length, caching.stableBreakpoint);
-			return mine.some((b) => b >= candidate.unit && b - candidate.unit <= caching.lookbackBlocks);
+			const bridge = caching.stableBreakpoint
+				? extensionMarks(request, previous, caching.lookbackBlocks).bridge
+				: undefined;
+			if (bridge !== undefined) mine.push(bridge);
+			return withinReach(candidate.unit, mine, caching.lookbackBlocks);
 		}
 		default:
 			return assertNever(caching, "caching model");

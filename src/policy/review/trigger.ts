@@ -85,6 +85,9 @@ function trailing(event: LedgerEvent): boolean {
 		case "thinkingLevel":
 		case "system":
 		case "customMessage":
+		// Pi 1.x writes context edits at the end of a turn and its own cache-warming spend at any time.
+		case "contextEdit":
+		case "usage":
 			return true;
 		case "user":
 		case "assistant":

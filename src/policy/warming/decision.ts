@@ -4,10 +4,12 @@
  * executor is still running, the advisor's cached prefix may be refreshed shortly before it expires,
  * so the next consultation reads it instead of paying for it again. Pure: prices, clock and spend come in.
  *
- * A refresh replays the consultation's FIRST request (its payload must hash equal to the
- * original's, output cap excluded: policy/warming/payload-hash.ts) with a 16-token output ceiling. It is
- * worth it when
+ * A refresh replays the consultation's FIRST request with a 16-token output ceiling — cut after its
+ * stable portion where only marked prefixes are cached (`refreshRequest`) — and leaves only if its
+ * payload hashes equal to the original's in the same form (output cap excluded:
+ * policy/warming/payload-hash.ts). It is worth it when
  *     continueProbability × promptTokens × (inputPrice − cacheReadPrice) / 1e6 − refreshCost
+ * (promptTokens: the first request's billed prompt, scaled to the part the refresh sends)
  * is positive and ≥ `minSavingsUsd`, where refreshCost is that replay priced as a warm read
  * (`estimateRefresh`). Decided once per arming: after the consultation, and again after each
  * refresh that hit (the reducer in policy/warming/state.ts holds the chain).
@@ -38,13 +40,15 @@
 
 import type { RequestRecord, UsageRecordData } from "../../events/index.ts";
 import { isRecord } from "../../events/index.ts";
-import type { LedgerRequest } from "../../render/index.ts";
+import { type LedgerRequest, stablePrefixRequest } from "../../render/index.ts";
 import {
+	anthropicStyleMarks,
 	type CachingModel,
 	cachingModelFor,
 	costOrInfinity,
 	estimateRequest,
 	fingerprintOf,
+	type MarkedModel,
 	type ModelPricing,
 	type RequestEstimate,
 } from "../budget/estimate-cost.ts";
@@ -108,10 +112,8 @@ export function knownCacheTtlSec(model: CacheModelInfo, retention: CacheRetentio
 		case "bedrock-converse-stream":
 			return long ? ANTHROPIC_LONG_CACHE_TTL_SEC : SHORT_CACHE_TTL_SEC;
 		case "openai-completions": {
-			const anthropicMarks =
-				compatFlag(model, "cacheControlFormat") === "anthropic" ||
-				(model.provider === "openrouter" && (model.id ?? "").startsWith("anthropic/"));
-			if (anthropicMarks) return long && longSupported(model) ? ANTHROPIC_LONG_CACHE_TTL_SEC : SHORT_CACHE_TTL_SEC;
+			if (anthropicStyleMarks(model))
+				return long && longSupported(model) ? ANTHROPIC_LONG_CACHE_TTL_SEC : SHORT_CACHE_TTL_SEC;
 			if (!(model.baseUrl ?? "").includes("api.openai.com")) return undefined;
 			return long && longSupported(model) ? OPENAI_LONG_CACHE_TTL_SEC : SHORT_CACHE_TTL_SEC;
 		}
@@ -177,6 +179,17 @@ export function estimateRefresh(input: RefreshEstimateInput): RequestEstimate {
 	});
 }
 
+/**
+ * What a refresh sends. Where only a marked prefix is cached (`anthropicStyleMarks`), the first
+ * request cut right after its stable portion: a read keeps alive only the entry it reads, and the
+ * entry the next consultation reads is the stable end (through its bridge), not the whole first
+ * request with its appendix. Elsewhere the first request whole: a token-prefix cache keeps every
+ * prefix of what it reads. docs/request-format.md §7.
+ */
+export function refreshRequest(first: LedgerRequest, model: MarkedModel): LedgerRequest {
+	return anthropicStyleMarks(model) ? stablePrefixRequest(first) : first;
+}
+
 export interface WarmingInput {
 	config: WarmingSettings;
 	model: CacheModelInfo;
@@ -223,6 +236,7 @@ export type WarmingDecision =
 			refreshCostUsd: number;
 			/** The refresh if the cache had lapsed: what the budgets must cover. */
 			coldCostUsd: number;
+			/** The prompt the refresh keeps warm: the first request's billed prompt, scaled to what the refresh sends. */
 			promptTokens: number;
 	  }
 	| {
@@ -256,10 +270,16 @@ export function warmingDecision(input: WarmingInput): WarmingDecision {
 	if (input.nowMs >= lapseMs || atMs > input.consultationMs + config.maxDurationSec * 1000)
 		return { warm: false, reason: "expired" };
 
-	const refresh = estimateRefresh({ first: input.first, promptTokens: prompt, pricing: model.cost, caching });
+	// What stays warm is what the refresh sends: its share of the first request's billed prompt.
+	const sent = refreshRequest(input.first, model);
+	const kept =
+		sent === input.first || !(input.first.tokens > 0)
+			? prompt
+			: Math.round((prompt * sent.tokens) / input.first.tokens);
+	const refresh = estimateRefresh({ first: sent, promptTokens: kept, pricing: model.cost, caching });
 	const refreshCostUsd = costOrInfinity(refresh.costUsd);
 	const coldCostUsd = costOrInfinity(refresh.coldCostUsd);
-	const grossSavingsUsd = (config.continueProbability * prompt * (model.cost.input - model.cost.cacheRead)) / 1e6;
+	const grossSavingsUsd = (config.continueProbability * kept * (model.cost.input - model.cost.cacheRead)) / 1e6;
 	const expectedSavingsUsd = grossSavingsUsd - refreshCostUsd;
 	const economics = { expectedSavingsUsd, refreshCostUsd, coldCostUsd };
 	if (!(expectedSavingsUsd > 0)) return { warm: false, reason: "no-savings", ...economics };
@@ -277,7 +297,7 @@ export function warmingDecision(input: WarmingInput): WarmingDecision {
 		grossSavingsUsd,
 		refreshCostUsd,
 		coldCostUsd,
-		promptTokens: prompt,
+		promptTokens: kept,
 	};
 }
 

@@ -4,8 +4,9 @@
  * output ceiling, and is sent only if its payload hashes equal to the original's — anything else
  * would write a new cache entry instead of touching the old one.
  *
- * Hash the payload AS SENT: after the adapter's own `onPayload` edits (the Anthropic stable-prefix
- * breakpoint, src/adapter/consult/cache-breakpoint.ts), for the original and the refresh alike.
+ * Hash the payload AS SENT: after the adapter's own `onPayload` edits (its cache marks,
+ * src/adapter/consult/cache-breakpoint.ts), for the original and the refresh alike — in the form the
+ * adapter hands over (`warmingForm`: where marks cache, cut after the stable portion, marks left out).
  *
  * Excluded, per API: only the output cap — the one field a refresh changes on purpose, and one no
  * provider keys its prompt cache on:

@@ -20,11 +20,18 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createCacheWarming, REFRESH_REFUSED, type WarmingTrace } from "../../../src/adapter/background/warming.ts";
 import { parseConfig } from "../../../src/adapter/config/load.ts";
 import type { AdvisorDispatch, AdvisorRun } from "../../../src/adapter/consult/advisor-tool.ts";
+import { warmingForm } from "../../../src/adapter/consult/cache-breakpoint.ts";
 import { runConsultation } from "../../../src/adapter/consult/consultation.ts";
 import { failureEnvelope } from "../../../src/adapter/consult/envelope.ts";
 import type { CompleteSimple } from "../../../src/adapter/pi/compat.ts";
 import { CUSTOM_TYPES } from "../../../src/events/index.ts";
-import { canonicalPayload, payloadHash, payloadOutputCap, WARMING_CANCEL_REASONS } from "../../../src/policy/index.ts";
+import {
+	canonicalPayload,
+	payloadHash,
+	payloadOutputCap,
+	refreshRequest,
+	WARMING_CANCEL_REASONS,
+} from "../../../src/policy/index.ts";
 import { emptySpend, ledgerOf } from "../../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerRequest, renderRequest } from "../../../src/render/index.ts";
 import { assistant, call, resetParents, result, user } from "../../support/events.ts";
@@ -163,6 +170,7 @@ async function consulted(
 		auth: { apiKey: "sk-test", headers: { "x-h": "1" } },
 		routingKey: "advisor:s1",
 		request,
+		marks: [request.stable],
 		spend: emptySpend(),
 		complete,
 	};
@@ -435,8 +443,16 @@ describe("the payload guard on pi-ai's real serialisers (127.0.0.1 mock)", () =>
 				const [original, refresh] = mock.requests.map((r) => r.body);
 				expect(payloadOutputCap(refresh, api)).toBe(16);
 				expect(payloadOutputCap(original, api)).toBeGreaterThan(16);
-				expect(canonicalPayload(refresh, api)).toBe(canonicalPayload(original, api));
-				expect(payloadHash(original, api)).toBe(run.envelope.details.request!.payloadHash);
+				// With Anthropic marks the refresh is the first request cut after its stable portion.
+				const { request } = run.dispatch!;
+				const cut = refreshRequest(request, model);
+				const form = (p: unknown, r: LedgerRequest) => warmingForm(p, model, r.context, r.stable);
+				expect(canonicalPayload(form(refresh, cut), api)).toBe(canonicalPayload(form(original, request), api));
+				expect(payloadHash(form(original, request), api)).toBe(run.envelope.details.request!.payloadHash);
+				if (api === "anthropic-messages") {
+					expect(refresh.messages).toHaveLength(request.stable.messageIndex + 1);
+					expect(refresh.messages.at(-1).content).toHaveLength(request.stable.partCount);
+				} else expect(canonicalPayload(refresh, api)).toBe(canonicalPayload(original, api));
 				expect(of(traces, "refresh-settled")[0]).toMatchObject({ outcome: "hit", recorded: true });
 				expect(records[0]!.data.usage.cacheRead).toBe(PROMPT - 50);
 			} finally {
@@ -485,6 +501,7 @@ describe("the payload guard on pi-ai's real serialisers (127.0.0.1 mock)", () =>
 						auth: { apiKey: "sk-test" },
 						routingKey: "advisor:s1",
 						request,
+						marks: [request.stable],
 						spend: emptySpend(),
 						complete: completeSimple as CompleteSimple,
 					},

@@ -80,13 +80,20 @@ describe("one request", () => {
 	});
 });
 
+type Shares = [tokenPrefix: number, breakpoint: number, breakpointNoBridges: number];
+const shares = ([tokenPrefix, breakpoint, breakpointNoBridges]: Shares) => ({
+	tokenPrefix,
+	breakpoint,
+	breakpointNoBridges,
+});
+
 function point(
 	ledger: number,
 	baseline: number,
 	masked: number,
-	ledgerShare?: [number, number],
-	baselineShare?: [number, number],
-	maskedShare?: [number, number],
+	ledgerShare?: Shares,
+	baselineShare?: Shares,
+	maskedShare?: Shares,
 ) {
 	const p: PointReport = {
 		atEntryId: "x",
@@ -98,20 +105,22 @@ function point(
 		incrementalMs: 0,
 		facts: { ledger: emptyCounts(), baseline: emptyCounts() },
 	};
-	if (ledgerShare) p.cacheShare = { tokenPrefix: ledgerShare[0], breakpoint: ledgerShare[1] };
-	if (baselineShare) p.baselineCacheShare = { tokenPrefix: baselineShare[0], breakpoint: baselineShare[1] };
-	if (maskedShare) p.maskedCacheShare = { tokenPrefix: maskedShare[0], breakpoint: maskedShare[1] };
+	if (ledgerShare) p.cacheShare = shares(ledgerShare);
+	if (baselineShare) p.baselineCacheShare = shares(baselineShare);
+	if (maskedShare) p.maskedCacheShare = shares(maskedShare);
 	return p;
 }
 
 describe("a session of three consultations, priced by hand", () => {
-	// ledger   5,000 → 6,000 → 8,000 tokens; repeats 0.9 then 0.5 of the previous (token prefix), 0.8 then 0.5 (breakpoints)
-	// baseline 20,000 → 30,000 → 12,000 (a compaction before the third); repeats 1.0 then 0.1 (prefix), 1.0 then 0 (breakpoints)
+	// ledger   5,000 → 6,000 → 8,000 tokens; repeats 0.9 then 0.5 of the previous (token prefix), 0.8 then 0.5
+	//          (breakpoints), 0.3 then 0.5 (breakpoints without bridges)
+	// baseline 20,000 → 30,000 → 12,000 (a compaction before the third); repeats 1.0 then 0.1 (prefix), 1.0 then 0
+	//          (breakpoints, with or without bridges: the baselines have none)
 	// masked   10,000 → 14,000 → 9,000; repeats 0.9 then 0.2 (prefix), 0.9 then 0 (breakpoints)
 	const points = [
 		point(5_000, 20_000, 10_000),
-		point(6_000, 30_000, 14_000, [0.9, 0.8], [1, 1], [0.9, 0.9]),
-		point(8_000, 12_000, 9_000, [0.5, 0.5], [0.1, 0], [0.2, 0]),
+		point(6_000, 30_000, 14_000, [0.9, 0.8, 0.3], [1, 1, 1], [0.9, 0.9, 0.9]),
+		point(8_000, 12_000, 9_000, [0.5, 0.5, 0.5], [0.1, 0, 0], [0.2, 0, 0]),
 	];
 	const cache = cacheOf(points);
 
@@ -135,6 +144,17 @@ describe("a session of three consultations, priced by hand", () => {
 		// effective: 21,200 + 1,180 = 22,380; 22,380 / 41,300 = 0.54189…
 		expect(cache.masked.effective).toBe(22_380);
 		expect(cache.maskedEffectiveRatio).toBe(0.5419);
+		// ledger without bridges: reads 0 + 1,500 + 3,000; writes 5,000 + 4,500 + 5,000
+		expect(cache.ledger.breakpointNoBridges).toEqual({ prompt: 19_000, read: 4_500, write: 14_500, uncached: 0 });
+		expect(cache.baseline.breakpointNoBridges).toEqual(cache.baseline.breakpoint);
+		expect(cache.masked.breakpointNoBridges).toEqual(cache.masked.breakpoint);
+		// breakpoints: 12,000 + 700 = 12,700 against 42,000 + 2,000 = 44,000 → 0.28863…; without bridges
+		// 14,500 + 450 = 14,950 → 0.33977…
+		expect(cache.ledger.effectiveBreakpoint).toBe(12_700);
+		expect(cache.baseline.effectiveBreakpoint).toBe(44_000);
+		expect(cache.ledger.effectiveNoBridges).toBe(14_950);
+		expect(cache.effectiveRatioBreakpoint).toBe(0.2886);
+		expect(cache.effectiveRatioNoBridges).toBe(0.3398);
 	});
 
 	it("prices them at Sonnet 4.5", () => {
@@ -167,6 +187,14 @@ describe("a session of three consultations, priced by hand", () => {
 			baseline: 0.1635,
 			ledger: 0.0471,
 			ratio: 0.2881,
+			masked: 0.0927,
+			maskedRatio: 0.567,
+		});
+		// without bridges: 4,500 × 0.3 + 14,500 × 3.75 = 55,725 → $0.055725; / $0.1635 = 0.34082…
+		expect(price.breakpointNoBridges).toEqual({
+			baseline: 0.1635,
+			ledger: 0.055725,
+			ratio: 0.3408,
 			masked: 0.0927,
 			maskedRatio: 0.567,
 		});
@@ -220,6 +248,9 @@ const result = (t: string, isError = false): Message => ({
 	timestamp: 0,
 });
 
+/** The baseline's shares: no bridges, so the figure without them is the breakpoint figure. */
+const bs = (tokenPrefix: number, breakpoint: number) => ({ tokenPrefix, breakpoint, breakpointNoBridges: breakpoint });
+
 describe("the baseline's prefix shares", () => {
 	// chars: "tools" 5, "hello" 5, "ok" 2, read + {"path":"a"} 4 + 12 = 16, "abc" 3 — 31 in all
 	const before = baselineRequest([inventory, user, assistant, result("abc")]);
@@ -232,19 +263,19 @@ describe("the baseline's prefix shares", () => {
 
 	it("a context that only grew: the whole previous request, in both models", () => {
 		const after = baselineRequest([inventory, user, assistant, result("abc"), { ...user, content: "more" }]);
-		expect(baselineShares(before, after)).toEqual({ tokenPrefix: 1, breakpoint: 1 });
+		expect(baselineShares(before, after)).toEqual(bs(1, 1));
 	});
 
 	it("a changed part: the prefix up to it; breakpoints fall back to the head", () => {
 		const after = baselineRequest([inventory, user, assistant, result("abc", true)]);
-		expect(baselineShares(before, after)).toEqual({ tokenPrefix: 28 / 31, breakpoint: 5 / 31 });
+		expect(baselineShares(before, after)).toEqual(bs(28 / 31, 5 / 31));
 	});
 
 	it("after a compaction only the tool inventory is repeated", () => {
 		const after = baselineRequest([inventory, { ...user, content: "summary of the work" }]);
-		expect(baselineShares(before, after)).toEqual({ tokenPrefix: 5 / 31, breakpoint: 5 / 31 });
+		expect(baselineShares(before, after)).toEqual(bs(5 / 31, 5 / 31));
 		const other = baselineRequest([{ ...inventory, content: [text("other tools")] }, user]);
-		expect(baselineShares(before, other)).toEqual({ tokenPrefix: 0, breakpoint: 0 });
+		expect(baselineShares(before, other)).toEqual(bs(0, 0));
 	});
 
 	it("equal copies of the messages share as much as the same objects", () => {
@@ -265,7 +296,30 @@ describe("the baseline's prefix shares", () => {
 			assistant,
 			{ ...result("abc"), content: [text("abc"), text("d")] },
 		]);
-		expect(baselineShares(before, after)).toEqual({ tokenPrefix: 1, breakpoint: 1 });
+		expect(baselineShares(before, after)).toEqual(bs(1, 1));
+	});
+
+	it("breakpoints: the previous end is read only within 20 blocks of the next one's last block", () => {
+		// One round = the assistant's text and call (2 blocks) and its result (1 block): 3 blocks.
+		const rounds = (n: number): Message[] => Array.from({ length: n }, () => [assistant, result("abc")]).flat();
+		const near = baselineRequest([
+			inventory,
+			user,
+			assistant,
+			result("abc"),
+			...rounds(6),
+			{ ...user, content: "q" },
+		]);
+		const far = baselineRequest([inventory, user, assistant, result("abc"), ...rounds(7)]);
+		// 6 × 3 + 1 = 19 blocks after the previous end; 7 × 3 = 21.
+		expect(baselineShares(before, near)).toEqual(bs(1, 1));
+		expect(baselineShares(before, far)).toEqual(bs(1, 5 / 31));
+		expect(baselineShares(before, far, 21)).toEqual(bs(1, 1));
+		// Text that is only whitespace is no block on the wire; a tool result is one whatever its parts.
+		const blank = { ...user, content: [text("  "), text("\n")] };
+		const spread = { ...result("abc"), content: [text("a"), text("b"), text("c")] };
+		expect(baselineShares(before, baselineRequest([...far.messages.slice(0, -1), blank, blank]))).toEqual(bs(1, 1));
+		expect(baselineShares(before, baselineRequest([...near.messages.slice(0, -1), spread]))).toEqual(bs(1, 1));
 	});
 });
 

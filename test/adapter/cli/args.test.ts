@@ -11,6 +11,8 @@ describe("arguments", () => {
 			allLeaves: false,
 			json: false,
 			svg: undefined,
+			config: undefined,
+			force: false,
 		});
 		expect(parseArgs(["replay", "a", "--every=3", "--svg", "c.svg", "--json", "--all-leaves", "--", "--b"])).toEqual({
 			command: "replay",
@@ -19,19 +21,34 @@ describe("arguments", () => {
 			allLeaves: true,
 			json: true,
 			svg: "c.svg",
+			force: false,
 		});
-		for (const bad of [["replay", "--every", "1.5"], ["replay", "--json", "--json"], ["replay", "--x"], ["nope"]]) {
+		expect(parseArgs(["replay", "--svg=c.svg", "--force", "--config", "my.json"])).toMatchObject({
+			svg: "c.svg",
+			force: true,
+			config: "my.json",
+		});
+		for (const bad of [
+			["replay", "--every", "1.5"],
+			["replay", "--json", "--json"],
+			["replay", "--x"],
+			["nope"],
+			["replay", "--force=yes"],
+			["replay", "--config"],
+			["render", "f.jsonl", "--force"],
+		]) {
 			expect(() => parseArgs(bad)).toThrow(UsageError);
 		}
 	});
 
-	it("render: one FILE, --leaf and --at", () => {
-		expect(parseArgs(["render", "f.jsonl", "--at", "abc", "--leaf=def"])).toEqual({
+	it("render: one FILE, --leaf, --at and --config", () => {
+		expect(parseArgs(["render", "f.jsonl", "--at", "abc", "--leaf=def", "--config", "c.json"])).toEqual({
 			command: "render",
 			file: "f.jsonl",
 			leaf: "def",
 			at: "abc",
 			json: false,
+			config: "c.json",
 		});
 		expect(parseArgs(["render", "--help"])).toMatchObject({ command: "help" });
 	});

@@ -309,7 +309,7 @@ describe("render", () => {
 		const r = await runBuilt(built.main, ["render", "samples/tools.jsonl", "--json"]);
 		expect(r.code).toBe(0);
 		const out = JSON.parse(r.stdout) as RenderJson;
-		expect(Object.keys(out)).toEqual(["request", "stable", "summary"]);
+		expect(Object.keys(out)).toEqual(["request", "stable", "marks", "summary"]);
 		expect(typeof out.request.systemPrompt).toBe("string");
 		expect(out.request.tools!.map((t) => t.name)).toEqual([
 			"advisor_expand",

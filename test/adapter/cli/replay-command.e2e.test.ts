@@ -140,7 +140,8 @@ describe("the text report on the bundled samples", () => {
 		).toBeLessThan(1);
 		expect(stdout).toMatch(/^session\s+points\s+baseline\s+ledger\s+ratio\s+effect\.\s+masked\s+m\.eff\.\s/m);
 		const maskedRows = stdout.split("\n").filter((l) => /^\s+masked\s+[\d,]+\s/.test(l));
-		expect(maskedRows).toHaveLength(3);
+		// One per caching model: no cache, token prefix, breakpoints, no bridges.
+		expect(maskedRows).toHaveLength(4);
 	});
 
 	it("prices the consultations in dollars, baseline vs ledger, with reads and writes in both caching models", () => {
@@ -148,17 +149,21 @@ describe("the text report on the bundled samples", () => {
 			/^Prompt cost of the 45 consultations at anthropic\/claude-sonnet-4-5 prices \(Claude Sonnet 4\.5 \(latest\); per million tokens: input \$3\.00, cache read \$0\.30, cache write \$3\.75\)$/m,
 		);
 		const rows = stdout.split("\n").filter((l) => /\$\d+\.\d+/.test(l) && /(baseline|ledger)\s/.test(l));
-		expect(rows).toHaveLength(6);
+		expect(rows).toHaveLength(8);
 		const cells = (line: string) => line.trim().split(/\s{2,}/);
-		const [noCache, , prefix, , breakpoints] = [0, 1, 2, 3, 4].map((i) => cells(rows[i]!));
+		const [noCache, , prefix, , breakpoints, bridged, noBridges, unbridged] = rows.map(cells);
 		expect(noCache!.slice(0, 2)).toEqual(["no cache", "baseline"]);
 		expect(prefix!.slice(0, 2)).toEqual(["token prefix", "baseline"]);
 		expect(breakpoints!.slice(0, 2)).toEqual(["breakpoints", "baseline"]);
+		expect(noBridges!.slice(0, 2)).toEqual(["no bridges", "baseline"]);
 		// token prefix: reads, no writes; breakpoints: reads and writes, nothing left uncached.
 		expect(prefix![4]).toBe("0");
 		expect(breakpoints![5]).toBe("0");
 		expect(Number(breakpoints![4]!.replace(/,/g, ""))).toBeGreaterThan(0);
-		for (const r of [1, 3, 5]) expect(Number(cells(rows[r]!).at(-1))).toBeLessThan(0.5);
+		for (const r of [1, 3, 5, 7]) expect(Number(cells(rows[r]!).at(-1))).toBeLessThan(0.5);
+		// The ledger without bridges reads less and pays more.
+		const usd = (row: string[]) => Number(row.at(-2)!.replace("$", ""));
+		expect(usd(unbridged!)).toBeGreaterThan(usd(bridged!));
 	});
 
 	it("has a legend for its columns and no timing noise", () => {
@@ -187,6 +192,11 @@ describe("the text report on the bundled samples", () => {
 		expect(report.price!.tokenPrefix.ratio).toBeLessThan(0.5);
 		expect(report.cache.ledger.tokenPrefix.prompt).toBe(report.tokens.ledger.total);
 		expect(report.cache.baseline.breakpoint.prompt).toBe(report.tokens.baseline.total);
+		expect(report.cacheRule).toEqual({ lookbackBlocks: 20, maxBreakpoints: 4 });
+		// With the lookback and the bridges, the ledger's effective cost is within 10% of the token-prefix model's.
+		const { ledger } = report.cache;
+		expect(Math.abs(ledger.effectiveBreakpoint / ledger.effective - 1)).toBeLessThan(0.1);
+		expect(ledger.effectiveNoBridges).toBeGreaterThan(ledger.effectiveBreakpoint);
 		expect(stdout).toContain(`$${report.price!.uncached.baseline.toFixed(3)}`);
 	});
 });

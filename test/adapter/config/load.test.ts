@@ -116,6 +116,11 @@ describe("every key", () => {
 		},
 		review: { enabled: true, minToolCalls: 0 },
 		advice: { maxChars: 200, maxOutputTokens: 0 },
+		privacy: {
+			redact: false,
+			patterns: ["INTERNAL-[0-9]{6}", { pattern: "acme_[a-z0-9]{32}", kind: "acme-token" }],
+			allow: ["sk_test_published", { pattern: "^AKIA[A-Z0-9]{12}TEST$" }],
+		},
 	};
 
 	it("are all read when valid", () => {
@@ -126,7 +131,38 @@ describe("every key", () => {
 		expect(loaded.config).toEqual({
 			...full,
 			disabledForModels: [{ model: "openai/gpt-5" }, { model: "anthropic:claude-opus-4-1", minEffort: "medium" }],
+			privacy: {
+				redact: false,
+				patterns: [
+					{ pattern: "INTERNAL-[0-9]{6}", kind: "custom" },
+					{ pattern: "acme_[a-z0-9]{32}", kind: "acme-token" },
+				],
+				allow: [
+					{ kind: "exact", value: "sk_test_published" },
+					{ kind: "pattern", pattern: "^AKIA[A-Z0-9]{12}TEST$" },
+				],
+			},
 		});
+	});
+
+	it("a bad privacy entry costs that entry only, with a line of its own after the invalid keys", () => {
+		writeJson(ledgerPath(), {
+			budget: { sessionUsd: -1 },
+			privacy: { redact: "no", patterns: ["(a+)+", "ok-[0-9]{4}"], allow: [3] },
+		});
+		const loaded = loadConfig(opts);
+		expect(loaded.config.privacy).toEqual({
+			redact: true,
+			patterns: [{ pattern: "ok-[0-9]{4}", kind: "custom" }],
+			allow: [],
+		});
+		expect(loaded.config.budget.sessionUsd).toBe(20);
+		expect(loaded.warnings).toEqual([
+			`advisor.json: invalid value for budget.sessionUsd in ${ledgerPath()} — using the defaults for that key`,
+			`advisor.json: privacy.redact must be true or false — redaction stays on (in ${ledgerPath()})`,
+			`advisor.json: privacy.patterns[0] "(a+)+" could backtrack without bound (nested repetition) — skipped (in ${ledgerPath()})`,
+			`advisor.json: privacy.allow[0] must be an exact string or {"pattern": "…"} — skipped (in ${ledgerPath()})`,
+		]);
 	});
 
 	it("a configured denyPatterns replaces the default instead of extending it", () => {

@@ -79,4 +79,5 @@ export const DEFAULTS: AdvisorConfig = {
 	},
 	review: { enabled: false, minToolCalls: 1 },
 	advice: { maxChars: 16000, maxOutputTokens: 16384 },
+	privacy: { redact: true, patterns: [], allow: [] },
 };

@@ -145,6 +145,7 @@ describe("one request when the advisor has no tools", () => {
 				attempts: [{ usage: usage(100, 10, 0.01), stopReason: "stop" }],
 				stopReason: "stop",
 				severity: "concern",
+				redactions: 0,
 			},
 		});
 	});
@@ -385,6 +386,63 @@ describe("investigation rounds (hook shape for the advisor's tools)", () => {
 		});
 		expect(calls).toHaveLength(2);
 		expect(out.content[0]!.text).toBe("Severity: nit\nPartial answer.");
+	});
+});
+
+describe("details.redactions: the credential marks this consultation sent", () => {
+	it("counts the first request once (retries too) and what each round adds of ours, never the advisor's own reply", async () => {
+		resetParents();
+		const state = ledgerOf([
+			user("u1", "Use [redacted: github-token] and [redacted: stripe-key]."),
+			assistant("a1", { text: "Is [redacted: jwt] safe?", calls: [call("adv1", "advisor")] }),
+		]);
+		const req = renderRequest(state, {
+			config: DEFAULT_LEDGER_CONFIG,
+			catalogue: [],
+			tools: [],
+			toolsMode: "none",
+			mode: "consult",
+		});
+		const { complete } = scripted([
+			reply("", { stopReason: "error", errorMessage: "overloaded" }),
+			reply(
+				[
+					{ type: "text", text: "About [redacted: github-token]:" },
+					{ type: "toolCall", id: "t1", name: "read", arguments: {} },
+				],
+				{
+					stopReason: "toolUse",
+				},
+			),
+			reply("Severity: none\nThe [redacted: stripe-key] is fine."),
+		]);
+		const out = await runConsultation(
+			input(complete, {
+				request: req,
+				retry: () => true,
+				tools: {
+					declarations: [],
+					maxCalls: 3,
+					execute: async () => ({
+						content: [{ type: "text", text: "KEY=[redacted: secret-assignment]" }],
+						isError: false,
+						summary: "read .env",
+					}),
+				},
+			}),
+		);
+		// The question shows twice in the request (in the log and as the question): both count.
+		const inRequest = JSON.stringify(req.context).split("[redacted: ").length - 1;
+		expect(inRequest).toBeGreaterThanOrEqual(3);
+		expect(out.details.redactions).toBe(inRequest + 1);
+	});
+
+	it("is absent when nothing was sent", async () => {
+		const { complete } = scripted([]);
+		const out = await runConsultation(
+			input(complete, { approve: async () => ({ send: false, reason: "over budget" }) }),
+		);
+		expect(out.details).not.toHaveProperty("redactions");
 	});
 });
 

@@ -7,7 +7,7 @@ import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { createSessionLedger } from "../../../src/adapter/consult/session-ledger.ts";
-import { eventsFromBranch } from "../../../src/events/index.ts";
+import { eventsFromBranch, type PrivacyOptions } from "../../../src/events/index.ts";
 import { ledgerOf } from "../../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG, renderBlock, zeroUsage } from "../../../src/render/index.ts";
 
@@ -86,6 +86,33 @@ describe("incremental folding", () => {
 		sm.branch(u1);
 		const after = ledger.update(sm.getSessionId(), sm.getBranch(), sm.getEntries());
 		expect(after.folded).toEqual({ from: "scratch", newEvents: 1 });
+	});
+
+	it("refolds when the privacy settings or the deny list change, and folds with the current ones", () => {
+		const sm = SessionManager.inMemory("/tmp/x");
+		let options: PrivacyOptions = {};
+		const ledger = createSessionLedger(() => options);
+		const token = `ghp_${"aB3".repeat(12)}`;
+		sm.appendMessage({ role: "user", content: `token ${token}`, timestamp: 0 });
+		sm.appendMessage(assistantCall("c1", "read", "", { path: "/tmp/x/.env" }));
+		sm.appendMessage(toolResult("c1", "read", "A=1"));
+		const redacted = ledger.update("s", sm.getBranch(), sm.getEntries(), "/tmp/x");
+		expect(JSON.stringify(redacted.state.open)).not.toContain(token);
+		expect(JSON.stringify(redacted.state.open)).toContain("withheld");
+		expect(ledger.update("s", sm.getBranch(), sm.getEntries(), "/tmp/x").folded.from).toBe("cache");
+
+		options = { privacy: { redact: false, patterns: [], allow: [] } };
+		const plain = ledger.update("s", sm.getBranch(), sm.getEntries(), "/tmp/x");
+		expect(plain.folded.from).toBe("scratch");
+		expect(JSON.stringify(plain.state.open)).toContain(token);
+
+		options = { ...options, denyPatterns: [] };
+		const open = ledger.update("s", sm.getBranch(), sm.getEntries(), "/tmp/x");
+		expect(open.folded.from).toBe("scratch");
+		expect(JSON.stringify(open.state.open)).toContain("A=1");
+		// The same settings again, as a new object: nothing to refold.
+		options = { privacy: { redact: false, patterns: [], allow: [] }, denyPatterns: [] };
+		expect(ledger.update("s", sm.getBranch(), sm.getEntries(), "/tmp/x").folded.from).toBe("cache");
 	});
 
 	it("refolds for another session, and after reset", () => {

@@ -11,6 +11,7 @@ import {
 	type ExpandSource,
 	type ToolsConfig,
 } from "../../../src/adapter/tools/index.ts";
+import type { PrivacySettings } from "../../../src/events/index.ts";
 
 /** A 1×1 PNG. */
 export const PNG_1X1 = Buffer.from(
@@ -76,6 +77,7 @@ export function toolsFor(
 		expand?: ExpandSource;
 		timeoutMs?: number;
 		signal?: AbortSignal;
+		privacy?: PrivacySettings;
 	} = {},
 ) {
 	return createAdvisorTools({
@@ -85,6 +87,7 @@ export function toolsFor(
 		expand: opts.expand ?? noExpand,
 		...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
 		...(opts.signal === undefined ? {} : { signal: opts.signal }),
+		...(opts.privacy === undefined ? {} : { privacy: opts.privacy }),
 	});
 }
 

@@ -158,6 +158,14 @@ describe("finer kinds and more shapes", () => {
 		expect(redact(cut!.text)).toBe("[redacted: private-key]\n\n[Showing lines 1-6 of 28. Use offset=7 to continue.]");
 	});
 
+	it("a key inside a JSON string cut before END, even inside an escape (a capped write or read)", () => {
+		const json = privateKeyVariants(22)[1]!.text;
+		const at = json.indexOf("\\n", json.indexOf("PRIVATE KEY-----") + 80);
+		// Cut on the backslash of a `\n` escape (the mark takes the stray backslash too), and after it.
+		expect(redact(json.slice(0, at + 1))).toBe('{"type":"service_account","private_key":"[redacted: private-key]');
+		expect(redact(json.slice(0, at + 2))).toBe('{"type":"service_account","private_key":"[redacted: private-key]\\n');
+	});
+
 	it("a URL password may hold a raw @; scheme, user and host stay", () => {
 		expect(redact("mongodb+srv://svc:p@ss-W0rd-77@cluster0.example.net/app")).toBe(
 			"mongodb+srv://svc:[redacted: url-password]@cluster0.example.net/app",

@@ -169,13 +169,17 @@ describe("cache reads only with the same model, effort, routing key and system p
 });
 
 describe("caching models", () => {
-	it("breakpoints: a stable end more than 20 blocks before any breakpoint of this request is not looked up", () => {
-		// Stable end at unit 59 and the end at 59: 59 − 29 = 30 > 20. Only the head is read.
+	it("breakpoints: a stable end more than 20 blocks back is read through the adapter's bridge, and only through it", () => {
+		// Stable end at unit 59 and the end at 59: 59 − 29 = 30 > 20. The bridge marks unit 29.
 		const far = syntheticRequest({ units: 60, tokens: 100_000, stableUnits: 60, stableTokens: 99_000 });
 		const e = estimateRequest(input({ request: far }));
-		expect(e.cacheMatch).toBe("tools");
-		expect(e.cacheReadTokens).toBe(1850);
-		expect(e.cold).toBe(true);
+		expect(e.cacheMatch).toBe("stable");
+		expect(e.cold).toBe(false);
+		// Without the adapter's marks (no bridge): not looked up, only the head is read.
+		const bare = estimateRequest(input({ request: far, caching: { ...BREAKPOINTS, stableBreakpoint: false } }));
+		expect(bare.cacheMatch).toBe("tools");
+		expect(bare.cacheReadTokens).toBe(1850);
+		expect(bare.cold).toBe(true);
 		// Token prefix has no lookback: the whole shared prefix is read.
 		const t = estimateRequest(input({ request: far, caching: TOKEN_PREFIX }));
 		expect(t.cacheMatch).toBe("stable");
@@ -213,13 +217,22 @@ describe("caching models", () => {
 	it("cachingModelFor maps APIs, compat marks and missing cache prices", () => {
 		const cost = (cacheRead: number) => ({ input: 1, output: 1, cacheRead, cacheWrite: 1 });
 		expect(cachingModelFor({ api: "anthropic-messages", cost: cost(0.1) })).toEqual(BREAKPOINTS);
-		expect(cachingModelFor({ api: "bedrock-converse-stream", cost: cost(0.1) })).toEqual({
-			...BREAKPOINTS,
-			stableBreakpoint: false,
-		});
+		expect(cachingModelFor({ api: "bedrock-converse-stream", cost: cost(0.1) })).toEqual(BREAKPOINTS);
 		expect(
 			cachingModelFor({ api: "openai-completions", cost: cost(0.1), compat: { cacheControlFormat: "anthropic" } }),
-		).toMatchObject({ kind: "breakpoints", stableBreakpoint: false });
+		).toEqual(BREAKPOINTS);
+		// pi-ai turns the Anthropic format on by itself for OpenRouter's anthropic/… models.
+		expect(
+			cachingModelFor({
+				api: "openai-completions",
+				provider: "openrouter",
+				id: "anthropic/claude-sonnet-4.5",
+				cost: cost(0.1),
+			}),
+		).toEqual(BREAKPOINTS);
+		expect(
+			cachingModelFor({ api: "openai-completions", provider: "openrouter", id: "openai/gpt-5", cost: cost(0.1) }),
+		).toEqual(TOKEN_PREFIX);
 		expect(cachingModelFor({ api: "openai-responses", cost: cost(0.1) })).toEqual(TOKEN_PREFIX);
 		expect(cachingModelFor({ api: "google-generative-ai", cost: cost(0.1) })).toMatchObject({
 			kind: "token-prefix",

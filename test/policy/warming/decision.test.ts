@@ -7,6 +7,7 @@ import {
 	estimateRefresh,
 	knownCacheTtlSec,
 	refreshOutcome,
+	refreshRequest,
 	resolveCacheRetention,
 	type WarmingInput,
 	type WarmingSettings,
@@ -75,40 +76,43 @@ function input(over: Partial<WarmingInput> = {}): WarmingInput {
 describe("worked example", () => {
 	/*
 	 * Claude Opus 4.5 as the advisor: input $5/M, cache read $0.50/M, cache write $6.25/M, output $25/M.
-	 * The consultation's first request billed 150,000 prompt tokens; default settings
+	 * The consultation's first request billed 150,000 prompt tokens; its stable portion is 45,000 of
+	 * its 50,000 estimated tokens, and the refresh sends only that (Anthropic marks: `refreshRequest`),
+	 * so it keeps 150,000 × 45,000 / 50,000 = 135,000 tokens warm. Default settings
 	 * (continueProbability 0.2, minSavingsUsd 0.05, short retention → TTL 300 s).
 	 *
-	 *   gross saving  = 0.2 × 150,000 × (5 − 0.5) / 1e6          = $0.1350
-	 *   refresh cost  = 150,000 × 0.5 / 1e6  (all read from cache) = $0.0750
-	 *                 +     16 × 25  / 1e6  (16-token ceiling)    = $0.0004  → $0.0754
-	 *   net saving    = 0.1350 − 0.0754                           = $0.0596  > 0 and ≥ $0.05 → warm
-	 *   cold cost     = 150,000 × 6.25 / 1e6 + $0.0004            = $0.9379  (a miss writes it all)
+	 *   gross saving  = 0.2 × 135,000 × (5 − 0.5) / 1e6          = $0.1215
+	 *   refresh cost  = 135,000 × 0.5 / 1e6  (all read from cache) = $0.0675
+	 *                 +     16 × 25  / 1e6  (16-token ceiling)    = $0.0004  → $0.0679
+	 *   net saving    = 0.1215 − 0.0679                           = $0.0536  > 0 and ≥ $0.05 → warm
+	 *   cold cost     = 135,000 × 6.25 / 1e6 + $0.0004            = $0.84415 (a miss writes it all)
 	 *                   ≤ perCallHardUsd $3 and ≤ $18 left of the $20 branch budget
 	 *   refresh at    = last touch + 0.9 × 300 s                  = +270 s
 	 *
-	 * The same prompt with Claude Sonnet 4.5 ($3 / $0.30 / $3.75 / $15) saves 0.2 × 150,000 × 2.7 / 1e6
-	 * = $0.0810 for a $0.04524 refresh: net $0.03576, below minSavingsUsd → not warmed. With GPT-5
-	 * ($1.25 / $0.125, token-prefix caching in 128-token steps): gross $0.03375; refresh = 149,888 ×
-	 * 0.125 / 1e6 + 112 × 1.25 / 1e6 + 16 × 10 / 1e6 = $0.019036; net $0.014714 → not warmed.
+	 * The same prompt with Claude Sonnet 4.5 ($3 / $0.30 / $3.75 / $15) saves 0.2 × 135,000 × 2.7 / 1e6
+	 * = $0.0729 for a $0.04074 refresh: net $0.03216, below minSavingsUsd → not warmed. With GPT-5
+	 * ($1.25 / $0.125, token-prefix caching in 128-token steps, the first request refreshed whole):
+	 * gross $0.03375; refresh = 149,888 × 0.125 / 1e6 + 112 × 1.25 / 1e6 + 16 × 10 / 1e6 = $0.019036;
+	 * net $0.014714 → not warmed.
 	 */
-	it("Opus 4.5, 150k prompt: warm at +270 s, net $0.0596", () => {
+	it("Opus 4.5, 150k prompt: warm at +270 s, net $0.0536", () => {
 		const decision = warmingDecision(input());
 		expect(decision.warm).toBe(true);
 		if (!decision.warm) return;
 		expect(decision.atMs).toBe(T0 + 270_000);
 		expect(decision.ttlSec).toBe(300);
-		expect(decision.grossSavingsUsd).toBeCloseTo(0.135, 12);
-		expect(decision.refreshCostUsd).toBeCloseTo(0.0754, 12);
-		expect(decision.expectedSavingsUsd).toBeCloseTo(0.0596, 12);
-		expect(decision.coldCostUsd).toBeCloseTo(0.9379, 12);
-		expect(decision.promptTokens).toBe(150_000);
+		expect(decision.grossSavingsUsd).toBeCloseTo(0.1215, 12);
+		expect(decision.refreshCostUsd).toBeCloseTo(0.0679, 12);
+		expect(decision.expectedSavingsUsd).toBeCloseTo(0.0536, 12);
+		expect(decision.coldCostUsd).toBeCloseTo(0.84415, 12);
+		expect(decision.promptTokens).toBe(135_000);
 	});
 
-	it("Sonnet 4.5, same prompt: net $0.03576 is below minSavingsUsd", () => {
+	it("Sonnet 4.5, same prompt: net $0.03216 is below minSavingsUsd", () => {
 		const decision = warmingDecision(input({ model: SONNET_45 }));
 		expect(decision).toMatchObject({ warm: false, reason: "below-min-savings" });
-		expect(decision.refreshCostUsd).toBeCloseTo(0.04524, 12);
-		expect(decision.expectedSavingsUsd).toBeCloseTo(0.03576, 12);
+		expect(decision.refreshCostUsd).toBeCloseTo(0.04074, 12);
+		expect(decision.expectedSavingsUsd).toBeCloseTo(0.03216, 12);
 	});
 
 	it("GPT-5, same prompt: 128-token steps, net $0.014714; warmed once minSavingsUsd allows it", () => {
@@ -164,6 +168,22 @@ describe("the refresh is the first request, priced as a warm read with 16 output
 	});
 });
 
+describe("what a refresh sends (refreshRequest)", () => {
+	it("Anthropic-style marks: the first request cut after its stable portion; token prefix: the whole request", () => {
+		const first = render(roundsSession(30, 400));
+		const cut = refreshRequest(first, OPUS_45);
+		expect(cut.units).toEqual(first.units.slice(0, first.stable.unitCount));
+		expect(cut.hash).toBe(first.stable.hash);
+		expect(cut.tokens).toBe(first.stable.tokens);
+		expect(cut.context.messages).toHaveLength(first.stable.messageIndex + 1);
+		expect(cut.context.messages.at(-1)!.content).toEqual(
+			(first.context.messages[first.stable.messageIndex]!.content as unknown[]).slice(0, first.stable.partCount),
+		);
+		expect(refreshRequest(first, { ...OPUS_45, api: "bedrock-converse-stream" }).hash).toBe(first.stable.hash);
+		expect(refreshRequest(first, GPT_5)).toBe(first);
+	});
+});
+
 describe("skip reasons", () => {
 	it.each<[string, Partial<WarmingInput>, string]>([
 		["warming.enabled false", { config: { ...DEFAULTS, enabled: false } }, "disabled"],
@@ -186,7 +206,7 @@ describe("skip reasons", () => {
 		["the cache already lapsed", { nowMs: T0 + 300_000 }, "expired"],
 		["savings not positive", { model: SONNET_45, config: { ...DEFAULTS, continueProbability: 0.05 } }, "no-savings"],
 		["savings below minSavingsUsd", { model: SONNET_45 }, "below-min-savings"],
-		["cold cost over perCallHardUsd", { budget: { perCallHardUsd: 0.9, sessionUsd: 20 } }, "over-budget"],
+		["cold cost over perCallHardUsd", { budget: { perCallHardUsd: 0.8, sessionUsd: 20 } }, "over-budget"],
 		["cold cost over what is left of the branch", { spentUsd: 19.5 }, "over-budget"],
 	])("%s → %s", (_, over, reason) => {
 		expect(warmingDecision(input(over))).toMatchObject({ warm: false, reason });

@@ -5,7 +5,7 @@
  */
 import { type Api, completeSimple, getModel, type Model, type ThinkingLevel } from "@mariozechner/pi-ai";
 import { beforeEach, describe, expect, it } from "vitest";
-import { withStableBreakpoint } from "../../../src/adapter/consult/cache-breakpoint.ts";
+import { withCacheMarks } from "../../../src/adapter/consult/cache-breakpoint.ts";
 import type { LedgerEvent } from "../../../src/events/index.ts";
 import {
 	canonicalPayload,
@@ -83,7 +83,9 @@ async function capture(model: Model<Api>, opts: Capture = {}): Promise<unknown> 
 		...(opts.reasoning === undefined ? {} : { reasoning: opts.reasoning }),
 		onPayload: (p) => {
 			const marked =
-				model.api === "anthropic-messages" ? withStableBreakpoint(p, request.context, request.stable) : undefined;
+				model.api === "anthropic-messages"
+					? withCacheMarks(p, request.context, [request.stable], model.api)
+					: undefined;
 			payload = structuredClone(marked ?? p);
 			throw new Error("captured before sending");
 		},

@@ -11,7 +11,13 @@
  */
 
 import type { Message, UserMessage } from "@mariozechner/pi-ai";
-import type { EntryRecord, LedgerEvent, ToolResultEvent } from "../../../events/index.ts";
+import type {
+	EntryRecord,
+	LedgerEvent,
+	NormalizeOptions,
+	PrivacyOptions,
+	ToolResultEvent,
+} from "../../../events/index.ts";
 import {
 	isRecord,
 	listLeaves,
@@ -58,6 +64,7 @@ import { type ConsultationPoint, type PointScan, pointsOfScan, scanPoints } from
 
 export { DEFAULT_EVERY } from "./points.ts";
 
+import type { ToolsConfig } from "../../tools/index.ts";
 import {
 	type Billed,
 	type Diagnostics,
@@ -65,6 +72,7 @@ import {
 	type FileDiagnostics,
 	type MissingUserMessage,
 	type PointReport,
+	type PointShares,
 	round,
 	type SessionReport,
 	sessionTotals,
@@ -75,7 +83,12 @@ export interface ReplayOptions {
 	/** Simulated points: one every this many tool rounds. */
 	every: number;
 	allLeaves: boolean;
+	/** advisor.json's `ledger` section; default the built-in caps. */
 	config?: LedgerConfig;
+	/** advisor.json's `privacy` and `tools.denyPatterns`: how the events are redacted; default the built-in ones. */
+	privacy?: PrivacyOptions;
+	/** advisor.json's `tools` section: the investigation tools the request declares; default mode "repo". */
+	tools?: ToolsConfig;
 	/**
 	 * Points per branch also built from scratch for the timing comparison: evenly spread over the
 	 * second to the last point (at the first one both ways fold the whole prefix).
@@ -282,7 +295,7 @@ export function replayBranch(
 		config,
 		catalogue: input.tools.catalogue,
 		tools: input.tools.declarations,
-		toolsMode: "repo",
+		toolsMode: input.tools.mode,
 		mode: "consult",
 	};
 	const { common, reused, trail } = reusedPoints(input, points, shared, config);
@@ -483,11 +496,18 @@ function auditPoint(run: BranchRun, request: LedgerRequest, baseline: readonly M
 	};
 }
 
-/** Shares of the previous request reused by the next, rounded as the report keeps them. */
-function sharesOf(previous: BaselineRequest | undefined, next: BaselineRequest): PointReport["baselineCacheShare"] {
-	if (previous === undefined) return undefined;
-	const shares = baselineShares(previous, next);
-	return { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
+/** Shares rounded as the report keeps them. */
+function roundShares(shares: PointShares): PointShares {
+	return {
+		tokenPrefix: round(shares.tokenPrefix),
+		breakpoint: round(shares.breakpoint),
+		breakpointNoBridges: round(shares.breakpointNoBridges),
+	};
+}
+
+/** Shares of the previous baseline request reused by the next. */
+function sharesOf(previous: BaselineRequest | undefined, next: BaselineRequest): PointShares | undefined {
+	return previous === undefined ? undefined : roundShares(baselineShares(previous, next));
 }
 
 function pointReport(
@@ -509,10 +529,7 @@ function pointReport(
 		facts: { ledger: emptyCounts(), baseline: emptyCounts() },
 	};
 	if (point.callId !== undefined) report.callId = point.callId;
-	if (run.previous !== undefined) {
-		const shares = cacheShares(run.previous, request);
-		report.cacheShare = { tokenPrefix: round(shares.tokenPrefix), breakpoint: round(shares.breakpoint) };
-	}
+	if (run.previous !== undefined) report.cacheShare = roundShares(cacheShares(run.previous, request));
 	const baselineShare = sharesOf(run.previousBaseline, raw.baseline);
 	if (baselineShare !== undefined) report.baselineCacheShare = baselineShare;
 	const maskedShare = sharesOf(run.previousMasked, raw.masked);
@@ -605,6 +622,7 @@ function branchEvents(
 	entries: readonly EntryRecord[],
 	cache: WeakMap<EntryRecord, LedgerEvent>,
 	previous: { path: readonly EntryRecord[]; events: readonly LedgerEvent[] },
+	normalize: NormalizeOptions,
 ): LedgerEvent[] {
 	const events: LedgerEvent[] = [];
 	let sharing = true;
@@ -617,12 +635,13 @@ function branchEvents(
 			continue;
 		}
 		if (record.kind !== "opaque" && record.entry.type === "branch_summary") {
-			events.push(normalizeBranch(path.slice(0, i + 1), entries).at(-1)!);
+			events.push(normalizeBranch(path.slice(0, i + 1), entries, normalize).at(-1)!);
 			continue;
 		}
 		let event = cache.get(record);
 		if (event === undefined) {
-			event = normalizeBranch([record], entries)[0]!;
+			// A result's event also depends on its call, above it on every branch that holds it.
+			event = normalizeBranch([record], entries, normalize)[0]!;
 			cache.set(record, event);
 		}
 		events.push(event);
@@ -636,7 +655,11 @@ export function replayText(file: string, text: string, options: ReplayOptions): 
 	const entries = migrateEntries(parsed);
 	const readerDiagnostics = countDiagnostics(file, parsed.diagnostics, parsed);
 	const cwd = parsed.header?.cwd ?? process.cwd();
-	const tools = sessionTools(cwd, calledToolNames(entries));
+	const tools = sessionTools(cwd, calledToolNames(entries), options.tools);
+	const normalize: NormalizeOptions = {
+		...options.privacy,
+		...(parsed.header?.cwd !== undefined ? { cwd: parsed.header.cwd } : {}),
+	};
 	const leaves: (string | undefined)[] = options.allLeaves
 		? depthFirstLeaves(
 				entries,
@@ -652,7 +675,7 @@ export function replayText(file: string, text: string, options: ReplayOptions): 
 	const selected = selectBranches(entries, leaves);
 	let previous: { path: readonly EntryRecord[]; events: readonly LedgerEvent[] } = { path: [], events: [] };
 	selected.forEach((branch, i) => {
-		const events = branchEvents(branch.path, entries, eventCache, previous);
+		const events = branchEvents(branch.path, entries, eventCache, previous, normalize);
 		previous = { path: branch.path, events };
 		const branchDiagnostics = countDiagnostics(file, branch.diagnostics);
 		const merged = mergeDiagnostics(branches, branchDiagnostics);

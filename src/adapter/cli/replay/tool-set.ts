@@ -24,9 +24,9 @@ import {
 } from "@mariozechner/pi-coding-agent";
 import type { EntryRecord } from "../../../events/index.ts";
 import { ADVISOR_TOOL_NAME } from "../../../events/index.ts";
-import type { CatalogueEntry } from "../../../render/index.ts";
+import type { AdvisorToolsMode, CatalogueEntry } from "../../../render/index.ts";
 import { ADVISOR_TOOL_DESCRIPTION } from "../../../render/index.ts";
-import { createAdvisorTools, DEFAULT_TOOLS_CONFIG } from "../../tools/index.ts";
+import { advisorToolsMode, createAdvisorTools, DEFAULT_TOOLS_CONFIG, type ToolsConfig } from "../../tools/index.ts";
 
 export interface SessionTools {
 	/** The ledger's tool catalogue (name + description). */
@@ -35,6 +35,8 @@ export interface SessionTools {
 	inventory: Tool[];
 	/** The advisor's own investigation tools, sent as provider tools with the ledger request. */
 	declarations: Tool[];
+	/** Which set those are (advisor.json `tools`); it also picks the system prompt's tool paragraph. */
+	mode: AdvisorToolsMode;
 }
 
 const DEFAULT_ACTIVE = ["read", "bash", "edit", "write"] as const;
@@ -77,17 +79,17 @@ function builtIns(cwd: string): Tool[] {
 const declarationCache = new Map<string, Tool[]>();
 
 /**
- * The advisor's investigation tool declarations, exactly as the extension sends them with the
- * default `tools` config (mode "repo"), or with `tools.repo: false` (advisor_expand alone, what
- * `eval` sends). The one place to change if the factory's options move.
+ * The advisor's investigation tool declarations, exactly as the extension sends them with this
+ * `tools` config (default: mode "repo"; eval's ledger arm sets `repo: false`, advisor_expand alone).
+ * The one place to change if the factory's options move.
  */
-export function advisorToolDeclarations(cwd: string, repo = true): Tool[] {
-	const key = `${repo ? "repo" : "expand"}\u0000${cwd}`;
+export function advisorToolDeclarations(cwd: string, tools: ToolsConfig = DEFAULT_TOOLS_CONFIG): Tool[] {
+	const key = `${advisorToolsMode(tools)}\u0000${cwd}`;
 	let declarations = declarationCache.get(key);
 	if (declarations === undefined) {
 		declarations = createAdvisorTools({
 			cwd,
-			config: { ...DEFAULT_TOOLS_CONFIG, repo },
+			config: tools,
 			modelAcceptsImages: false,
 			expand: { lookup: () => ({ kind: "not-found" }) },
 		}).declarations;
@@ -111,8 +113,13 @@ export function calledToolNames(entries: readonly EntryRecord[]): string[] {
 
 /**
  * @param called tool names the log shows being called (all branches of the file), see calledToolNames.
+ * @param tools advisor.json's `tools` section: which investigation tools the advisor is given.
  */
-export function sessionTools(cwd: string, called: readonly string[]): SessionTools {
+export function sessionTools(
+	cwd: string,
+	called: readonly string[],
+	tools: ToolsConfig = DEFAULT_TOOLS_CONFIG,
+): SessionTools {
 	const pi = builtIns(cwd);
 	const piNames = new Set(pi.map((t) => t.name));
 	const calledSet = new Set(called);
@@ -131,5 +138,5 @@ export function sessionTools(cwd: string, called: readonly string[]): SessionToo
 		...extensionTools.map((name) => ({ name, description: "", parameters: UNKNOWN_SCHEMA })),
 	];
 
-	return { catalogue, inventory, declarations: advisorToolDeclarations(cwd) };
+	return { catalogue, inventory, declarations: advisorToolDeclarations(cwd, tools), mode: advisorToolsMode(tools) };
 }

@@ -4,6 +4,7 @@
  */
 
 import type { DiagnosticReason } from "../../../events/index.ts";
+import { LOOKBACK_BLOCKS, MAX_BREAKPOINTS } from "../../../policy/index.ts";
 import { addCounts, emptyCounts, type FactCounts } from "../../../render/index.ts";
 import {
 	addSplits,
@@ -17,7 +18,8 @@ import {
 	splitPrompt,
 } from "../../baseline/cache-cost.ts";
 
-export const REPORT_VERSION = 1;
+/** 2: the breakpoint figures apply Anthropic's 20-block lookback; the figures without bridges are added. */
+export const REPORT_VERSION = 2;
 
 export interface TokenStats {
 	total: number;
@@ -36,7 +38,17 @@ export interface CacheShare {
 	/** Consecutive pairs measured. */
 	pairs: number;
 	tokenPrefix: ShareStats;
+	/** Breakpoints with the lookback and the marks the extension sets, bridges included. */
 	breakpoint: ShareStats;
+	/** The same without bridges (the baselines have none: equal to `breakpoint`). */
+	breakpointNoBridges: ShareStats;
+}
+
+/** Shares of the previous request reused by this one, in each caching model. */
+export interface PointShares {
+	tokenPrefix: number;
+	breakpoint: number;
+	breakpointNoBridges: number;
 }
 
 /** Real billed usage of an advisor call, from its result's `details.usage` (all attempts and rounds). */
@@ -65,11 +77,11 @@ export interface PointReport {
 	/** Tokens of the ledger request's stable portion. */
 	ledgerStable: number;
 	/** Shares of the previous point's ledger request reused by this one (absent on a session's first point). */
-	cacheShare?: { tokenPrefix: number; breakpoint: number };
+	cacheShare?: PointShares;
 	/** The same for the baseline: shares of the previous point's baseline request reused by this one. */
-	baselineCacheShare?: { tokenPrefix: number; breakpoint: number };
+	baselineCacheShare?: PointShares;
 	/** The same for the masked baseline. */
-	maskedCacheShare?: { tokenPrefix: number; breakpoint: number };
+	maskedCacheShare?: PointShares;
 	billed?: Billed;
 	/** Fold (new events only) + render, ms. */
 	incrementalMs: number;
@@ -157,8 +169,13 @@ export interface BilledTotals {
 export interface SideCache {
 	tokenPrefix: CacheSplit;
 	breakpoint: CacheSplit;
+	breakpointNoBridges: CacheSplit;
 	/** Token-prefix model: uncached + 0.1 × read. */
 	effective: number;
+	/** Breakpoint model (lookback, bridges): uncached + written + 0.1 × read. */
+	effectiveBreakpoint: number;
+	/** The same without bridges. */
+	effectiveNoBridges: number;
 }
 
 /**
@@ -174,6 +191,9 @@ export interface CacheTotals {
 	effectiveRatio: number | null;
 	/** Masked / baseline effective tokens (null when the baseline is empty). */
 	maskedEffectiveRatio: number | null;
+	/** Ledger / baseline in the breakpoint model, and without bridges. */
+	effectiveRatioBreakpoint: number | null;
+	effectiveRatioNoBridges: number | null;
 }
 
 export interface UsdPair {
@@ -206,7 +226,11 @@ export interface PriceReport {
 	uncached: UsdPair;
 	tokenPrefix: UsdPair;
 	breakpoint: UsdPair;
+	breakpointNoBridges: UsdPair;
 }
+
+/** The breakpoint rule the replay applies (docs/request-format.md §7). */
+export const CACHE_RULE = { lookbackBlocks: LOOKBACK_BLOCKS, maxBreakpoints: MAX_BREAKPOINTS } as const;
 
 export interface PriceModel {
 	key: string;
@@ -255,6 +279,8 @@ export interface ReplayReport {
 	baselineCacheShare: CacheShare;
 	maskedCacheShare: CacheShare;
 	cache: CacheTotals;
+	/** The breakpoint model's rule: Anthropic's lookback and mark limit. */
+	cacheRule: typeof CACHE_RULE;
 	facts: FactSurvival;
 	/** Absent when the report was built without a price model. */
 	price?: PriceReport;
@@ -326,12 +352,15 @@ export function cacheShareOf(
 		const share = SHARE_OF[side](p);
 		return share === undefined ? [] : [share];
 	});
-	const prefix = pairs.map((s) => s.tokenPrefix);
-	const breakpoint = pairs.map((s) => s.breakpoint);
+	const stats = (model: CacheModelKey): ShareStats => {
+		const values = pairs.map((s) => s[model]);
+		return { p50: roundOrNull(median(values)), mean: roundOrNull(mean(values)) };
+	};
 	return {
 		pairs: pairs.length,
-		tokenPrefix: { p50: roundOrNull(median(prefix)), mean: roundOrNull(mean(prefix)) },
-		breakpoint: { p50: roundOrNull(median(breakpoint)), mean: roundOrNull(mean(breakpoint)) },
+		tokenPrefix: stats("tokenPrefix"),
+		breakpoint: stats("breakpoint"),
+		breakpointNoBridges: stats("breakpointNoBridges"),
 	};
 }
 
@@ -369,8 +398,30 @@ export function billedOf(points: readonly PointReport[]): BilledTotals {
 	return totals;
 }
 
-function sideOf(tokenPrefix: CacheSplit, breakpoint: CacheSplit): SideCache {
-	return { tokenPrefix, breakpoint, effective: round(effectiveTokens(tokenPrefix), 1) };
+/** The three ways a side is cached in the report, and the split model each prices with. */
+const CACHE_MODELS = ["tokenPrefix", "breakpoint", "breakpointNoBridges"] as const;
+type CacheModelKey = (typeof CACHE_MODELS)[number];
+const SPLIT_KIND: Record<CacheModelKey, "token-prefix" | "breakpoint"> = {
+	tokenPrefix: "token-prefix",
+	breakpoint: "breakpoint",
+	breakpointNoBridges: "breakpoint",
+};
+
+type Splits = Record<CacheModelKey, CacheSplit>;
+
+const emptySplits = (): Splits => ({
+	tokenPrefix: { ...EMPTY_SPLIT },
+	breakpoint: { ...EMPTY_SPLIT },
+	breakpointNoBridges: { ...EMPTY_SPLIT },
+});
+
+function sideOf(splits: Splits): SideCache {
+	return {
+		...splits,
+		effective: round(effectiveTokens(splits.tokenPrefix), 1),
+		effectiveBreakpoint: round(effectiveTokens(splits.breakpoint), 1),
+		effectiveNoBridges: round(effectiveTokens(splits.breakpointNoBridges), 1),
+	};
 }
 
 type Side = "baseline" | "ledger" | "masked";
@@ -378,12 +429,20 @@ const SIDES: readonly Side[] = ["baseline", "ledger", "masked"];
 
 function cacheTotalsOf(sides: Record<Side, SideCache>): CacheTotals {
 	const { baseline, ledger, masked } = sides;
-	const versus = (side: SideCache) => (baseline.effective > 0 ? round(side.effective / baseline.effective) : null);
-	return { baseline, ledger, masked, effectiveRatio: versus(ledger), maskedEffectiveRatio: versus(masked) };
+	const of = (l: number, b: number) => (b > 0 ? round(l / b) : null);
+	return {
+		baseline,
+		ledger,
+		masked,
+		effectiveRatio: of(ledger.effective, baseline.effective),
+		maskedEffectiveRatio: of(masked.effective, baseline.effective),
+		effectiveRatioBreakpoint: of(ledger.effectiveBreakpoint, baseline.effectiveBreakpoint),
+		effectiveRatioNoBridges: of(ledger.effectiveNoBridges, baseline.effectiveNoBridges),
+	};
 }
 
 /** A point's tokens and the share of the previous point it repeats, on one side. */
-function sideOfPoint(p: PointReport, side: Side): { tokens: number; share: PointReport["cacheShare"] } {
+function sideOfPoint(p: PointReport, side: Side): { tokens: number; share: PointShares | undefined } {
 	return { tokens: p[side], share: SHARE_OF[side](p) };
 }
 
@@ -391,31 +450,28 @@ function sideOfPoint(p: PointReport, side: Side): { tokens: number; share: Point
 export function cacheOf(points: readonly PointReport[]): CacheTotals {
 	const sides = {} as Record<Side, SideCache>;
 	for (const side of SIDES) {
-		let tokenPrefix: CacheSplit = { ...EMPTY_SPLIT };
-		let breakpoint: CacheSplit = { ...EMPTY_SPLIT };
+		const splits = emptySplits();
 		points.forEach((p, i) => {
 			const previous = points[i - 1] === undefined ? undefined : sideOfPoint(points[i - 1]!, side).tokens;
 			const { tokens, share } = sideOfPoint(p, side);
-			tokenPrefix = addSplits(
-				tokenPrefix,
-				splitPrompt("token-prefix", tokens, cachedPrefix(previous, share?.tokenPrefix, tokens)),
-			);
-			breakpoint = addSplits(
-				breakpoint,
-				splitPrompt("breakpoint", tokens, cachedPrefix(previous, share?.breakpoint, tokens)),
-			);
+			for (const model of CACHE_MODELS) {
+				const cached = cachedPrefix(previous, share?.[model], tokens);
+				splits[model] = addSplits(splits[model], splitPrompt(SPLIT_KIND[model], tokens, cached));
+			}
 		});
-		sides[side] = sideOf(tokenPrefix, breakpoint);
+		sides[side] = sideOf(splits);
 	}
 	return cacheTotalsOf(sides);
 }
 
 /** Sessions are cached independently: the totals are sums, never a cache shared across sessions. */
 export function addCacheTotals(all: readonly CacheTotals[]): CacheTotals {
-	const sum = (side: Side, model: "tokenPrefix" | "breakpoint") =>
-		all.reduce((acc, c) => addSplits(acc, c[side][model]), { ...EMPTY_SPLIT });
 	const sides = {} as Record<Side, SideCache>;
-	for (const side of SIDES) sides[side] = sideOf(sum(side, "tokenPrefix"), sum(side, "breakpoint"));
+	for (const side of SIDES) {
+		const splits = emptySplits();
+		for (const model of CACHE_MODELS) for (const c of all) splits[model] = addSplits(splits[model], c[side][model]);
+		sides[side] = sideOf(splits);
+	}
 	return cacheTotalsOf(sides);
 }
 
@@ -449,6 +505,11 @@ export function priceReport(cache: CacheTotals, model: PriceModel): PriceReport 
 			priceSplit(cache.baseline.breakpoint, prices),
 			priceSplit(cache.ledger.breakpoint, prices),
 			priceSplit(cache.masked.breakpoint, prices),
+		),
+		breakpointNoBridges: usdPair(
+			priceSplit(cache.baseline.breakpointNoBridges, prices),
+			priceSplit(cache.ledger.breakpointNoBridges, prices),
+			priceSplit(cache.masked.breakpointNoBridges, prices),
 		),
 	};
 }
@@ -562,6 +623,7 @@ export function buildReport(
 		baselineCacheShare: totals.baselineCacheShare,
 		maskedCacheShare: totals.maskedCacheShare,
 		cache,
+		cacheRule: CACHE_RULE,
 		facts: totals.facts,
 		...(price === undefined ? {} : { price: priceReport(cache, price) }),
 		timing: totals.timing,

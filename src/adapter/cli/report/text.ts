@@ -4,7 +4,15 @@ import { assertNever } from "../../../events/index.ts";
 import { FACT_CATEGORIES, type FactCategory } from "../../../reducers/index.ts";
 import { carriedShare } from "../../../render/index.ts";
 import type { CacheSplit } from "../../baseline/cache-cost.ts";
-import type { FactSurvival, PriceReport, ReplayReport, SessionReport, TokenStats, UsdPair } from "./report.ts";
+import type {
+	FactSurvival,
+	PriceReport,
+	ReplayReport,
+	SessionReport,
+	ShareStats,
+	TokenStats,
+	UsdPair,
+} from "./report.ts";
 
 export interface Style {
 	bold(text: string): string;
@@ -113,9 +121,13 @@ export const LEGEND: readonly string[] = [
 	"  reuse     median share of the previous consultation's ledger request repeated as a prefix (token prefix / breakpoints)",
 	"  facts     share of the branch's facts (user words, paths, commands, failures, test summaries, prose, names,",
 	"            advice) each request carries as text, ledger / Pi's context; by category below (docs/request-format.md)",
-	"  token prefix: the longest repeated prefix is read from the cache (OpenAI, Google); breakpoints: only a prefix",
-	"  ending where the previous request set a breakpoint is read, the rest is written at the cache-write price",
-	"  (Anthropic). A session's first consultation reads nothing; the cache is taken as warm between consultations.",
+	"  token prefix: the longest repeated prefix is read from the cache (OpenAI, Google)",
+	"  breakpoints: Anthropic's rule. A prefix is read only if it ends where the previous request set",
+	"  a breakpoint, at most 20 content blocks before one of this request's (at most 4 per request);",
+	"  the rest is written at the cache-write price. Ledger: pi-ai's marks (system, last tool, last",
+	"  block), the stable end, and a bridge at the previous stable end when it lies further back;",
+	"  baselines: pi-ai's marks on Pi's context. no bridges: the ledger without the bridge.",
+	"  A session's first consultation reads nothing; the cache is taken as warm between consultations.",
 	"  Prices cover prompts only (the answer is the same on both sides). Fold/render timings are in --json.",
 ];
 
@@ -137,7 +149,7 @@ function priceLines(report: ReplayReport, price: PriceReport, style: Style): str
 			`Prompt cost of the ${plural(report.points, "consultation")} at ${price.model} prices (${price.name}; per million tokens: input ${formatRate(p.input)}, cache read ${listed(p.cacheRead)}, cache write ${listed(p.cacheWrite)})`,
 		),
 	);
-	const widths = [14, 10, 12, 12, 12, 12, 11, 7];
+	const widths = [13, 8, 10, 10, 11, 10, 9, 6];
 	out.push(
 		style.bold(
 			row(["cache model", "side", "prompt", "cache read", "cache write", "uncached", "cost", "ratio"], widths),
@@ -148,10 +160,11 @@ function priceLines(report: ReplayReport, price: PriceReport, style: Style): str
 		const prompt = c[side].tokenPrefix.prompt;
 		return { prompt, read: 0, write: 0, uncached: prompt };
 	};
-	const rows: [string, UsdPair, "tokenPrefix" | "breakpoint" | undefined][] = [
+	const rows: [string, UsdPair, "tokenPrefix" | "breakpoint" | "breakpointNoBridges" | undefined][] = [
 		["no cache", price.uncached, undefined],
 		["token prefix", price.tokenPrefix, "tokenPrefix"],
 		["breakpoints", price.breakpoint, "breakpoint"],
+		["no bridges", price.breakpointNoBridges, "breakpointNoBridges"],
 	];
 	const digits = usdDigits(rows.flatMap(([, usd]) => [usd.baseline, usd.ledger, usd.masked]));
 	for (const [label, usd, model] of rows) {
@@ -337,6 +350,7 @@ function tokenLines(report: ReplayReport, style: Style): string[] {
 		`ratio masked/baseline (total): ${ratioText(report.tokens.maskedRatio, style)}`,
 		`effective cost ledger/baseline, both cached (uncached + 0.1 × cached): ${ratioText(report.cache.effectiveRatio, style)}`,
 		`effective cost masked/baseline, both cached (uncached + 0.1 × cached): ${ratioText(report.cache.maskedEffectiveRatio, style)}`,
+		`ledger/baseline with breakpoints (uncached + written + 0.1 × read): ${ratioText(report.cache.effectiveRatioBreakpoint, style)}; without bridges ${ratioText(report.cache.effectiveRatioNoBridges, style)}`,
 	];
 }
 
@@ -344,8 +358,17 @@ function tokenLines(report: ReplayReport, style: Style): string[] {
 function reuseLines(report: ReplayReport, style: Style): string[] {
 	const c = report.cacheShare;
 	const b = report.baselineCacheShare;
+	const k = report.maskedCacheShare;
+	const widths = [16, 15, 15, 15];
+	const cell = (s: ShareStats) => `${fixed(s.p50)} (${fixed(s.mean)})`;
+	const line = (label: string, model: "tokenPrefix" | "breakpoint" | "breakpointNoBridges") =>
+		row([label, cell(c[model]), cell(b[model]), cell(k[model])], widths);
 	const out = [
-		`Share of the previous consultation repeated as a prefix, median (mean) over ${plural(c.pairs, "pair")}: ledger token prefix ${fixed(c.tokenPrefix.p50)} (${fixed(c.tokenPrefix.mean)}), breakpoints ${fixed(c.breakpoint.p50)} (${fixed(c.breakpoint.mean)}); baseline token prefix ${fixed(b.tokenPrefix.p50)} (${fixed(b.tokenPrefix.mean)}), breakpoints ${fixed(b.breakpoint.p50)} (${fixed(b.breakpoint.mean)})`,
+		style.bold(`Share of the previous consultation repeated, median (mean) over ${plural(c.pairs, "pair")}`),
+		style.bold(row(["cache model", "ledger", "baseline", "masked"], widths)),
+		line("token prefix", "tokenPrefix"),
+		line("breakpoints", "breakpoint"),
+		line("no bridges", "breakpointNoBridges"),
 	];
 	if (report.timing.mismatches > 0)
 		out.push(style.red(`Incremental and from-scratch requests differed at ${report.timing.mismatches} points.`));

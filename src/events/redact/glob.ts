@@ -15,7 +15,7 @@
  * and once over segments: linear in practice, never exponential, whatever the pattern.
  */
 
-import { assertNever } from "../../events/index.ts";
+import { assertNever } from "../never.ts";
 
 /** True when the whole path (posix separators) matches the pattern. */
 export type GlobMatcher = (path: string) => boolean;
