@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
 	test: {
 		include: ["test/**/*.test.ts"],
+		// A temp dir of the run's own, checked for leftovers at the end (test/support/temp-root.ts).
+		globalSetup: ["test/support/temp-root.ts"],
 		testTimeout: 60_000,
 		hookTimeout: 60_000,
 		// End-to-end tests start real Pi sessions; two workers match the 2-core CI machine.

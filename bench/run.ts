@@ -1,11 +1,12 @@
 /**
- * `npm run bench`: the DESIGN.md performance ratios, measured in one process, written to
+ * `npm run bench`: the performance ratios (TARGETS below), measured in one process, written to
  * BENCHMARKS.md with the command and the machine. Timings are medians of repeated runs
  * (BENCH_REPS, default 21, after 3 warm-up runs); token figures come from the replay engine.
  *
- * Inputs: every *.jsonl in ../shared/sessions (else the copies of the real sessions in samples/long,
- * said so), a generated, deterministic 10 000-entry session; the fact audit also covers the bundled
- * samples.
+ * Inputs, all in the repository so a fresh clone measures every row: the two real sessions in
+ * samples/long (pi-mono's own and a Pi fork's), a generated, deterministic 10 000-entry session; the
+ * fact audit also covers the bundled samples. The file is never rewritten with fewer rows than it has
+ * (bench/rows.ts).
  */
 
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -13,7 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSessionContext, convertToLlm } from "@mariozechner/pi-coding-agent";
-import { prepareBaseline } from "../src/adapter/cli/baseline/messages.ts";
+import { prepareBaseline } from "../src/adapter/baseline/messages.ts";
 import { replayText } from "../src/adapter/cli/replay/engine.ts";
 import { consultationPoints } from "../src/adapter/cli/replay/points.ts";
 import { calledToolNames, sessionTools } from "../src/adapter/cli/replay/tool-set.ts";
@@ -29,9 +30,10 @@ import {
 	renderRequest,
 } from "../src/render/index.ts";
 import { generateSession, generateTree } from "./generate.ts";
+import { droppedNote, droppedRows, REAL_SESSIONS } from "./rows.ts";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const sharedDir = path.resolve(repoRoot, "../shared/sessions");
+const BENCHMARKS = path.join(repoRoot, "BENCHMARKS.md");
 const REPS = Math.max(3, Number(process.env.BENCH_REPS ?? 21) | 0);
 const WARMUP = 3;
 const EVERY = 10;
@@ -52,8 +54,6 @@ const TARGETS = {
 	replayPer10k: 3,
 };
 const isGenerated = (name: string) => name.startsWith("generated");
-/** The recorded sessions of ../shared/sessions, copied into samples/long. */
-const REAL_SESSIONS = ["gjc-inline-agent-design.jsonl", "pi-mono-large-session.jsonl"];
 const tokenTarget = (name: string) => (isGenerated(name) ? TARGETS.tokensGenerated : TARGETS.tokensShared);
 
 /** Whole-replay timings are seconds long: fewer repetitions. */
@@ -199,7 +199,7 @@ function sampleCases(): Case[] {
 	const out: Case[] = [];
 	for (const dir of ["samples", "samples/long"]) {
 		for (const name of readdirSync(path.join(repoRoot, dir)).sort()) {
-			if (!name.endsWith(".jsonl") || REAL_SESSIONS.includes(name)) continue;
+			if (!name.endsWith(".jsonl") || REAL_SESSIONS.includes(`${dir}/${name}`)) continue;
 			out.push({ name: `${dir}/${name}`, text: readFileSync(path.join(repoRoot, dir, name), "utf8") });
 		}
 	}
@@ -239,25 +239,8 @@ function factTable(rows: readonly Row[]): { table: string[]; verdicts: string[] 
 }
 
 function main(): void {
-	const cases: Case[] = [];
-	const notes: string[] = [];
-	if (existsSync(sharedDir)) {
-		for (const name of readdirSync(sharedDir)
-			.filter((n) => n.endsWith(".jsonl"))
-			.sort()) {
-			cases.push({ name: `shared/sessions/${name}`, text: readFileSync(path.join(sharedDir, name), "utf8") });
-		}
-	} else {
-		// The project ships copies of the real sessions: a fresh clone measures the same rows.
-		for (const name of REAL_SESSIONS)
-			cases.push({
-				name: `samples/long/${name}`,
-				text: readFileSync(path.join(repoRoot, "samples/long", name), "utf8"),
-			});
-		const message = `../shared/sessions not found (${sharedDir}): the real sessions were read from their copies in samples/long`;
-		console.error(`bench: ${message}`);
-		notes.push(message);
-	}
+	// The project ships the real sessions: a fresh clone measures the same rows, under the same names.
+	const cases: Case[] = REAL_SESSIONS.map((name) => ({ name, text: readFileSync(path.join(repoRoot, name), "utf8") }));
 	const generated = generateSession(GENERATED_ENTRIES);
 	cases.push({ name: `generated ${generated.entries}-entry session`, text: generated.jsonl });
 
@@ -374,7 +357,9 @@ function main(): void {
 		"",
 		`Peak RSS of the whole run: ${maxRssMb.toFixed(0)} MB.`,
 		"",
-		'## Against the targets (DESIGN.md "Performance")',
+		"## Against the targets",
+		"",
+		"The targets are the project's own, set in bench/run.ts (`TARGETS`); README.md quotes the token and cost ratios from here.",
 		"",
 		...verdicts,
 		"",
@@ -400,16 +385,34 @@ function main(): void {
 		`- *tokens* and *cached shares*: the replay engine (\`advisor-ledger replay --every ${EVERY}\`): real advisor calls are the points where the log has them (the generated session), else a simulated point every ${EVERY} tool rounds and at the last entry. Baseline = Pi's resolved context with the in-flight advisor call stripped + a tool inventory with JSON schemas (no system prompt); ledger = the full request (system prompt, investigation tool declarations, catalogue, log). Same chars/4 estimator on both sides. *Effective cost* prices every request as its fresh tokens + 0.1 × the tokens of its prefix cached by the previous point's request, on both sides: the ledger's cached prefix is the token-prefix share, the baseline's is the previous baseline request's leading messages when the new one repeats them (Pi's context only grows between compactions).`,
 		`- The generated session comes from bench/generate.ts (the tests' session builder, fixed seed): ${generated.entries} entries, users, parallel tool calls with results up to 20k chars, reasoning, extension messages, \`!\`/\`!!\` runs, and a completed consultation every ~40 steps.`,
 		`- *whole replays*: \`replayText\` as \`advisor-ledger replay --every ${EVERY}\` runs it on one file (reading excluded), median of ${REPLAY_REPS} runs after one warm-up; entries = distinct entries of the file. The tree is bench/generate.ts \`generateTree\`: one-message branches spread along a generated trunk, every leaf replayed.`,
-		...(notes.length > 0 ? ["", ...notes.map((n) => `Note: ${n}.`)] : []),
 		"",
 	].join("\n");
-	writeFileSync(path.join(repoRoot, "BENCHMARKS.md"), md);
+	if (!writeBenchmarks(md)) return;
 	console.log(table.join("\n"));
 	console.log("");
 	console.log(replayTable.join("\n"));
 	console.log("");
 	console.log(verdicts.join("\n"));
 	console.log(`\nPeak RSS ${maxRssMb.toFixed(0)} MB. Written to BENCHMARKS.md.`);
+}
+
+/**
+ * Writes BENCHMARKS.md unless it would lose rows the file has (an input gone, a row renamed): then it
+ * says which and leaves the file as it was, unless BENCH_DROP_ROWS=1, when the file says it instead.
+ */
+function writeBenchmarks(md: string): boolean {
+	const previous = existsSync(BENCHMARKS) ? readFileSync(BENCHMARKS, "utf8") : undefined;
+	const dropped = droppedRows(previous, md);
+	if (dropped.length > 0 && process.env.BENCH_DROP_ROWS !== "1") {
+		console.error(
+			`bench: BENCHMARKS.md not written: it would lose ${dropped.length} row(s) of the last run (${dropped.join("; ")}). Run with BENCH_DROP_ROWS=1 to write it anyway (the file then names them).`,
+		);
+		process.exitCode = 1;
+		return false;
+	}
+	const note = droppedNote(dropped);
+	writeFileSync(BENCHMARKS, note.length === 0 ? md : `${md.trimEnd()}\n${note.join("\n")}\n`);
+	return true;
 }
 
 main();

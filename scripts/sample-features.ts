@@ -151,7 +151,7 @@ export const FEATURES = {
 	"thinking-change": (es) => afterFirstMessage(es, "thinking_level_change"),
 	label: (es) => es.some((e) => e.type === "label"),
 	"session-name": (es) => es.some((e) => e.type === "session_info" && typeof e.name === "string"),
-	/** advisor() tool calls answered by the real extension (src/adapter/extension.ts) */
+	/** advisor() tool calls answered by the real extension (src/adapter/pi-advisor-ledger.ts) */
 	advisor: (es) => toolResults(es, "advisor").length > 0,
 	/** a completed consultation: advice with a severity, no error, not skipped */
 	"advisor-ok": (es) => toolResults(es, "advisor").some((m) => ok(m) && completedAdvisor(m)),

@@ -2,9 +2,10 @@
  * The layering (docs/architecture.md): src/events, src/reducers, src/render and src/policy are pure —
  * no I/O, clock, randomness, network or Pi runtime — and imports run one way,
  * events ← reducers ← render ← policy ← adapter, across folders only through the folder's index.ts.
- * Inside the adapter too: pi ← tools ← config ← consult ← background ← host ← extension.ts, with cli
+ * Inside the adapter too: pi ← tools ← config ← consult ← background ← host ← pi-advisor-ledger.ts, with cli
  * beside (it may import pi, tools, config and consult — `eval` sends its requests through the
- * consultation loop; only bench/ and tests import it).
+ * consultation loop; only bench/ and tests import it), and baseline ← stats (Pi's own context as the
+ * full-context request, and the session's advisor spend) under host and cli.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -107,20 +108,33 @@ describe("imports run one way, across folders only through index.ts", () => {
 
 /**
  * The adapter's parts, bottom first, and the parts each may import besides itself (the core layers
- * are the table above's business). A part is a folder of src/adapter, or extension.ts at its root.
+ * are the table above's business). A part is a folder of src/adapter, or pi-advisor-ledger.ts at its root.
  */
-const ADAPTER_PARTS = ["pi", "tools", "config", "consult", "background", "host", "extension.ts", "cli"] as const;
+const ADAPTER_PARTS = [
+	"pi",
+	"baseline",
+	"stats",
+	"tools",
+	"config",
+	"consult",
+	"background",
+	"host",
+	"pi-advisor-ledger.ts",
+	"cli",
+] as const;
 type AdapterPart = (typeof ADAPTER_PARTS)[number];
 
 const ADAPTER_ALLOWED: Record<AdapterPart, readonly AdapterPart[]> = {
 	pi: [],
+	baseline: [],
+	stats: ["pi", "baseline"],
 	tools: ["pi"],
 	config: ["pi", "tools"],
 	consult: ["pi", "tools", "config"],
 	background: ["pi", "tools", "config", "consult"],
-	host: ["pi", "tools", "config", "consult", "background"],
-	"extension.ts": ["pi", "tools", "config", "consult", "background", "host"],
-	cli: ["pi", "tools", "config", "consult"],
+	host: ["pi", "baseline", "stats", "tools", "config", "consult", "background"],
+	"pi-advisor-ledger.ts": ["pi", "baseline", "stats", "tools", "config", "consult", "background", "host"],
+	cli: ["pi", "baseline", "stats", "tools", "config", "consult"],
 };
 
 function adapterPartOf(file: string): string | undefined {
@@ -144,7 +158,7 @@ describe("inside the adapter, imports run one way", () => {
 	});
 
 	it("sees edges between the parts (the scan itself works)", () => {
-		expect(edges.some((e) => e.from === "extension.ts" && e.to === "host")).toBe(true);
+		expect(edges.some((e) => e.from === "pi-advisor-ledger.ts" && e.to === "host")).toBe(true);
 		expect(edges.some((e) => e.from === "consult" && e.to === "pi")).toBe(true);
 		expect(edges.some((e) => e.from === "cli" && e.to === "tools")).toBe(true);
 	});

@@ -178,6 +178,15 @@ export interface BranchEventsOptions extends PrivacyOptions {
 	from?: number;
 }
 
+/**
+ * Live entries (Pi's own, already v3) as records, the way `eventsFromBranch` validates them; the
+ * invalid ones are left out silently. For consumers that walk entries themselves (the full-context
+ * baseline of `/advisor stats`).
+ */
+export function entryRecords(values: readonly unknown[]): EntryRecord[] {
+	return toRecords(values, undefined);
+}
+
 function toRecords(
 	values: readonly unknown[],
 	diagnostics: Diagnostic[] | undefined,

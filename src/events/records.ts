@@ -116,6 +116,14 @@ export const RequestRecordSchema = Type.Object({
 });
 export type RequestRecord = Static<typeof RequestRecordSchema>;
 
+/** One request sent to the advisor (every retry and every investigation round is one). */
+export const AttemptRecordSchema = Type.Object({
+	usage: Type.Optional(UsageSchema),
+	stopReason: StopReasonSchema,
+	errorMessage: Type.Optional(Type.String()),
+});
+export type AttemptRecord = Static<typeof AttemptRecordSchema>;
+
 /** `data` of a `custom` entry of CUSTOM_TYPES.usage, for requests that leave no tool result. */
 export const UsageRecordDataSchema = Type.Object({
 	kind: Type.Union([Type.Literal("review"), Type.Literal("warming")]),
@@ -125,6 +133,8 @@ export const UsageRecordDataSchema = Type.Object({
 	effort: Type.Optional(NonEmptyString()),
 	/** pi-ai Usage: the sum over every request of the review, or the warming request's own. Read leniently by the spend fold. */
 	usage: Type.Unknown(),
+	/** Reviews only: one per request sent (retries and investigation rounds), as in an advisor result's `details.attempts`. */
+	attempts: Type.Optional(Type.Array(AttemptRecordSchema)),
 	/** The request that was sent (warming: the refreshed payload). Lets it count as the previous request. */
 	request: Type.Optional(RequestRecordSchema),
 	timestampMs: Type.Number({ default: 0 }),
@@ -174,14 +184,6 @@ export const ReviewMessageDetailsSchema = Type.Object({
 });
 export type ReviewMessageDetails = Static<typeof ReviewMessageDetailsSchema>;
 
-/** One request sent to the advisor (every retry and every investigation round is one). */
-export const AttemptRecordSchema = Type.Object({
-	usage: Type.Optional(UsageSchema),
-	stopReason: StopReasonSchema,
-	errorMessage: Type.Optional(Type.String()),
-});
-export type AttemptRecord = Static<typeof AttemptRecordSchema>;
-
 /** `details.estimate`: the budget gate's estimate of the first request. */
 export const EnvelopeEstimateSchema = Type.Object({
 	promptTokens: Type.Number(),
@@ -190,6 +192,16 @@ export const EnvelopeEstimateSchema = Type.Object({
 	costUsd: Type.Number(),
 	coldCostUsd: Type.Number(),
 	sessionUsd: Type.Number(),
+	/** The whole consultation as expected: the first request and the follow-ups expected. */
+	consultationUsd: Type.Optional(Type.Number()),
+	/** The whole consultation at most: every investigation round, every answer at the output cap. */
+	atMostUsd: Type.Optional(Type.Number()),
+	/** What the consultation was held to: its at most, within the hard and branch limits. */
+	limitUsd: Type.Optional(Type.Number()),
+	/** Follow-up requests expected (a mean). */
+	expectedRounds: Type.Optional(Type.Number()),
+	/** Where the follow-ups' estimate came from: this session's consultations, or the prior. */
+	basis: Type.Optional(Type.Union([Type.Literal("history"), Type.Literal("prior")])),
 });
 export type EnvelopeEstimate = Static<typeof EnvelopeEstimateSchema>;
 

@@ -13,6 +13,7 @@ export {
 	withinReach,
 } from "./budget/breakpoints.ts";
 export { cacheShares } from "./budget/cache.ts";
+export { CALL_OVERHEAD_TOKENS } from "./budget/consultation.ts";
 export {
 	anthropicStyleMarks,
 	cachingModelFor,
@@ -23,6 +24,7 @@ export {
 export type { Confirmation, GateDecision } from "./budget/gate.ts";
 export {
 	type ConsultationPlan,
+	type PlanBounds,
 	type PlanBudget,
 	type PlanModel,
 	planConsultation,

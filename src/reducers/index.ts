@@ -42,6 +42,7 @@ export {
 export { relativePath } from "./paths.ts";
 export { collapse, commandFact, runFailed, shellCommand, splitCd } from "./shell.ts";
 export {
+	effortKey,
 	emptySpend,
 	OUTPUT_SAMPLES,
 	outputSamples,
@@ -50,8 +51,11 @@ export {
 	promptTokensOf,
 	type RequestFingerprint,
 	remainingSessionUsd,
+	type SpendRecord,
 	type SpendState,
 	spendOf,
+	type UsageTotals,
 } from "./spend.ts";
+export { cacheShareOf, type SpendSummary, summarizeSpend } from "./spend-summary.ts";
 export { isTestCommand, testSummaryLine } from "./test-summary.ts";
 export { activeTrim, type RenderTrim, type TrimAnchorState, trimAnchorOf, trimAnchorRecord } from "./trim-anchor.ts";

@@ -41,6 +41,8 @@ export interface UsageTotals {
 	cacheWrite: number;
 	/** usage.cost.total (pi-ai prices it from the model's registry entry at the time of the call). */
 	costUsd: number;
+	/** usage.cost.output: what of costUsd the answer cost (the rest is the prompt's). */
+	outputUsd: number;
 }
 
 export type SpendSource = "consultation" | "review" | "warming";
@@ -56,6 +58,11 @@ export interface SpendRecord {
 	model: string | undefined;
 	effort: string | undefined;
 	usage: UsageTotals;
+	/**
+	 * One per request sent, first to last: the recorded attempts (every retry and investigation round)
+	 * when the record has them, else its usage as one request when it billed anything, else none.
+	 */
+	requests: UsageTotals[];
 }
 
 /**
@@ -128,7 +135,9 @@ export function parseUsage(value: unknown): UsageTotals | undefined {
 	const fields = ["input", "output", "cacheRead", "cacheWrite"] as const;
 	if (!fields.some((f) => typeof value[f] === "number") && !isRecord(value.cost)) return undefined;
 	let costUsd = 0;
+	let outputUsd = 0;
 	if (isRecord(value.cost)) {
+		outputUsd = count(value.cost.output);
 		const total = finite(value.cost.total);
 		costUsd =
 			total !== undefined
@@ -144,7 +153,24 @@ export function parseUsage(value: unknown): UsageTotals | undefined {
 		cacheRead: count(value.cacheRead),
 		cacheWrite: count(value.cacheWrite),
 		costUsd,
+		outputUsd,
 	};
+}
+
+const NO_USAGE: Readonly<UsageTotals> = Object.freeze({
+	input: 0,
+	output: 0,
+	cacheRead: 0,
+	cacheWrite: 0,
+	costUsd: 0,
+	outputUsd: 0,
+});
+
+/** A record's requests: its attempts' usages, else its aggregate usage as one request when it billed anything. */
+function requestsOf(attempts: readonly { usage?: unknown }[] | undefined, usage: UsageTotals): UsageTotals[] {
+	if (attempts !== undefined && attempts.length > 0)
+		return attempts.map((a) => parseUsage(a.usage) ?? { ...NO_USAGE });
+	return promptTokensOf(usage) + usage.output > 0 || usage.costUsd > 0 ? [usage] : [];
 }
 
 /** Prompt tokens of a usage: what the provider read, from cache or not. */
@@ -203,6 +229,7 @@ function advisorResult(event: ToolResultEvent): Observed {
 	const model = details.advisorModel;
 	const effort = details.effort;
 	const request = details.request;
+	const totals = usage ?? { ...NO_USAGE };
 	return {
 		record: {
 			entryId: event.id,
@@ -210,7 +237,8 @@ function advisorResult(event: ToolResultEvent): Observed {
 			outcome,
 			model,
 			effort,
-			usage: usage ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, costUsd: 0 },
+			usage: totals,
+			requests: requestsOf(details.attempts, totals),
 		},
 		request,
 		// A failed call's output was cut short, a skipped one has none: neither predicts the next answer.
@@ -221,7 +249,7 @@ function advisorResult(event: ToolResultEvent): Observed {
 function usageRecord(id: string, data: unknown): Observed | undefined {
 	const parsed = parseUsageRecordData(data);
 	if (parsed === undefined) return undefined;
-	const usage = parseUsage(parsed.usage) ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, costUsd: 0 };
+	const usage = parseUsage(parsed.usage) ?? { ...NO_USAGE };
 	let request = parsed.request;
 	// A warming record is one request: its usage is that request's bill.
 	if (request !== undefined && request.promptTokens === undefined && parsed.kind === "warming") {
@@ -229,7 +257,15 @@ function usageRecord(id: string, data: unknown): Observed | undefined {
 		if (prompt > 0) request = { ...request, promptTokens: prompt };
 	}
 	return {
-		record: { entryId: id, source: parsed.kind, outcome: "ok", model: parsed.model, effort: parsed.effort, usage },
+		record: {
+			entryId: id,
+			source: parsed.kind,
+			outcome: "ok",
+			model: parsed.model,
+			effort: parsed.effort,
+			usage,
+			requests: requestsOf(parsed.attempts, usage),
+		},
 		request,
 		// Warming answers with a 16-token ceiling: its output says nothing about a real answer.
 		sampleOutput: parsed.kind === "review",

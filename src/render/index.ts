@@ -68,7 +68,7 @@ export {
 	UNSUPPORTED_PI_AI,
 	WORKSPACE_TOOL_DESCRIPTIONS,
 } from "./model-text.ts";
-export { ordinalId } from "./ordinal.ts";
+export { ordinalId, ordinalPosition } from "./ordinal.ts";
 export {
 	createRenderMemo,
 	flatten,

@@ -356,6 +356,11 @@ export const SKIP_REASONS = Object.freeze({
 	/** The budget gate: this request would take the branch past budget.sessionUsd. */
 	overSessionBudget: (expectedUsd: number, remainingUsd: number, limitUsd: number) =>
 		`this request would cost about ${usd(expectedUsd)}, more than the ${usd(remainingUsd)} left of this branch's advisor budget (${usd(limitUsd)})`,
+	/** The consultation's limit (its confirmed at most) leaves no room for the next request with a full answer. */
+	overConsultationLimit: (limitUsd: number, billedUsd: number) =>
+		billedUsd > 0
+			? `this consultation reached its limit of ${usd(limitUsd)} (${usd(billedUsd)} billed) before the advisor answered`
+			: `one request with a full answer would cost more than this consultation's limit of ${usd(limitUsd)}`,
 	/** The user said no in the confirmation dialog. */
 	declined: (expectedUsd: number) => `the user declined to spend about ${usd(expectedUsd)} on this consultation`,
 	/** Trimming could not bring the request under budget.contextBudgetTokens. */

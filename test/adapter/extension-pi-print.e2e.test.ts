@@ -44,7 +44,7 @@ function run(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
 	});
 }
 
-describe("pi --print -e ./src/adapter/extension.ts against an OpenAI-compatible server", () => {
+describe("pi --print -e ./src/adapter/pi-advisor-ledger.ts against an OpenAI-compatible server", () => {
 	let server: MockServer;
 	let root: string;
 	let result: { code: number | null; stdout: string; stderr: string };

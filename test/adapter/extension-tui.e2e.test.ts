@@ -97,6 +97,10 @@ describeEachHost("the Pi TUI", (host) => {
 
 	it("shows advisor.json's warning once at startup, and the restored advisor by name and key", () => {
 		const screen = tui.screen();
+		// The startup banner lists the extension by its entry file: the package's name.
+		const extensions = screen.findIndex((row) => row.includes("[Extensions]"));
+		expect(extensions).toBeGreaterThan(-1);
+		expect(screen.slice(extensions, extensions + 2).join("\n")).toMatch(/pi-advisor-ledger\.ts/);
 		expect(count(screen, WARNING)).toBe(1);
 		expect(count(screen, `Advisor restored: ${ADVISOR}`)).toBe(1);
 	});
@@ -113,6 +117,15 @@ describeEachHost("the Pi TUI", (host) => {
 		const no = await tui.until((s) => s.includes("> no"), "the `no` filter");
 		expect(pickerRows(no, "no")).toHaveLength(1);
 		expect(pickerRows(no, "no")[0]).toMatch(/^→ No advisor\s+turn the advisor off$/);
+		// The executor's own model is marked before anyone picks it.
+		tui.keys("BSpace", "BSpace");
+		tui.type("exec");
+		const exec = await tui.until((s) => s.includes("> exec"), "the `exec` filter");
+		expect(pickerRows(exec, "exec")).toEqual([
+			expect.stringMatching(
+				/^→ Mock Executor \(mock\/exec-1\)\s+the executor's own model: inactive while it is the executor$/,
+			),
+		]);
 		tui.keys("Escape");
 		await tui.until((s) => !s.includes("Advisor model"), "the picker to close");
 	});
@@ -130,6 +143,26 @@ describeEachHost("the Pi TUI", (host) => {
 			"the second answer",
 		);
 		expect(second.filter((row) => row.startsWith("Advisor $"))).toEqual(["Advisor $0.011 · cache 0%"]);
+	});
+
+	it("/advisor stats opens a panel with the branch's figures; esc closes it", async () => {
+		tui.type("/advisor stats");
+		// The first Enter takes the argument completion (`stats`, the same text), the second sends it.
+		await tui.until((s) => s.some((row) => /^\s*→?\s*stats\s/.test(row)), "the argument completion");
+		tui.keys("Enter");
+		await tui.until((s) => !s.some((row) => /^\s*→?\s*stats\s/.test(row)), "the completion to close");
+		tui.keys("Enter");
+		const panel = await tui.until((s) => s.some((row) => row.includes("esc or enter to close")), "the stats panel");
+		const at = panel.findIndex((row) => row.startsWith("Advisor on this branch"));
+		expect(at).toBeGreaterThan(-1);
+		expect(panel[at + 1]).toBe("  2 consultations, 0 reviews, 0 warming refreshes");
+		expect(panel[at + 2]).toBe("  2 requests: 200 fresh + 0 cache read + 0 cache write prompt tokens, 20 output");
+		expect(panel[at + 3]).toBe("  $0.011, 0% of prompt tokens from cache");
+		expect(
+			panel.some((row) => row.startsWith("  full context: the first requests at the same 2 consultations")),
+		).toBe(true);
+		tui.keys("Escape");
+		await tui.until((s) => !s.some((row) => row.includes("esc or enter to close")), "the panel to close");
 	});
 
 	it("/new re-reads advisor.json and shows its warning again, once", async () => {

@@ -21,7 +21,7 @@ import {
 } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { baselineMessages, prepareBaseline } from "../../src/adapter/cli/baseline/messages.ts";
+import { baselineMessages, prepareBaseline } from "../../src/adapter/baseline/messages.ts";
 import { advisorToolDeclarations, calledToolNames, sessionTools } from "../../src/adapter/cli/replay/tool-set.ts";
 import { readSession } from "../../src/events/index.ts";
 import type { ContentPart, LedgerEvent } from "../../src/events/types.ts";

@@ -26,7 +26,42 @@ export interface MockServer {
 
 const USAGE = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
 
-export async function startMockOpenAI(route: (body: any) => MockReply): Promise<MockServer> {
+const tokens = (text: string) => Math.ceil(text.length / 4);
+
+function contentTokens(content: unknown): number {
+	if (typeof content === "string") return tokens(content);
+	if (!Array.isArray(content)) return 0;
+	return content.reduce((n, part) => n + (typeof part?.text === "string" ? tokens(part.text) : 0), 0);
+}
+
+/**
+ * Usage counted from what was sent and answered, the way mock-anthropic.ts counts it: chars / 4,
+ * rounded up, per piece — each message's text, each tool call (name + arguments), each tool
+ * declaration (name + description + JSON schema); the reply's text and call likewise (at least 1).
+ */
+export function measuredUsage(body: any, reply: MockReply) {
+	let prompt = 0;
+	for (const message of body.messages ?? []) {
+		prompt += contentTokens(message.content);
+		for (const call of message.tool_calls ?? [])
+			prompt += tokens(`${call.function?.name ?? ""}${call.function?.arguments ?? ""}`);
+	}
+	for (const tool of body.tools ?? []) {
+		const f = tool.function ?? {};
+		prompt += tokens(`${f.name ?? ""}${f.description ?? ""}${JSON.stringify(f.parameters ?? {})}`);
+	}
+	const answer =
+		reply.kind === "text" ? tokens(reply.text) : tokens(`${reply.text ?? ""}${reply.name}${reply.arguments}`);
+	const completion = Math.max(1, answer);
+	return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+export interface MockOptions {
+	/** "fixed" (default): every reply reports 100 prompt and 10 completion tokens; "measured": `measuredUsage`. */
+	usage?: "fixed" | "measured";
+}
+
+export async function startMockOpenAI(route: (body: any) => MockReply, options: MockOptions = {}): Promise<MockServer> {
 	const requests: MockRequest[] = [];
 	let n = 0;
 	const server: Server = createServer((req, res) => {
@@ -57,9 +92,10 @@ export async function startMockOpenAI(route: (body: any) => MockReply): Promise<
 				connection: "keep-alive",
 			});
 			const reply = route(body);
+			const usage = options.usage === "measured" ? measuredUsage(body, reply) : USAGE;
 			if (reply.kind === "text") {
 				res.write(chunk({ role: "assistant", content: reply.text }));
-				res.write(chunk({}, "stop", USAGE));
+				res.write(chunk({}, "stop", usage));
 			} else {
 				res.write(chunk({ role: "assistant", content: reply.text ?? "" }));
 				res.write(
@@ -74,7 +110,7 @@ export async function startMockOpenAI(route: (body: any) => MockReply): Promise<
 						],
 					}),
 				);
-				res.write(chunk({}, "tool_calls", USAGE));
+				res.write(chunk({}, "tool_calls", usage));
 			}
 			res.end("data: [DONE]\n\n");
 		});

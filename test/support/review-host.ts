@@ -14,7 +14,7 @@ import {
 	fauxToolCall,
 	type Message,
 } from "@mariozechner/pi-ai";
-import { type AdvisorExtensionOptions, createAdvisorExtension } from "../../src/adapter/extension.ts";
+import { type AdvisorExtensionOptions, createAdvisorExtension } from "../../src/adapter/pi-advisor-ledger.ts";
 import { CUSTOM_TYPES } from "../../src/events/index.ts";
 import { ADVISOR_MODEL, ADVISOR_PROVIDER, type Host, waitFor } from "./pi-host.ts";
 

@@ -364,6 +364,7 @@ function usageRecord(
 			answerEntryId: flight.answerEntryId,
 			...(severity !== undefined ? { severity } : {}),
 			...(details.request !== undefined ? { request: details.request } : {}),
+			...(details.attempts !== undefined ? { attempts: details.attempts } : {}),
 			timestampMs: review.now(),
 		}),
 		outcome,

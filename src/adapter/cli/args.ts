@@ -15,24 +15,39 @@ export const EXIT = Object.freeze({
 	notConfirmed: 4,
 });
 
-export class UsageError extends Error {}
+/** A usage error; `command` names the command it concerns (absent: the command line as a whole). */
+export class UsageError extends Error {
+	constructor(
+		message: string,
+		readonly command?: string,
+	) {
+		super(message);
+	}
+}
+
+/** Every line the CLI writes on stderr starts so: `advisor-ledger <command>: ` or `advisor-ledger: `. */
+export function errorPrefix(command?: string): string {
+	return command === undefined ? "advisor-ledger: " : `advisor-ledger ${command}: `;
+}
 
 export const MAIN_HELP = `advisor-ledger — replay recorded Pi sessions through the advisor ledger
 
 Usage:
   advisor-ledger replay [PATH…] [--every N] [--all-leaves] [--json] [--svg FILE [--force]] [--price PROVIDER/MODEL] [--config FILE]
-  advisor-ledger render FILE [--leaf ID] [--at ENTRY_ID] [--json] [--config FILE]
+  advisor-ledger render FILE [--leaf ID] [--at ENTRY] [--json] [--config FILE]
+  advisor-ledger stats [PATH…] [--json]
   advisor-ledger eval [PATH…] --advisor PROVIDER/MODEL [--judge PROVIDER/MODEL] [--points N] [options]
   advisor-ledger <command> --help
-  advisor-ledger --version
+  advisor-ledger --version (-v)
 
 Commands:
   replay   compare the ledger request with the raw-context baseline at every consultation point
   render   print the exact advisor request a consultation would send at one point of a session
+  stats    what the advisor has cost in recorded sessions, and what the full context would have
   eval     ask your advisor model with the ledger and with the full context, and compare the
            advice (the one command that calls models: it shows an estimate and asks first)
 
-replay and render are offline: they call no model.
+replay, render and stats are offline: they call no model.
 
 Exit codes: 0 ok, 1 usage error, 2 nothing to replay, 3 unreadable input.
 `;
@@ -81,8 +96,11 @@ assistant message with an advisor() call, the request is the in-flight form for 
 
 Options:
   --leaf ID       the branch to read (default: the session's leaf, the last entry in the file)
-  --at ENTRY_ID   the entry after which the consultation is dispatched (default: the leaf);
-                  without --leaf, the branch from the root to this entry
+  --at ENTRY      the entry after which the consultation is dispatched (default: the leaf):
+                  its id in the file, or #N as the request names it, the entry's position
+                  on the branch in base 36 (#1 … #9, #a … #z, #10 …; quote it, --at '#a',
+                  or write --at=#a: a shell reads a leading # as a comment). Given an id
+                  and no --leaf, the branch from the root to that entry
   --json          print {"request": {systemPrompt, tools, messages}, "stable": {…}, "summary": {…}}
   --config FILE   read this advisor.json instead of your own
   -h, --help      this help
@@ -96,6 +114,26 @@ are counted on stderr with the first few diagnostics; they do not change the exi
 
 Exit codes: 0 ok, 1 usage error (including an unknown entry id), 2 nothing to render (the
 file has no entries), 3 the file could not be read (missing, not a regular file, over 256 MB).
+`;
+
+export const STATS_HELP = `advisor-ledger stats [PATH…] [options]
+
+What the advisor has cost in session files (PATH: files, or folders searched recursively for
+*.jsonl; without a PATH, Pi's session folder: $PI_CODING_AGENT_DIR/sessions, else
+~/.pi/agent/sessions), read from the sessions' own records — the same figures /advisor stats
+shows inside Pi. For each file, its current branch and (when it has others) the whole session:
+consultations, reviews, warming refreshes, requests, prompt tokens fresh / read from the cache /
+written to it, output tokens, dollars, the share read from the cache, what the full-context
+request (Pi's context and a tool inventory, what rpiv-advisor 2.11 sends) would have cost for
+the first requests at the same consultations, at the recorded model's prices in pi-ai's
+registry, and the costliest consultations (#N: where the request names the entry). With
+several files, their sum.
+
+Options:
+  --json          print one JSON object: {files: [{file, sessionId, stats}], total, unreadable}
+  -h, --help      this help
+
+Exit codes: 0 ok, 1 usage error, 2 no session file, 3 some input could not be read.
 `;
 
 export const DEFAULT_POINTS = 12;
@@ -179,9 +217,16 @@ export interface RenderArgs {
 	config: string | undefined;
 }
 
+export interface StatsArgs {
+	command: "stats";
+	paths: string[];
+	json: boolean;
+}
+
 export type ParsedArgs =
 	| ReplayArgs
 	| RenderArgs
+	| StatsArgs
 	| EvalArgs
 	| { command: "help"; text: string }
 	| { command: "version" };
@@ -218,10 +263,10 @@ function scan(argv: readonly string[], specs: Record<string, FlagSpec>, command:
 		const eq = arg.indexOf("=");
 		const name = eq === -1 ? arg : arg.slice(0, eq);
 		const spec = specs[name];
-		if (spec === undefined) throw new UsageError(`${command}: unknown option ${name}`);
-		if (flags.has(name)) throw new UsageError(`${command}: ${name} given twice`);
+		if (spec === undefined) throw new UsageError(`unknown option ${name}`, command);
+		if (flags.has(name)) throw new UsageError(`${name} given twice`, command);
 		if (!spec.value) {
-			if (eq !== -1) throw new UsageError(`${command}: ${name} takes no value`);
+			if (eq !== -1) throw new UsageError(`${name} takes no value`, command);
 			flags.set(name, true);
 			continue;
 		}
@@ -231,7 +276,7 @@ function scan(argv: readonly string[], specs: Record<string, FlagSpec>, command:
 			value = argv[i + 1];
 			i++;
 		}
-		if (value === undefined || value === "") throw new UsageError(`${command}: ${name} needs a value`);
+		if (value === undefined || value === "") throw new UsageError(`${name} needs a value`, command);
 		flags.set(name, value);
 	}
 	return { positional, flags, help };
@@ -247,10 +292,11 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 	if (command === undefined || command === "-h" || command === "--help" || command === "help") {
 		if (command === "help" && rest[0] === "replay") return { command: "help", text: REPLAY_HELP };
 		if (command === "help" && rest[0] === "render") return { command: "help", text: RENDER_HELP };
+		if (command === "help" && rest[0] === "stats") return { command: "help", text: STATS_HELP };
 		if (command === "help" && rest[0] === "eval") return { command: "help", text: EVAL_HELP };
 		return { command: "help", text: MAIN_HELP };
 	}
-	if (command === "--version" || command === "-V") {
+	if (command === "--version" || command === "-V" || command === "-v") {
 		if (rest.length > 0) throw new UsageError(`${command} takes no arguments`);
 		return { command: "version" };
 	}
@@ -274,13 +320,13 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			let every = DEFAULT_EVERY;
 			if (everyText !== undefined) {
 				if (!/^[0-9]+$/.test(everyText) || Number(everyText) < 1) {
-					throw new UsageError(`replay: --every needs a whole number ≥ 1, got ${JSON.stringify(everyText)}`);
+					throw new UsageError(`--every needs a whole number ≥ 1, got ${JSON.stringify(everyText)}`, "replay");
 				}
 				every = Number(everyText);
 			}
 			const price = stringFlag(s.flags, "--price");
 			if (price !== undefined && !/^[^/]+\/.+$/.test(price)) {
-				throw new UsageError(`replay: --price needs provider/model, got ${JSON.stringify(price)}`);
+				throw new UsageError(`--price needs provider/model, got ${JSON.stringify(price)}`, "replay");
 			}
 			return {
 				command: "replay",
@@ -308,9 +354,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			if (s.help) return { command: "help", text: RENDER_HELP };
 			if (s.positional.length !== 1) {
 				throw new UsageError(
-					s.positional.length === 0
-						? "render: a session FILE is required"
-						: "render: exactly one FILE is expected",
+					s.positional.length === 0 ? "a session FILE is required" : "exactly one FILE is expected",
+					"render",
 				);
 			}
 			return {
@@ -322,10 +367,15 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 				config: stringFlag(s.flags, "--config"),
 			};
 		}
+		case "stats": {
+			const s = scan(rest, { "--json": { value: false } }, "stats");
+			if (s.help) return { command: "help", text: STATS_HELP };
+			return { command: "stats", paths: s.positional, json: s.flags.has("--json") };
+		}
 		case "eval":
 			return parseEval(rest);
 		default:
-			throw new UsageError(`unknown command ${JSON.stringify(command)} (expected replay, render or eval)`);
+			throw new UsageError(`unknown command ${JSON.stringify(command)} (expected replay, render, stats or eval)`);
 	}
 }
 
@@ -334,7 +384,7 @@ const MODEL_KEY = /^[^/:\s]+[/:].+$/;
 function modelFlag(flags: Map<string, string | true>, name: string): string | undefined {
 	const value = stringFlag(flags, name);
 	if (value !== undefined && !MODEL_KEY.test(value)) {
-		throw new UsageError(`eval: ${name} needs provider/model, got ${JSON.stringify(value)}`);
+		throw new UsageError(`${name} needs provider/model, got ${JSON.stringify(value)}`, "eval");
 	}
 	return value;
 }
@@ -344,13 +394,14 @@ function parseArms(text: string | undefined): EvalArm[] {
 	const named = text.split(",").map((a) => a.trim());
 	for (const arm of named) {
 		if (!(EVAL_ARMS as readonly string[]).includes(arm)) {
-			throw new UsageError(`eval: --arms: unknown arm ${JSON.stringify(arm)} (ledger, full, masked)`);
+			throw new UsageError(`--arms: unknown arm ${JSON.stringify(arm)} (ledger, full, masked)`, "eval");
 		}
 	}
 	const arms = EVAL_ARMS.filter((arm) => named.includes(arm));
 	if (!arms.includes("full") || arms.length < 2) {
 		throw new UsageError(
-			"eval: --arms needs full and at least one of ledger, masked (it is what they are compared with)",
+			"--arms needs full and at least one of ledger, masked (it is what they are compared with)",
+			"eval",
 		);
 	}
 	return arms;
@@ -375,14 +426,14 @@ function parseEval(rest: readonly string[]): ParsedArgs {
 	);
 	if (s.help) return { command: "help", text: EVAL_HELP };
 	const advisor = modelFlag(s.flags, "--advisor");
-	if (advisor === undefined) throw new UsageError("eval: --advisor provider/model is required");
+	if (advisor === undefined) throw new UsageError("--advisor provider/model is required", "eval");
 	const pointsText = stringFlag(s.flags, "--points");
 	if (pointsText !== undefined && (!/^[0-9]+$/.test(pointsText) || Number(pointsText) < 1)) {
-		throw new UsageError(`eval: --points needs a whole number ≥ 1, got ${JSON.stringify(pointsText)}`);
+		throw new UsageError(`--points needs a whole number ≥ 1, got ${JSON.stringify(pointsText)}`, "eval");
 	}
 	const maxText = stringFlag(s.flags, "--max-usd");
 	if (maxText !== undefined && !(/^[0-9]+(\.[0-9]+)?$/.test(maxText) && Number(maxText) > 0)) {
-		throw new UsageError(`eval: --max-usd needs an amount in dollars above 0, got ${JSON.stringify(maxText)}`);
+		throw new UsageError(`--max-usd needs an amount in dollars above 0, got ${JSON.stringify(maxText)}`, "eval");
 	}
 	return {
 		command: "eval",

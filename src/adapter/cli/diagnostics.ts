@@ -58,3 +58,15 @@ export function diagnosticsNote(command: string, file: string, list: readonly Di
 	if (list.length > SHOWN_DIAGNOSTICS) lines.push(`  … and ${list.length - SHOWN_DIAGNOSTICS} more`);
 	return `${lines.join("\n")}\n`;
 }
+
+/**
+ * Why a file gave no session entries, in the reader's words: `empty file`, or `not a Pi session file`
+ * with the first line the reader could not use (a binary file, JSON of another shape).
+ */
+export function noEntriesReason(parsed: Pick<ParsedSession, "diagnostics" | "stats">): string {
+	const first = parsed.diagnostics[0];
+	if (parsed.stats.lines === parsed.stats.blankLines && first === undefined) return "empty file";
+	if (first === undefined) return "no session entries (only a session header)";
+	const where = first.line !== undefined ? `line ${first.line}: ` : "";
+	return visibleLine(`not a Pi session file (${where}${first.reason}: ${first.message})`);
+}

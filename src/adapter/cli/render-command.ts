@@ -9,6 +9,7 @@ import type { Context } from "@mariozechner/pi-ai";
 import {
 	ADVISOR_TOOL_NAME,
 	type Diagnostic,
+	type EntryRecord,
 	migrateEntries,
 	normalizeBranch,
 	type ParsedSession,
@@ -21,15 +22,17 @@ import {
 	APPENDIX_HEADER,
 	createRenderMemo,
 	type LedgerRequest,
+	ordinalId,
+	ordinalPosition,
 	type RenderOptions,
 	redactionCount,
 	renderRequest,
 	type StablePortion,
 } from "../../render/index.ts";
 import { type AdvisorConfig, DEFAULT_ADVISOR_CONFIG } from "../config/load.ts";
-import { EXIT, type RenderArgs } from "./args.ts";
+import { EXIT, errorPrefix, type RenderArgs } from "./args.ts";
 import { cliConfig, privacyOf } from "./config.ts";
-import { diagnosticsNote } from "./diagnostics.ts";
+import { diagnosticsNote, noEntriesReason } from "./diagnostics.ts";
 import { visible, visibleLine } from "./escape.ts";
 import { displayPath, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
@@ -41,6 +44,8 @@ export interface RenderSummary {
 	sessionId: string | null;
 	leafId: string | null;
 	atEntryId: string;
+	/** How the request names that entry: `#` and its position on the branch in base 36 (docs/request-format.md, "Ids"). */
+	atOrdinal: string;
 	/** The advisor call the request answers, when --at is (or follows) an advisor call without a result. */
 	inFlightCallId: string | null;
 	tokens: number;
@@ -97,6 +102,51 @@ export class RenderInputError extends Error {
 	}
 }
 
+/**
+ * The branch and the entry `--at` names: an entry id of the file, else `#N` (or N) as the request
+ * names entries — the position on the branch to `--leaf` (default the session's leaf), in base 36.
+ */
+function resolveAt(
+	file: string,
+	entries: readonly EntryRecord[],
+	leaf: string | undefined,
+	at: string | undefined,
+): { branch: ReturnType<typeof selectBranch<EntryRecord>>; index: number } {
+	const ids = new Set(entries.map((e) => e.id));
+	if (leaf !== undefined && !ids.has(leaf))
+		throw new RenderInputError(`${file}: --leaf ${leaf}: no such entry`, EXIT.usage);
+	if (at === undefined || ids.has(at)) {
+		const branch = selectBranch(entries, leaf ?? at);
+		const atId = at ?? branch.leafId;
+		const index = branch.path.findIndex((e) => e.id === atId);
+		if (atId === undefined || index === -1) {
+			throw new RenderInputError(`${file}: --at ${at} is not on the branch to leaf ${branch.leafId}`, EXIT.usage);
+		}
+		return { branch, index };
+	}
+	const position = ordinalPosition(at.startsWith("#") ? at.slice(1) : at);
+	if (position === undefined) {
+		throw new RenderInputError(`${file}: --at ${at}: no such entry (${ENTRY_NAMES})`, EXIT.usage);
+	}
+	const branch = selectBranch(entries, leaf);
+	if (position > branch.path.length) {
+		const last = branch.path.length === 0 ? "" : `: #1 … #${ordinalId(branch.path.length)}`;
+		throw new RenderInputError(
+			`${file}: --at ${at}: no entry with that id, and no #${ordinalId(position)} on the branch (it has ${branch.path.length}${last})`,
+			EXIT.usage,
+		);
+	}
+	return { branch, index: position - 1 };
+}
+
+/** How `--at` and the text output name entries (the request's own ids: render/ordinal.ts). */
+export const ENTRY_NAMES =
+	"an entry id of the file, or #N as the request names it: the position on the branch in base 36";
+
+/** The text output's line on entry names. */
+const ENTRY_NAMING =
+	"The request names entries #N: their position on the branch in base 36 (#1 … #9, #a … #z, #10 …); --at takes that or the entry id.";
+
 /** How a caller renders: `render` passes the user's advisor.json; `eval` asks for its ledger arm's tools. */
 export interface RenderAtOptions {
 	/** advisor.json (privacy, deny list, ledger caps, tools); default the built-in one. */
@@ -120,21 +170,9 @@ export function renderAt(
 	const config = options.config ?? DEFAULT_ADVISOR_CONFIG;
 	const parsed = parseSessionText(text);
 	const entries = migrateEntries(parsed);
-	if (entries.length === 0) throw new RenderInputError(`${file}: no session entries to render`, EXIT.nothingToReplay);
-	const ids = new Set(entries.map((e) => e.id));
-	for (const [flag, id] of [
-		["--leaf", leaf],
-		["--at", at],
-	] as const) {
-		if (id !== undefined && !ids.has(id))
-			throw new RenderInputError(`${file}: ${flag} ${id}: no such entry`, EXIT.usage);
-	}
-	const branch = selectBranch(entries, leaf ?? at);
-	const atId = at ?? branch.leafId;
-	const index = branch.path.findIndex((e) => e.id === atId);
-	if (atId === undefined || index === -1) {
-		throw new RenderInputError(`${file}: --at ${at} is not on the branch to leaf ${branch.leafId}`, EXIT.usage);
-	}
+	if (entries.length === 0) throw new RenderInputError(`${file}: ${noEntriesReason(parsed)}`, EXIT.nothingToReplay);
+	const { branch, index } = resolveAt(file, entries, leaf, at);
+	const atId = branch.path[index]!.id;
 	const cwd = parsed.header?.cwd;
 	const events = normalizeBranch(branch.path, entries, {
 		...privacyOf(config),
@@ -181,6 +219,7 @@ export function renderAt(
 			sessionId: parsed.header?.id ?? null,
 			leafId: branch.leafId ?? null,
 			atEntryId: atId,
+			atOrdinal: `#${ordinalId(index + 1)}`,
 			inFlightCallId: inFlightCallId ?? null,
 			tokens: request.tokens,
 			hash: request.hash,
@@ -237,9 +276,10 @@ export function renderReadable(rendered: Rendered, style: Style): string {
 	const rule = (title: string) => style.bold(`═══ ${title} ═══`);
 	out.push(
 		style.bold(
-			`Advisor request for ${visibleLine(summary.file)}, dispatched after entry ${visibleLine(summary.atEntryId)}`,
+			`Advisor request for ${visibleLine(summary.file)}, dispatched after entry ${visibleLine(summary.atEntryId)} (${summary.atOrdinal})`,
 		),
 	);
+	out.push(style.dim(ENTRY_NAMING));
 	out.push(
 		summary.inFlightCallId === null
 			? "No advisor call in flight at this entry: the request carries the default question."
@@ -292,12 +332,12 @@ export function renderReadable(rendered: Rendered, style: Style): string {
 export function runRender(args: RenderArgs, io: Io): number {
 	const loaded = cliConfig("render", args.config, io);
 	if (!loaded.ok) {
-		io.stderr(`advisor-ledger render: ${visibleLine(loaded.line)}\n`);
+		io.stderr(`${errorPrefix("render")}${visibleLine(loaded.line)}\n`);
 		return EXIT.usage;
 	}
 	const read = readInput(args.file);
 	if (!read.ok) {
-		io.stderr(`advisor-ledger render: cannot read ${visibleLine(args.file)}: ${visibleLine(read.error)}\n`);
+		io.stderr(`${errorPrefix("render")}cannot read ${visibleLine(args.file)}: ${visibleLine(read.error)}\n`);
 		return EXIT.unreadable;
 	}
 	const file = displayPath(args.file, io.cwd);
@@ -306,7 +346,7 @@ export function runRender(args: RenderArgs, io: Io): number {
 		rendered = renderAt(file, read.text, args.leaf, args.at, { config: loaded.config });
 	} catch (error) {
 		if (error instanceof RenderInputError) {
-			io.stderr(`advisor-ledger render: ${visibleLine(error.message)}\n`);
+			io.stderr(`${errorPrefix("render")}${visibleLine(error.message)}\n`);
 			return error.exitCode;
 		}
 		throw error;

@@ -1,12 +1,13 @@
 /** `advisor-ledger replay`: collect inputs, replay each file, print the report, write the chart. */
 
 import { writeFileSync } from "node:fs";
+import { parseSessionText } from "../../events/index.ts";
 import { type AdvisorConfig, DEFAULT_ADVISOR_CONFIG } from "../config/load.ts";
 import { errnoReason } from "../pi/regular-file.ts";
-import { EXIT, type ReplayArgs } from "./args.ts";
+import { EXIT, errorPrefix, type ReplayArgs } from "./args.ts";
 import { cliConfig, privacyOf } from "./config.ts";
 import { defaultReplayInputs } from "./default-inputs.ts";
-import { SHOWN_DIAGNOSTICS } from "./diagnostics.ts";
+import { noEntriesReason, SHOWN_DIAGNOSTICS } from "./diagnostics.ts";
 import { visibleLine, visibleStrings } from "./escape.ts";
 import { collectInputs, displayPath, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
@@ -26,10 +27,19 @@ import { renderTextReport } from "./report/text.ts";
 export interface ReplayRun {
 	report: ReplayReport;
 	exitCode: number;
+	/** Every input that gave nothing got its own line on stderr (unreadable, empty, not a session). */
+	allExplained: boolean;
 }
 
-function skippedLine(path: string, error: string): string {
-	return `advisor-ledger replay: skipped ${visibleLine(path)}: ${visibleLine(error)}\n`;
+const PREFIX = errorPrefix("replay");
+
+function unreadableLine(path: string, error: string): string {
+	return `${PREFIX}cannot read ${visibleLine(path)}: ${visibleLine(error)}\n`;
+}
+
+/** A file that was read but holds no session entry: said once, in the reader's words. */
+function noEntriesLine(path: string, text: string): string {
+	return `${PREFIX}${visibleLine(path)}: ${noEntriesReason(parseSessionText(text))}\n`;
 }
 
 /** What a replay reads: the paths named (or the defaults, said once on stderr) and the files under them. */
@@ -40,7 +50,7 @@ export interface ReplayInputs {
 
 export function replayInputs(args: ReplayArgs, io: Io): ReplayInputs {
 	const defaults = args.paths.length > 0 ? undefined : defaultReplayInputs(io.env, io.cwd);
-	if (defaults?.note !== undefined) io.stderr(`advisor-ledger replay: ${defaults.note}\n`);
+	if (defaults?.note !== undefined) io.stderr(`${PREFIX}${defaults.note}\n`);
 	const paths = defaults?.paths ?? args.paths;
 	return { paths, collected: collectInputs(paths) };
 }
@@ -55,15 +65,17 @@ export function replayPaths(
 ): ReplayRun {
 	const { paths, collected } = inputs;
 	const unreadable: UnreadableInput[] = collected.unreadable.map((u) => ({ ...u, path: displayPath(u.path, io.cwd) }));
+	for (const u of unreadable) io.stderr(unreadableLine(u.path, u.error));
 	const sessions: SessionReport[] = [];
 	const files: FileDiagnostics[] = [];
+	let withoutEntries = 0;
 	collected.files.forEach((file, index) => {
 		const shown = displayPath(file, io.cwd);
 		progress?.(index, collected.files.length, shown);
 		const read = readInput(file);
 		if (!read.ok) {
 			unreadable.push({ path: shown, error: read.error });
-			io.stderr(skippedLine(shown, read.error));
+			io.stderr(unreadableLine(shown, read.error));
 			return;
 		}
 		let replayed: ReturnType<typeof replayText>;
@@ -80,13 +92,16 @@ export function replayPaths(
 			// The reader never throws on content; anything else is reported like an unreadable file.
 			const message = `replay failed: ${error instanceof Error ? error.message : String(error)}`;
 			unreadable.push({ path: shown, error: message });
-			io.stderr(skippedLine(shown, message));
+			io.stderr(unreadableLine(shown, message));
 			return;
+		}
+		if (replayed.sessions.every((session) => session.pathEntries === 0)) {
+			withoutEntries++;
+			io.stderr(noEntriesLine(shown, read.text));
 		}
 		sessions.push(...replayed.sessions);
 		files.push(replayed.diagnostics);
 	});
-	for (const u of collected.unreadable) io.stderr(skippedLine(displayPath(u.path, io.cwd), u.error));
 	const report = buildReport(
 		sessions,
 		files,
@@ -97,19 +112,20 @@ export function replayPaths(
 	let exitCode: number = EXIT.ok;
 	if (unreadable.length > 0) exitCode = EXIT.unreadable;
 	else if (report.points === 0) exitCode = EXIT.nothingToReplay;
-	return { report, exitCode };
+	const given = collected.files.length + collected.unreadable.length;
+	return { report, exitCode, allExplained: given > 0 && unreadable.length + withoutEntries === given };
 }
 
 export function runReplay(args: ReplayArgs, io: Io): number {
 	if (args.price !== undefined && resolvePriceModel(args.price) === undefined) {
 		io.stderr(
-			`advisor-ledger replay: --price: no model ${JSON.stringify(args.price)} in pi-ai's registry (e.g. ${DEFAULT_PRICE_MODEL})\n`,
+			`${PREFIX}--price: no model ${JSON.stringify(args.price)} in pi-ai's registry (e.g. ${DEFAULT_PRICE_MODEL})\n`,
 		);
 		return EXIT.usage;
 	}
 	const loaded = cliConfig("replay", args.config, io);
 	if (!loaded.ok) {
-		io.stderr(`advisor-ledger replay: ${visibleLine(loaded.line)}\n`);
+		io.stderr(`${PREFIX}${visibleLine(loaded.line)}\n`);
 		return EXIT.usage;
 	}
 	const inputs = replayInputs(args, io);
@@ -117,7 +133,7 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 	if (args.svg !== undefined && !args.force) {
 		const why = svgOutputRefusal(args.svg, inputs.collected.files, io.cwd);
 		if (why !== undefined) {
-			io.stderr(`advisor-ledger replay: ${visibleLine(refusalLine("--svg", args.svg, why))}\n`);
+			io.stderr(`${PREFIX}${visibleLine(refusalLine("--svg", args.svg, why))}\n`);
 			return EXIT.usage;
 		}
 	}
@@ -129,7 +145,7 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 		const line = `[${index + 1}/${total}] ${visibleLine(file)}`;
 		io.stderr(`\r\u001b[K${line.length > 100 ? `${line.slice(0, 99)}…` : line}`);
 	};
-	const { report, exitCode } = replayPaths(args, io, progress, inputs, loaded.config);
+	const { report, exitCode, allExplained } = replayPaths(args, io, progress, inputs, loaded.config);
 	if (shown) io.stderr("\r\u001b[K");
 	const named = report.options.inputs.map(visibleLine).join(", ");
 	if (report.points === 0) {
@@ -137,12 +153,15 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 		// report still says which files were read and what their reader found, if any was read).
 		const read = report.diagnostics.files;
 		if (args.json && read > 0) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-		let why = "no session file could be read";
-		if (read > 0) why = "no session file with a consultation point";
-		else if (report.diagnostics.unreadable.length === 0) why = "no *.jsonl session file found";
-		io.stderr(`advisor-ledger replay: nothing to replay in ${named} (${why})\n`);
-		// Already escaped when counted.
-		for (const message of report.diagnostics.messages.slice(0, SHOWN_DIAGNOSTICS)) io.stderr(`  ${message}\n`);
+		// One line per error: when every input already got its own line, there is nothing to add.
+		if (!allExplained) {
+			let why = "no session file could be read";
+			if (read > 0) why = "no session file with a consultation point";
+			else if (report.diagnostics.unreadable.length === 0) why = "no *.jsonl session file found";
+			io.stderr(`${PREFIX}nothing to replay in ${named} (${why})\n`);
+			// Already escaped when counted.
+			for (const message of report.diagnostics.messages.slice(0, SHOWN_DIAGNOSTICS)) io.stderr(`  ${message}\n`);
+		}
 		return exitCode === EXIT.ok ? EXIT.nothingToReplay : exitCode;
 	}
 	// What the chart and the text report print of the report comes from files: escaped (the JSON is escaped by JSON).
@@ -151,9 +170,7 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 		try {
 			writeFileSync(args.svg, renderSvg(display));
 		} catch (error) {
-			io.stderr(
-				`advisor-ledger replay: cannot write ${visibleLine(args.svg)}: ${visibleLine(errnoReason(error))}\n`,
-			);
+			io.stderr(`${PREFIX}cannot write ${visibleLine(args.svg)}: ${visibleLine(errnoReason(error))}\n`);
 			return EXIT.usage;
 		}
 	}

@@ -1,7 +1,7 @@
 /** The CLI as a function of argv and the process surface, so tests can run it in-process. */
 
 import { assertNever } from "../../events/index.ts";
-import { EXIT, parseArgs, UsageError } from "./args.ts";
+import { EXIT, errorPrefix, parseArgs, UsageError } from "./args.ts";
 import type { Io } from "./io.ts";
 
 /** Signals that must end a command-line run at once, whatever it is doing. */
@@ -32,7 +32,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
 		args = parseArgs(argv);
 	} catch (error) {
 		if (error instanceof UsageError) {
-			io.stderr(`advisor-ledger: ${error.message}\nRun \`advisor-ledger --help\` for usage.\n`);
+			const help = error.command === undefined ? "advisor-ledger --help" : `advisor-ledger ${error.command} --help`;
+			io.stderr(`${errorPrefix(error.command)}${error.message}\nRun \`${help}\` for usage.\n`);
 			return EXIT.usage;
 		}
 		throw error;
@@ -48,6 +49,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
 			return (await loadCommand(() => import("./replay-command.ts"))).runReplay(args, io);
 		case "render":
 			return (await loadCommand(() => import("./render-command.ts"))).runRender(args, io);
+		case "stats":
+			return (await loadCommand(() => import("./stats-command.ts"))).runStats(args, io);
 		case "eval":
 			return (await loadCommand(() => import("./eval-command.ts"))).runEval(args, io);
 		default:

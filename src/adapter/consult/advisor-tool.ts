@@ -166,7 +166,8 @@ export interface PlanningSetup extends ConsultationSetup {
 }
 
 /** The hook's answer: the request to send instead (trimmed), and the loop's optional hooks. */
-export interface ConsultationHooks extends Pick<ConsultationInput, "approve" | "retry" | "timeoutMs" | "base"> {
+export interface ConsultationHooks
+	extends Pick<ConsultationInput, "approve" | "retry" | "timeoutMs" | "base" | "maxTokens"> {
 	request?: LedgerRequest;
 	/** Called with the envelope once the consultation has ended (any way but a throw). */
 	settle?: (envelope: AdvisorEnvelope) => void;

@@ -13,6 +13,9 @@
  * - Every request carries the same declarations (the rendered context's `tools`, untouched). The
  *   round that uses up the allowance is followed by a user message, TOOL_BUDGET_SPENT, after its
  *   tool results (so the request stays valid: results follow their calls).
+ * - The same notice is sent when the gate says the next request must be the last (the consultation's
+ *   limit leaves room for no round after it): `approve` answers `answerNow`, the notice is appended to
+ *   that request, and no later request may call tools.
  * - A reply that still calls tools after that notice ends the consultation: its text is the
  *   advice when it wrote some, else `Advisor call failed: ` + TOOLS_AFTER_SPENT.
  * - A tool error (or a tool that throws) goes back to the advisor as an error result.
@@ -118,13 +121,19 @@ export interface NextRequest {
 	attempt: number;
 	/** Usage of every request of this consultation so far. */
 	billedUsage: Usage;
+	/** Tool calls the advisor may still run after this request: 0 without tools, or once told to answer. */
+	callsLeft: number;
 	/** The newest request of this consultation that got a reply; undefined before the first. */
 	previous: SentRequest | undefined;
 	/** Runs `work` (a dialog) with the consultation's deadline stopped. */
 	paused<T>(work: () => Promise<T>): Promise<T>;
 }
 
-export type Approval = { send: true } | { send: false; reason: string };
+/**
+ * `answerNow`: send it with the in-band notice to answer with what it has (TOOL_BUDGET_SPENT), as
+ * when the tool allowance is spent; no later request may call tools.
+ */
+export type Approval = { send: true; answerNow?: boolean } | { send: false; reason: string };
 
 /** A request that did not produce an answer; the retry hook decides whether to send it again. */
 export interface FailedAttempt {
@@ -174,6 +183,8 @@ export interface ConsultationInput {
 	base?: Pick<EnvelopeBase, "estimate" | "context">;
 	/** `advice.maxChars`: the advice is cut to this many characters, marker included; absent = no cap. */
 	adviceMaxChars?: number;
+	/** The output cap sent with every request; absent = pi-ai's default. */
+	maxTokens?: number;
 	/**
 	 * The extension's cache marks, on every request of the consultation (`markTargets`: the bridge to
 	 * the previous consultation's stable end when needed, then this one's); default the stable end.
@@ -208,7 +219,10 @@ export function addUsage(sum: Usage, more: Usage | undefined): Usage {
 // The loop
 // ---------------------------------------------------------------------------------------------
 
-type SendOutcome = { kind: "answered"; message: AssistantMessage } | { kind: "ended"; failure: Failure };
+/** `context`: the conversation as sent (the gate may have added the notice to answer now). */
+type SendOutcome =
+	| { kind: "answered"; message: AssistantMessage; context: Context }
+	| { kind: "ended"; failure: Failure };
 
 /** The advice text of a reply: its text blocks, in order. */
 export function replyText(message: AssistantMessage): string {
@@ -359,29 +373,40 @@ function payloadHook(c: Consultation, round: number): (payload: unknown, model: 
 	};
 }
 
-/** The gate before a request: undefined = send it; else how the consultation ends. */
+/** Tool calls the advisor may still run: none without tools, or once it has been told to answer. */
+function callsLeft(c: Consultation): number {
+	const tools = c.input.tools;
+	if (tools === undefined || c.investigation.spent) return 0;
+	return Math.max(0, tools.maxCalls - c.investigation.executed.length);
+}
+
+/** The gate before a request: the context to send (the notice added when it must be the last), or how the consultation ends. */
 async function approve(
 	c: Consultation,
 	context: Context,
 	round: number,
 	attempt: number,
-): Promise<Failure | undefined> {
+): Promise<{ failure: Failure } | { context: Context }> {
 	const { signal } = c.clock;
-	if (signal?.aborted) return c.clock.interrupted(undefined);
+	if (signal?.aborted) return { failure: c.clock.interrupted(undefined) };
 	c.firstMs ??= c.now();
-	if (c.input.approve === undefined) return undefined;
+	if (c.input.approve === undefined) return { context };
 	const approval = await c.input.approve({
 		context,
 		round,
 		attempt,
 		billedUsage: c.usage,
+		callsLeft: callsLeft(c),
 		previous: c.previous,
 		paused: c.clock.paused,
 	});
 	// The executor's Esc (or the deadline) while the gate was deciding — e.g. a dismissed dialog — is
 	// a cancellation, not a skip.
-	if (signal?.aborted) return c.clock.interrupted(undefined);
-	return approval.send ? undefined : { kind: "skipped", reason: approval.reason };
+	if (signal?.aborted) return { failure: c.clock.interrupted(undefined) };
+	if (!approval.send) return { failure: { kind: "skipped", reason: approval.reason } };
+	if (approval.answerNow !== true || c.investigation.spent) return { context };
+	c.investigation.spent = true;
+	return { context: { ...context, messages: [...context.messages, spentNotice()] } };
 }
 
 interface Reply {
@@ -417,6 +442,7 @@ async function dispatch(c: Consultation, context: Context, round: number, attemp
 	try {
 		const message = await input.complete(input.model, context, {
 			...(input.effort !== undefined ? { reasoning: input.effort } : {}),
+			...(input.maxTokens !== undefined ? { maxTokens: input.maxTokens } : {}),
 			sessionId: input.sessionId,
 			...(c.clock.signal !== undefined ? { signal: c.clock.signal } : {}),
 			...(input.auth.apiKey !== undefined ? { apiKey: input.auth.apiKey } : {}),
@@ -456,17 +482,19 @@ function failureOf(c: Consultation, reply: Reply): Failure {
 }
 
 /** One round's request, tried until it answers, the retry hook gives up, or the gate refuses. */
-async function sendRound(c: Consultation, context: Context, round: number): Promise<SendOutcome> {
+async function sendRound(c: Consultation, asked: Context, round: number): Promise<SendOutcome> {
 	const hasTools = c.input.tools !== undefined;
+	let context = asked;
 	for (let attempt = 0; ; attempt++) {
-		const refused = await approve(c, context, round, attempt);
-		if (refused !== undefined) return { kind: "ended", failure: refused };
+		const gate = await approve(c, context, round, attempt);
+		if ("failure" in gate) return { kind: "ended", failure: gate.failure };
+		context = gate.context;
 		const reply = await dispatch(c, context, round, attempt);
 		const { message } = reply;
 		if (message !== undefined) {
 			recordReply(c, context, round, message, reply.sentMs);
 			if (message.stopReason !== "error" && message.stopReason !== "aborted") {
-				if (!isEmptyReply(message, hasTools)) return { kind: "answered", message };
+				if (!isEmptyReply(message, hasTools)) return { kind: "answered", message, context };
 				// Nothing in it: the retry hook may ask once more; else it ends as the empty row.
 				const empty: FailedAttempt = {
 					round,
@@ -478,7 +506,7 @@ async function sendRound(c: Consultation, context: Context, round: number): Prom
 					elapsedMs: c.clock.elapsed(),
 				};
 				if (await shouldRetry(c, empty)) continue;
-				return { kind: "answered", message };
+				return { kind: "answered", message, context };
 			}
 		}
 		const failed: FailedAttempt = {
@@ -525,7 +553,7 @@ export async function runConsultation(input: ConsultationInput): Promise<Advisor
 		for (let round = 0; ; round++) {
 			const outcome = await sendRound(c, context, round);
 			if (outcome.kind === "ended") return failureEnvelope(outcome.failure, envelopeBase(c));
-			const step = await afterAnswer(c, context, outcome.message);
+			const step = await afterAnswer(c, outcome.context, outcome.message);
 			if ("done" in step) return step.done;
 			context = step.next;
 		}

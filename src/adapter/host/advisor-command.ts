@@ -6,6 +6,7 @@
 
 import type { Api, Model, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+import type { AutocompleteItem } from "@mariozechner/pi-tui";
 import { lookupAdvisorModel } from "../config/activation.ts";
 import { saveSelection } from "../config/save.ts";
 import { formatModelKey, modelDisplayName, modelKeyOf } from "../pi/model-key.ts";
@@ -13,7 +14,9 @@ import {
 	ADVISOR_OFF,
 	advisorSameModel,
 	advisorSelected,
+	advisorUsage,
 	EFFORT_OFF,
+	EXECUTOR_OWN_MODEL,
 	effortPickerTitle,
 	MODEL_PICKER_TITLE,
 	NO_ADVISOR,
@@ -22,13 +25,16 @@ import {
 	REQUIRES_INTERACTIVE,
 	recommendedEffort,
 	SAVE_FAILED,
+	STATS_COMPLETION,
 } from "../pi/notices.ts";
 import { type LineWriter, say } from "../pi/say.ts";
 import { type AdvisorRuntime, currentConfig, reconcile, reloadConfig } from "./activation-state.ts";
 import { type PickerItem, type PickerSpec, pick } from "./picker.ts";
+import { showStats } from "./stats-view.ts";
 
 export const ADVISOR_COMMAND = "advisor";
-export const ADVISOR_COMMAND_DESCRIPTION = "Choose the advisor model and effort (or turn the advisor off)";
+export const ADVISOR_COMMAND_DESCRIPTION =
+	"Choose the advisor model and effort (or turn the advisor off); /advisor stats: what it has cost";
 
 /** The `No advisor` row; model keys are never empty, so it cannot collide with one. */
 const NO_ADVISOR_VALUE = "";
@@ -45,13 +51,24 @@ export function supportedEfforts(model: Pick<Model<Api>, "reasoning" | "thinking
 	});
 }
 
-export function modelPickerSpec(models: readonly Model<Api>[], current: Model<Api> | undefined): PickerSpec {
+/**
+ * The model picker: `No advisor`, then every model. The executor's own model (the same id, any
+ * provider: the rule the tool applies) is marked before it is chosen, since as the advisor it would
+ * stay inactive.
+ */
+export function modelPickerSpec(
+	models: readonly Model<Api>[],
+	current: Model<Api> | undefined,
+	executor?: Pick<Model<Api>, "id">,
+): PickerSpec {
 	const items: PickerItem[] = [{ value: NO_ADVISOR_VALUE, label: NO_ADVISOR, description: NO_ADVISOR_DESCRIPTION }];
 	for (const model of models) {
 		const key = formatModelKey(modelKeyOf(model));
 		// One spelling (name and key) on the row; the filter also sees the parts on their own.
 		const search = [key, model.id, ...(model.name?.trim() ? [model.name.trim()] : [])];
-		items.push({ value: key, label: modelDisplayName(model), search });
+		const item: PickerItem = { value: key, label: modelDisplayName(model), search };
+		if (executor !== undefined && model.id === executor.id) item.description = EXECUTOR_OWN_MODEL;
+		items.push(item);
 	}
 	return {
 		title: MODEL_PICKER_TITLE,
@@ -80,68 +97,94 @@ function isLevel(value: string): value is ModelThinkingLevel {
 }
 
 export interface AdvisorCommandDeps {
-	pi: Pick<ExtensionAPI, "getActiveTools" | "setActiveTools" | "getThinkingLevel">;
+	pi: Pick<ExtensionAPI, "getActiveTools" | "setActiveTools" | "getThinkingLevel" | "getAllTools">;
 	runtime: AdvisorRuntime;
-	/** Called (awaited) first on every invocation: /advisor ends cache warming. */
+	/** Called (awaited) before the pickers open: choosing the advisor ends cache warming (`stats` does not). */
 	onInvoke?: () => void | Promise<void>;
-	/** Where a headless /advisor says it needs a UI; default the process's stderr. */
+	/** Where a headless /advisor says it needs a UI, or names an unknown argument; default the process's stderr. */
 	stderr?: LineWriter;
+	/** Where a headless `/advisor stats` prints; default the process's stderr (Pi keeps stdout for the answer). */
+	print?: (text: string) => void;
 }
 
+/** The arguments `/advisor` completes. */
+const ARGUMENTS: readonly AutocompleteItem[] = [{ value: "stats", label: "stats", description: STATS_COMPLETION }];
+
+/**
+ * `/advisor` dispatches on its argument first: none opens the pickers, `stats` shows what the advisor
+ * has cost (host/stats-view.ts), anything else is answered with the usage.
+ */
 export function createAdvisorCommand(deps: AdvisorCommandDeps) {
-	const { pi, runtime } = deps;
 	return {
 		description: ADVISOR_COMMAND_DESCRIPTION,
-		handler: async (_args: string, ctx: ExtensionCommandContext): Promise<void> => {
-			try {
-				await deps.onInvoke?.();
-			} catch {
-				// Stopping background work never stands in the way of the picker.
-			}
-			if (!ctx.hasUI) {
-				// Print and JSON mode have no UI to pick in, and Pi's notify is silent there: stderr.
-				say(ctx, REQUIRES_INTERACTIVE, "warning", deps.stderr);
+		getArgumentCompletions: (prefix: string): AutocompleteItem[] | null => {
+			const matching = ARGUMENTS.filter((item) => item.value.startsWith(prefix.trim()));
+			return matching.length > 0 ? [...matching] : null;
+		},
+		handler: async (args: string, ctx: ExtensionCommandContext): Promise<void> => {
+			const argument = args.trim();
+			if (argument === "stats") {
+				await showStats({ pi: deps.pi, ...(deps.print !== undefined ? { print: deps.print } : {}) }, ctx);
 				return;
 			}
-			const config = currentConfig(runtime);
-			const find = (provider: string, id: string) => ctx.modelRegistry.find(provider, id);
-			const current = lookupAdvisorModel(config.modelKey, find);
-			const models = ctx.modelRegistry.getAvailable();
-
-			const chosen = await pick(ctx.ui, modelPickerSpec(models, current));
-			if (chosen === undefined) return;
-			const model =
-				chosen === NO_ADVISOR_VALUE ? undefined : models.find((m) => formatModelKey(modelKeyOf(m)) === chosen);
-			if (chosen !== NO_ADVISOR_VALUE && model === undefined) return;
-
-			let effort: ModelThinkingLevel | undefined;
-			if (model?.reasoning) {
-				const sameModel = current !== undefined && current.provider === model.provider && current.id === model.id;
-				const previous = sameModel ? (config.effort ?? "off") : undefined;
-				const level = await pick(ctx.ui, effortPickerSpec(model, previous));
-				if (level === undefined || !isLevel(level)) return;
-				effort = level;
-			}
-
-			const saved = saveSelection(
-				runtime.location,
-				model === undefined ? {} : { modelKey: chosen, ...(effort !== undefined ? { effort } : {}) },
-			);
-			if (!saved.ok) {
-				ctx.ui.notify(SAVE_FAILED, "error");
+			if (argument !== "") {
+				say(ctx, advisorUsage(argument), "warning", deps.stderr);
 				return;
 			}
-			// A re-read like any other: its warnings (other keys of the same file) are shown once.
-			for (const warning of reloadConfig(runtime)) ctx.ui.notify(warning, "warning");
-			const activation = reconcile(pi, ctx, runtime);
-			if (model === undefined) {
-				ctx.ui.notify(ADVISOR_OFF, "info");
-				return;
-			}
-			ctx.ui.notify(advisorSelected(modelDisplayName(model), effort), "info");
-			if (!activation.active && activation.reason === "same-model") {
-				ctx.ui.notify(advisorSameModel(modelDisplayName(model)), "warning");
-			}
+			await chooseAdvisor(deps, ctx);
 		},
 	};
+}
+
+/** Bare `/advisor`: the model picker, then the effort picker; the choice saved before anything changes. */
+async function chooseAdvisor(deps: AdvisorCommandDeps, ctx: ExtensionCommandContext): Promise<void> {
+	const { pi, runtime } = deps;
+	try {
+		await deps.onInvoke?.();
+	} catch {
+		// Stopping background work never stands in the way of the picker.
+	}
+	if (!ctx.hasUI) {
+		// Print and JSON mode have no UI to pick in, and Pi's notify is silent there: stderr.
+		say(ctx, REQUIRES_INTERACTIVE, "warning", deps.stderr);
+		return;
+	}
+	const config = currentConfig(runtime);
+	const find = (provider: string, id: string) => ctx.modelRegistry.find(provider, id);
+	const current = lookupAdvisorModel(config.modelKey, find);
+	const models = ctx.modelRegistry.getAvailable();
+
+	const chosen = await pick(ctx.ui, modelPickerSpec(models, current, ctx.model));
+	if (chosen === undefined) return;
+	const model = chosen === NO_ADVISOR_VALUE ? undefined : models.find((m) => formatModelKey(modelKeyOf(m)) === chosen);
+	if (chosen !== NO_ADVISOR_VALUE && model === undefined) return;
+
+	let effort: ModelThinkingLevel | undefined;
+	if (model?.reasoning) {
+		const sameModel = current !== undefined && current.provider === model.provider && current.id === model.id;
+		const previous = sameModel ? (config.effort ?? "off") : undefined;
+		const level = await pick(ctx.ui, effortPickerSpec(model, previous));
+		if (level === undefined || !isLevel(level)) return;
+		effort = level;
+	}
+
+	const saved = saveSelection(
+		runtime.location,
+		model === undefined ? {} : { modelKey: chosen, ...(effort !== undefined ? { effort } : {}) },
+	);
+	if (!saved.ok) {
+		ctx.ui.notify(SAVE_FAILED, "error");
+		return;
+	}
+	// A re-read like any other: its warnings (other keys of the same file) are shown once.
+	for (const warning of reloadConfig(runtime)) ctx.ui.notify(warning, "warning");
+	const activation = reconcile(pi, ctx, runtime);
+	if (model === undefined) {
+		ctx.ui.notify(ADVISOR_OFF, "info");
+		return;
+	}
+	ctx.ui.notify(advisorSelected(modelDisplayName(model), effort), "info");
+	if (!activation.active && activation.reason === "same-model") {
+		ctx.ui.notify(advisorSameModel(modelDisplayName(model)), "warning");
+	}
 }

@@ -31,6 +31,13 @@ export function consultingLine(label: string, effort?: ModelThinkingLevel): stri
 /** Escaped here too: a tool name the advisor made up reaches this line without passing a tool summary. */
 export const advisorToolLine = (summary: string) => `advisor: ${escapeControlChars(summary)}`;
 
+/** The last line of the `/advisor stats` panel. */
+export const STATS_HINT = "esc or enter to close";
+/** `/advisor` with an argument it does not know. */
+export const advisorUsage = (argument: string) =>
+	`/advisor: unknown argument ${JSON.stringify(argument)}. Usage: /advisor (choose the advisor model and effort) · /advisor stats (what the advisor has cost)`;
+export const STATS_COMPLETION = "what the advisor has cost on this branch and in the session";
+
 export const SAVE_FAILED = "Failed to save advisor selection — selection not persisted";
 export const REQUIRES_INTERACTIVE = "/advisor requires interactive mode";
 
@@ -54,6 +61,8 @@ export const PICKER_NO_MATCH = "No matching entries";
 /** The first row of the model picker: turns the advisor off. */
 export const NO_ADVISOR = "No advisor";
 export const NO_ADVISOR_DESCRIPTION = "turn the advisor off";
+/** The model picker's mark on the executor's own model, which as the advisor stays inactive. */
+export const EXECUTOR_OWN_MODEL = "the executor's own model: inactive while it is the executor";
 export const EFFORT_OFF = "off (no reasoning sent)";
 export const recommendedEffort = (level: string) => `${level} (recommended)`;
 /** The effort the picker marks and preselects for a model it has not been used with. */
@@ -84,22 +93,51 @@ export const STATUS_KEY = "advisor";
 /** The budget dialog: once per consultation, when it would pass budget.perCallSoftUsd. */
 export const CONFIRM_COST_TITLE = "Advisor: over the per-call soft limit";
 
-export function confirmCostMessage(cost: {
-	/** This request, as estimated (cache reads included). */
+/** How many investigation rounds a consultation may take, as the dialog says it. */
+const rounds = (n: number) => `up to ${n} investigation round${n === 1 ? "" : "s"}`;
+
+/**
+ * `about $0.021 (first request $0.015, up to 4 investigation rounds; at most $0.050)`: one figure where
+ * two read the same.
+ */
+export function consultationCost(cost: {
 	expectedUsd: number;
-	/** This request with nothing read from the cache. */
-	coldUsd: number;
-	/** Already billed in this consultation + this request. */
-	consultationUsd: number;
+	firstUsd: number;
+	rounds: number;
+	atMostUsd: number;
+}): string {
+	const about = formatUsd(cost.expectedUsd);
+	const first = formatUsd(cost.firstUsd);
+	const most = formatUsd(cost.atMostUsd);
+	const detail = [first !== about ? `first request ${first}` : "", cost.rounds > 0 ? rounds(cost.rounds) : ""]
+		.filter((part) => part !== "")
+		.join(", ");
+	const bound = most !== about ? `at most ${most}` : "";
+	const inside = [detail, bound].filter((part) => part !== "").join("; ");
+	return `about ${about}${inside === "" ? "" : ` (${inside})`}`;
+}
+
+export function confirmCostMessage(cost: {
+	/** The consultation as expected: the first request and the follow-ups expected. */
+	expectedUsd: number;
+	/** The first request alone. */
+	firstUsd: number;
+	/** The investigation rounds it may take. */
+	rounds: number;
+	/** What a yes grants: the most it can bill. */
+	atMostUsd: number;
 	softUsd: number;
 }): string {
-	const sofar =
-		cost.consultationUsd > cost.expectedUsd + 1e-9
-			? ` This consultation would come to about ${formatUsd(cost.consultationUsd)} with what it has already spent.`
-			: "";
 	return (
-		`The next advisor request is expected to cost about ${formatUsd(cost.expectedUsd)} ` +
-		`(${formatUsd(cost.coldUsd)} if nothing comes from the prompt cache).${sofar} ` +
-		`That is over the per-call soft limit of ${formatUsd(cost.softUsd)} (advisor.json budget.perCallSoftUsd). Send it?`
+		`This advisor consultation is expected to cost ${consultationCost(cost)}. ` +
+		`That is over the per-call soft limit of ${formatUsd(cost.softUsd)} (advisor.json budget.perCallSoftUsd). ` +
+		`Yes allows up to ${formatUsd(cost.atMostUsd)}; the advisor is told to answer with what it has before a request would pass that. Send it?`
 	);
+}
+
+/** `$0.050 · 3 requests · 61% from cache`: what a consultation really cost (the advice card, the stats). */
+export function costLine(usd: number, requests: number, cacheShare: number | null): string {
+	const parts = [formatUsd(usd), `${requests} request${requests === 1 ? "" : "s"}`];
+	if (cacheShare !== null) parts.push(`${Math.round(100 * cacheShare)}% from cache`);
+	return parts.join(" · ");
 }

@@ -10,7 +10,7 @@ import { type Component, getKeybindings, Text } from "@mariozechner/pi-tui";
 import type { AdvisorDetails, Severity } from "../../events/index.ts";
 import { parseSeverity } from "../../policy/index.ts";
 import { type ModelRef, recordedModelDisplayName } from "./model-key.ts";
-import { CARD_NO_SEVERITY, cardMoreLines } from "./notices.ts";
+import { CARD_NO_SEVERITY, cardMoreLines, costLine } from "./notices.ts";
 
 /** Lines of advice shown under the verdict in the collapsed card. */
 export const COLLAPSED_LINES = 4;
@@ -71,6 +71,19 @@ function expandKey(): string | undefined {
 	}
 }
 
+/**
+ * What the consultation really cost, every request counted: `$0.050 · 3 requests · 61% from cache`.
+ * Undefined when the result records no usage.
+ */
+export function billedLine(details: Pick<AdvisorDetails, "usage" | "attempts">): string | undefined {
+	const usage = details.usage;
+	if (usage === undefined) return undefined;
+	const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
+	const prompt = n(usage.input) + n(usage.cacheRead) + n(usage.cacheWrite);
+	const requests = details.attempts?.length ?? 1;
+	return costLine(n(usage.cost?.total), requests, prompt > 0 ? n(usage.cacheRead) / prompt : null);
+}
+
 /** Looks a recorded model up in Pi's registry, for its name. */
 export type FindModel = (provider: string, modelId: string) => ModelRef | undefined;
 
@@ -101,9 +114,13 @@ export function advisorCardText(
 			? undefined
 			: (recordedModelDisplayName(details.advisorModel, findModel) ?? details.advisorModel);
 	const who = model ? style.fg("dim", ` · ${model}${details.effort ? `, ${details.effort}` : ""}`) : "";
+	const cost = billedLine(details);
 	const body = adviceBody(text);
 	const shown = options.expanded ? body : body.slice(0, COLLAPSED_LINES);
-	const out = [verdict + who, ...shown.map((line) => style.fg("toolOutput", line))];
+	const out = [
+		verdict + who + (cost === undefined ? "" : style.fg("dim", ` · ${cost}`)),
+		...shown.map((line) => style.fg("toolOutput", line)),
+	];
 	const hidden = body.length - shown.length;
 	if (hidden > 0) out.push(style.fg("dim", cardMoreLines(hidden, expandKey())));
 	return out.join("\n");

@@ -81,6 +81,8 @@ export interface RequestEstimate {
 	/** false: no output count on record for this model and effort, so output is estimated as 0. */
 	outputKnown: boolean;
 	costUsd: number;
+	/** The prompt's part of costUsd (uncached, reads and writes): what the request costs before it answers. */
+	promptCostUsd: number;
 	/** The same request with nothing read from the cache. */
 	coldCostUsd: number;
 	/** How promptTokens was estimated. */
@@ -314,6 +316,7 @@ export function estimateRequest(input: EstimateInput): RequestEstimate {
 		outputTokens: output,
 		outputKnown: expected !== undefined,
 		costUsd: priced(pricing, prompt, reads, writes, output),
+		promptCostUsd: priced(pricing, prompt, reads, writes, 0),
 		coldCostUsd: priced(pricing, prompt, 0, coldWrites, output),
 		promptBasis,
 		cacheMatch,

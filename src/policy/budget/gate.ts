@@ -1,25 +1,26 @@
 /**
- * The budget gate: asked before every request of a consultation — the first, each
- * investigation round, each retry — with that request's fresh estimate.
+ * The budget gate, asked once per consultation, before its first request, with the consultation's
+ * estimate (consultation.ts): what it is expected to cost and what it can cost at most.
  *
- * 1. Trim: the consultation's first request, cold (nothing past the fixed head expected from the
- *    cache), over `perCallSoftUsd` AND over `contextBudgetTokens` (0 disables) → "trim". The
- *    adapter then runs `chooseTrim` (policy/budget/trim.ts), persists the anchor, re-renders,
- *    re-estimates and asks again with `trim: "done"`; a "too-big" choice is a skip with its reason.
- * 2. Over what is left of the branch's `sessionUsd`, or over `perCallHardUsd` (both counting what
- *    this consultation has already been billed) → "skip", no dialog: hard limits stay hard.
- * 3. Within `perCallSoftUsd` (the consultation so far + this request) → "send".
- * 4. Over the soft limit only: confirmed earlier in this consultation → "send"; declined → "skip";
- *    with `onExceed: "confirm"` and a UI → "confirm" (once per consultation: the adapter records the
- *    answer and passes it back as `confirmation`); headless or `onExceed: "skip"` → "skip".
+ * 1. Trim: the first request cold (nothing past the fixed head expected from the cache), the
+ *    consultation expected over `perCallSoftUsd` AND the first request over `contextBudgetTokens`
+ *    (0 disables) → "trim". The adapter then runs `chooseTrim` (policy/budget/trim.ts), persists the
+ *    anchor, re-renders, re-estimates and asks again with `trim: "done"`; a "too-big" choice is a skip.
+ * 2. Expected over what is left of the branch's `sessionUsd`, or over `perCallHardUsd` → "skip", no
+ *    dialog: hard limits stay hard.
+ * 3. Expected within `perCallSoftUsd` → "send".
+ * 4. Over the soft limit only: with `onExceed: "confirm"` and a UI → "confirm" (the adapter asks once
+ *    and answers with `confirmation`); headless or `onExceed: "skip"` → "skip"; declined → "skip".
  *
- * Steps 2–4: over the soft limit, confirm (interactive) or skip; over the hard or branch limit, skip.
- * Deliberately no dialog for the hard and branch limits: it keeps "hard" hard (docs/decisions.md).
+ * A send carries the consultation's limit: its "at most", within `perCallHardUsd` and what is left of
+ * `sessionUsd`. A yes grants exactly that. Every request of the consultation is then held to it by
+ * `guardRequest` (consultation.ts): a request that would pass it makes the advisor answer now.
  * Skip reasons are SKIP_REASONS texts, for `Advisor skipped: <reason>` with `details.skipped: true`.
  */
 
 import { assertNever } from "../../events/index.ts";
 import { SKIP_REASONS } from "../../render/index.ts";
+import type { ConsultationEstimate } from "./consultation.ts";
 import { costOrInfinity, type RequestEstimate } from "./estimate-cost.ts";
 
 /** The `budget` keys of advisor.json the gate reads (the adapter's BudgetConfig fits). */
@@ -36,39 +37,42 @@ export interface BudgetLimits {
 /** The user's answer to this consultation's dialog, if it was asked. */
 export type Confirmation = "not-asked" | "granted" | "declined";
 
-/**
- * "available": the consultation's first request, not trimmed yet in this call;
- * "done": trimming already ran for it; "unavailable": investigation rounds and retries.
- */
-export type TrimStage = "available" | "done" | "unavailable";
+/** "available": the first request, not trimmed yet; "done": trimming already ran for it. */
+export type TrimStage = "available" | "done";
 
 export interface GateInput {
-	estimate: Pick<RequestEstimate, "costUsd" | "coldCostUsd" | "promptTokens" | "cold">;
+	/** The first request (for the trim: its size, and whether it is cold). */
+	first: Pick<RequestEstimate, "promptTokens" | "cold">;
+	consultation: Pick<ConsultationEstimate, "firstUsd" | "expectedUsd" | "atMostUsd" | "maxRounds">;
 	budget: BudgetLimits;
 	/** The branch's spend before this consultation (SpendState.totalUsd). */
 	spentUsd: number;
-	/** Already billed in this consultation: earlier rounds and attempts (sum of their usage.cost.total). */
-	billedUsd: number;
 	/** A UI that can show a confirmation dialog. */
 	interactive: boolean;
 	confirmation: Confirmation;
 	trim: TrimStage;
 }
 
-/** Which limit a request is over: the soft per-call one (confirmable), the hard one, the branch's. */
+/** Which limit a consultation is over: the soft per-call one (confirmable), the hard one, the branch's. */
 export type OverLimit = "soft" | "call" | "session";
 
 export type GateDecision =
-	| { action: "send" }
+	| {
+			action: "send";
+			/** What the consultation may bill in all: its at most, within the hard and branch limits. */
+			limitUsd: number;
+	  }
 	| { action: "trim"; promptTokens: number; budgetTokens: number }
 	| {
 			action: "confirm";
-			/** This request. */
+			/** The consultation as expected: the first request and the follow-ups expected. */
 			expectedUsd: number;
-			/** This request with nothing from the cache. */
-			coldUsd: number;
-			/** Billed so far in this consultation + this request. */
-			consultationUsd: number;
+			/** The first request alone. */
+			firstUsd: number;
+			/** Investigation rounds it may take. */
+			rounds: number;
+			/** What a yes grants: the at most, within the hard and branch limits. */
+			limitUsd: number;
 			/** Only the soft limit can be confirmed past (docs/configuration.md). */
 			limit: "soft";
 			/** The skip reason, should the user decline. */
@@ -81,55 +85,55 @@ function nonNegative(n: number): number {
 }
 
 export function decideGate(input: GateInput): GateDecision {
-	const { estimate, budget } = input;
-	const cost = costOrInfinity(estimate.costUsd);
-	const billed = nonNegative(input.billedUsd);
+	const { consultation, budget } = input;
+	const expected = costOrInfinity(consultation.expectedUsd);
 	const spent = nonNegative(input.spentUsd);
 
 	if (
 		input.trim === "available" &&
 		budget.contextBudgetTokens > 0 &&
-		estimate.cold &&
-		cost > budget.perCallSoftUsd &&
-		estimate.promptTokens > budget.contextBudgetTokens
+		input.first.cold &&
+		expected > budget.perCallSoftUsd &&
+		input.first.promptTokens > budget.contextBudgetTokens
 	) {
-		return { action: "trim", promptTokens: estimate.promptTokens, budgetTokens: budget.contextBudgetTokens };
+		return { action: "trim", promptTokens: input.first.promptTokens, budgetTokens: budget.contextBudgetTokens };
 	}
 
-	const consultation = billed + cost;
-	const remaining = Math.max(0, budget.sessionUsd - spent - billed);
+	const remaining = Math.max(0, budget.sessionUsd - spent);
 	// Over the hard or the branch limit is a skip without a dialog. The branch cap first:
 	// no per-call allowance helps when the branch is spent.
-	if (spent + consultation > budget.sessionUsd) {
+	if (expected > remaining) {
 		return {
 			action: "skip",
-			reason: SKIP_REASONS.overSessionBudget(cost, remaining, budget.sessionUsd),
+			reason: SKIP_REASONS.overSessionBudget(expected, remaining, budget.sessionUsd),
 			limit: "session",
 		};
 	}
-	if (consultation > budget.perCallHardUsd) {
-		return {
-			action: "skip",
-			reason: SKIP_REASONS.overCallBudget(consultation, budget.perCallHardUsd),
-			limit: "call",
-		};
+	if (expected > budget.perCallHardUsd) {
+		return { action: "skip", reason: SKIP_REASONS.overCallBudget(expected, budget.perCallHardUsd), limit: "call" };
 	}
-	if (consultation <= budget.perCallSoftUsd) return { action: "send" };
+	const limitUsd = Math.min(
+		Math.max(costOrInfinity(consultation.atMostUsd), expected),
+		budget.perCallHardUsd,
+		remaining,
+	);
+	if (expected <= budget.perCallSoftUsd) return { action: "send", limitUsd };
 
 	// Over the soft limit only (confirming past the hard or branch limit would make them soft).
-	const reason = SKIP_REASONS.overSoftBudget(consultation, budget.perCallSoftUsd);
+	const reason = SKIP_REASONS.overSoftBudget(expected, budget.perCallSoftUsd);
 	switch (input.confirmation) {
 		case "granted":
-			return { action: "send" };
+			return { action: "send", limitUsd };
 		case "declined":
-			return { action: "skip", reason: SKIP_REASONS.declined(consultation), limit: "declined" };
+			return { action: "skip", reason: SKIP_REASONS.declined(expected), limit: "declined" };
 		case "not-asked":
 			if (budget.onExceed === "confirm" && input.interactive) {
 				return {
 					action: "confirm",
-					expectedUsd: cost,
-					coldUsd: costOrInfinity(estimate.coldCostUsd),
-					consultationUsd: consultation,
+					expectedUsd: expected,
+					firstUsd: costOrInfinity(consultation.firstUsd),
+					rounds: consultation.maxRounds,
+					limitUsd,
 					limit: "soft",
 					reason,
 				};

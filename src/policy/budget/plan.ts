@@ -3,16 +3,18 @@
  * before each request and only does the impure parts itself: the dialog, `pi.appendEntry`, the
  * clock, sending.
  *
- * First request — `planConsultation`:
- *   render with the sticky anchor → estimate → gate; on "trim": chooseTrim → re-render →
- *   re-estimate → gate again (trim "done"); a trim that cannot fit is a skip with the
- *   context-budget reason. The result says what to persist before dispatch (`persist`), and what
- *   the envelope carries (`details.estimate`, `details.context`).
- * Every later request (investigation round, retry) — `planNextRequest`:
- *   the conversation as it has grown → estimate against the newest billed request → gate.
+ * Before the first request — `planConsultation`:
+ *   render with the sticky anchor → estimate the first request → estimate the consultation (its
+ *   follow-ups: consultation.ts) → gate; on "trim": chooseTrim → re-render → re-estimate → gate again
+ *   (trim "done"); a trim that cannot fit is a skip with the context-budget reason. The result says
+ *   what to persist before dispatch (`persist`), what the envelope carries (`details.estimate`,
+ *   `details.context`), and the consultation's limit if it is sent.
+ * Every request, the first included — `planNextRequest`:
+ *   the conversation as it has grown → estimate against the newest billed request → the guard of
+ *   the consultation's limit: send, send with the in-band "answer now", or stop.
  *
- * "confirm" comes back as it is: the adapter asks once per consultation, then passes the answer
- * as `confirmation` to every later `planNextRequest` (and treats "granted" as send right away).
+ * "confirm" comes back as it is: the adapter asks once per consultation; a yes grants the limit the
+ * decision names.
  */
 
 import type { Context } from "@mariozechner/pi-ai";
@@ -34,15 +36,18 @@ import {
 	type RenderMemo,
 	type RenderOptions,
 	renderRequest,
+	SKIP_REASONS,
 } from "../../render/index.ts";
+import { type ConsultationEstimate, consultationHistory, estimateConsultation, guardRequest } from "./consultation.ts";
 import {
 	type CachingModel,
 	envelopeEstimate,
 	estimateRequest,
 	type ModelPricing,
+	PROMPT_HEADROOM,
 	type RequestEstimate,
 } from "./estimate-cost.ts";
-import { type BudgetLimits, type Confirmation, decideGate, type GateDecision } from "./gate.ts";
+import { type BudgetLimits, decideGate, type GateDecision } from "./gate.ts";
 import { chooseTrim, contextDetails } from "./trim.ts";
 
 /** Who is asking, with what model, and when. */
@@ -60,7 +65,17 @@ export interface PlanBudget extends BudgetLimits {
 	warmWindowSec: number;
 }
 
-export interface ConsultationPlanInput extends PlanModel {
+/** What bounds a consultation's follow-ups: the tools' allowance and the output cap. */
+export interface PlanBounds {
+	/** Tool calls the advisor may run (`tools.maxRounds`); 0 when the request declares no tools. */
+	maxCalls: number;
+	/** Output tokens one request can bill at most. */
+	outputCap: number;
+	/** Prompt tokens one tool call's result can add at most. */
+	callTokens: number;
+}
+
+export interface ConsultationPlanInput extends PlanModel, PlanBounds {
 	ledger: LedgerState;
 	/** The folded trim anchor of the branch (`trimAnchorOf` / `foldTrimAnchor`). */
 	anchor: TrimAnchorState;
@@ -75,17 +90,17 @@ export interface ConsultationPlanInput extends PlanModel {
 	nowMs: number;
 }
 
-export interface RequestPlan {
-	/** The request to send (for the first request: as rendered, possibly trimmed). */
+export interface ConsultationPlan {
+	/** The first request to send (as rendered, possibly trimmed). */
 	request: LedgerRequest;
+	/** Its estimate. */
 	estimate: RequestEstimate;
+	/** The consultation's: expected, at most. */
+	consultation: ConsultationEstimate;
 	/** Never "trim": trimming has been done by the time a plan is returned. */
 	decision: Exclude<GateDecision, { action: "trim" }>;
 	/** `details.estimate` of the envelope. */
 	envelopeEstimate: EnvelopeEstimate;
-}
-
-export interface ConsultationPlan extends RequestPlan {
 	/** What the request was rendered with (already applied to `request`). */
 	trim: RenderTrim | undefined;
 	/** When defined: `pi.appendEntry(CUSTOM_TYPES.trimAnchor, persist)` BEFORE sending. */
@@ -95,15 +110,33 @@ export interface ConsultationPlan extends RequestPlan {
 }
 
 function noTrim(decision: GateDecision): Exclude<GateDecision, { action: "trim" }> {
-	// decideGate only says "trim" with trim "available"; every call below passes "done"/"unavailable".
-	return decision.action === "trim" ? { action: "send" } : decision;
+	// decideGate only says "trim" with trim "available"; the second call passes "done".
+	return decision.action === "trim" ? { action: "skip", reason: "", limit: "context" } : decision;
+}
+
+/** `details.estimate`: the first request's figures, the consultation's, and the limit a send holds it to. */
+function withConsultation(
+	base: EnvelopeEstimate,
+	consultation: ConsultationEstimate,
+	decision: Exclude<GateDecision, { action: "trim" }>,
+): EnvelopeEstimate {
+	const out: EnvelopeEstimate = {
+		...base,
+		consultationUsd: consultation.expectedUsd,
+		atMostUsd: consultation.atMostUsd,
+		expectedRounds: consultation.expectedRounds,
+		basis: consultation.basis,
+	};
+	if (decision.action === "send" || decision.action === "confirm") out.limitUsd = decision.limitUsd;
+	return out;
 }
 
 export function planConsultation(input: ConsultationPlanInput): ConsultationPlan {
 	const sticky = activeTrim(input.anchor, input.ledger);
 	const options = (trim: RenderTrim | undefined): RenderOptions => ({ ...input.render, trim });
-	const estimate = (request: LedgerRequest) =>
-		estimateRequest({
+	const history = consultationHistory(input.spend, input.model, input.effort);
+	const estimate = (request: LedgerRequest) => {
+		const first = estimateRequest({
 			request,
 			model: input.model,
 			effort: input.effort,
@@ -115,64 +148,60 @@ export function planConsultation(input: ConsultationPlanInput): ConsultationPlan
 			nowMs: input.nowMs,
 			warmWindowSec: input.budget.warmWindowSec,
 		});
-	const gate = (e: RequestEstimate, trim: "available" | "done") =>
+		return { first, consultation: estimateConsultation({ ...input, first, history }) };
+	};
+	const gate = (e: ReturnType<typeof estimate>, trim: "available" | "done") =>
 		decideGate({
-			estimate: e,
+			first: e.first,
+			consultation: e.consultation,
 			budget: input.budget,
 			spentUsd: input.spend.totalUsd,
-			billedUsd: 0,
 			interactive: input.interactive,
 			confirmation: "not-asked",
 			trim,
 		});
 	const remaining = remainingSessionUsd(input.spend, input.budget.sessionUsd);
+	const planned = (
+		request: LedgerRequest,
+		e: ReturnType<typeof estimate>,
+		decision: Exclude<GateDecision, { action: "trim" }>,
+		rest: Pick<ConsultationPlan, "trim" | "persist" | "context">,
+	): ConsultationPlan => ({
+		request,
+		estimate: e.first,
+		consultation: e.consultation,
+		decision,
+		envelopeEstimate: withConsultation(envelopeEstimate(e.first, remaining), e.consultation, decision),
+		...rest,
+	});
 
 	const request = renderRequest(input.ledger, options(sticky), input.memo);
 	const first = estimate(request);
 	const decision = gate(first, "available");
-	const stickyContext = sticky === undefined ? undefined : contextDetails(sticky, first.promptTokens);
 	if (decision.action !== "trim") {
-		return {
-			request,
-			estimate: first,
-			decision,
-			envelopeEstimate: envelopeEstimate(first, remaining),
-			trim: sticky,
-			persist: undefined,
-			context: stickyContext,
-		};
+		const context = sticky === undefined ? undefined : contextDetails(sticky, first.first.promptTokens);
+		return planned(request, first, decision, { trim: sticky, persist: undefined, context });
 	}
 
 	// chooseTrim renders with a memo of its own: its many candidate stand-ins stay out of the shared one.
 	const choice = chooseTrim(input.ledger, options(sticky), { budgetTokens: input.budget.contextBudgetTokens });
 	const trimmed = estimate(choice.request);
-	const context = contextDetails(choice.trim, first.promptTokens);
+	const context = contextDetails(choice.trim, first.first.promptTokens);
 	if (choice.kind === "too-big") {
-		return {
-			request: choice.request,
-			estimate: trimmed,
-			decision: { action: "skip", reason: choice.reason, limit: "context" },
-			envelopeEstimate: envelopeEstimate(trimmed, remaining),
-			trim: choice.trim,
-			persist: undefined,
-			context,
-		};
+		const skip = { action: "skip" as const, reason: choice.reason, limit: "context" as const };
+		return planned(choice.request, trimmed, skip, { trim: choice.trim, persist: undefined, context });
 	}
-	return {
-		request: choice.request,
-		estimate: trimmed,
-		decision: noTrim(gate(trimmed, "done")),
-		envelopeEstimate: envelopeEstimate(trimmed, remaining),
+	return planned(choice.request, trimmed, noTrim(gate(trimmed, "done")), {
 		trim: choice.trim,
 		persist: choice.changed && choice.trim !== undefined ? trimAnchorRecord(input.ledger, choice.trim) : undefined,
 		context: choice.trim === undefined ? undefined : context,
-	};
+	});
 }
 
-export interface NextRequestInput extends PlanModel {
-	/** The consultation's first request, as sent (`ConsultationPlan.request`). */
+export interface NextRequestInput extends PlanModel, Omit<PlanBounds, "maxCalls"> {
+	/** The consultation's first request, as planned (`ConsultationPlan.request`). */
 	first: LedgerRequest;
-	/** The conversation about to be sent (grown by investigation rounds; the same for a retry). */
+	/** The conversation about to be sent (the first request's, grown by investigation rounds). */
 	context: Pick<Context, "messages">;
 	/**
 	 * The newest BILLED request of this consultation (`fingerprintOf(request as sent, its usage)`),
@@ -181,14 +210,36 @@ export interface NextRequestInput extends PlanModel {
 	previous: RequestFingerprint | undefined;
 	/** `outputSamples(spend, model, effort)`. */
 	outputSamples: readonly number[];
-	/** SpendState.totalUsd of the branch (this consultation's bills are not on it yet). */
-	spentUsd: number;
+	/** What this consultation may bill in all (the decision's limitUsd). */
+	limitUsd: number;
 	/** usage.cost.total summed over this consultation's requests so far. */
 	billedUsd: number;
-	budget: PlanBudget;
-	interactive: boolean;
-	confirmation: Confirmation;
+	/** Tool calls the advisor may still run; 0 when it has none or was told to answer. */
+	callsLeft: number;
+	warmWindowSec: number;
 	nowMs: number;
+}
+
+export type RequestDecision = { action: "send" } | { action: "answer-now" } | { action: "skip"; reason: string };
+
+export interface RequestPlan {
+	request: LedgerRequest;
+	estimate: RequestEstimate;
+	decision: RequestDecision;
+}
+
+/**
+ * The prompt's price with headroom on what is new since the previous billed request: its size is
+ * chars/4, an estimate, and the guard's bound must hold when the tokenizer counts more.
+ */
+function promptUsdHigh(estimate: RequestEstimate, request: LedgerRequest, input: NextRequestInput): number {
+	if (estimate.promptBasis !== "previous-actual" || input.previous === undefined) return estimate.promptCostUsd;
+	const added = Math.max(0, request.tokens - input.previous.estimatedTokens);
+	const price =
+		input.caching.kind === "breakpoints" && input.pricing.cacheWrite > 0
+			? input.pricing.cacheWrite
+			: input.pricing.input;
+	return estimate.promptCostUsd + (Math.ceil(added * (PROMPT_HEADROOM - 1)) * price) / 1e6;
 }
 
 export function planNextRequest(input: NextRequestInput): RequestPlan {
@@ -203,21 +254,22 @@ export function planNextRequest(input: NextRequestInput): RequestPlan {
 		previous: input.previous,
 		outputSamples: input.outputSamples,
 		nowMs: input.nowMs,
-		warmWindowSec: input.budget.warmWindowSec,
+		warmWindowSec: input.warmWindowSec,
 	});
-	const decision = decideGate({
-		estimate,
-		budget: input.budget,
-		spentUsd: input.spentUsd,
+	const guard = guardRequest({
+		limitUsd: input.limitUsd,
 		billedUsd: input.billedUsd,
-		interactive: input.interactive,
-		confirmation: input.confirmation,
-		trim: "unavailable",
+		promptUsd: promptUsdHigh(estimate, request, input),
+		promptTokens: estimate.promptTokens,
+		outputCap: input.outputCap,
+		outputCapUsd: (input.outputCap * input.pricing.output) / 1e6,
+		roundTokens: input.callsLeft * input.callTokens,
+		pricing: input.pricing,
+		caching: input.caching,
 	});
-	return {
-		request,
-		estimate,
-		decision: noTrim(decision),
-		envelopeEstimate: envelopeEstimate(estimate, Math.max(0, input.budget.sessionUsd - input.spentUsd)),
-	};
+	const decision: RequestDecision =
+		guard === "stop"
+			? { action: "skip", reason: SKIP_REASONS.overConsultationLimit(input.limitUsd, input.billedUsd) }
+			: { action: guard };
+	return { request, estimate, decision };
 }

@@ -19,7 +19,7 @@
  * is never delivered, so it leaves only its usage record.
  */
 
-import type { RequestRecord, Severity, UsageRecordData } from "../../events/index.ts";
+import type { AttemptRecord, RequestRecord, Severity, UsageRecordData } from "../../events/index.ts";
 import { reviewSeverity } from "./severity.ts";
 
 export interface DeliveryState {
@@ -75,6 +75,8 @@ export interface ReviewUsageInput {
 	severity?: Severity;
 	/** `requestRecord(first request, meta)` of the review's first request, when it was sent. */
 	request?: RequestRecord;
+	/** One per request sent (retries and investigation rounds), as the envelope's `details.attempts`. */
+	attempts?: AttemptRecord[];
 	/** Epoch ms when the review settled. */
 	timestampMs: number;
 }
@@ -91,5 +93,6 @@ export function reviewUsageRecord(input: ReviewUsageInput): UsageRecordData {
 	if (input.effort !== undefined) out.effort = input.effort;
 	if (input.severity !== undefined) out.severity = input.severity;
 	if (input.request !== undefined) out.request = input.request;
+	if (input.attempts !== undefined && input.attempts.length > 0) out.attempts = input.attempts;
 	return out;
 }

@@ -144,7 +144,7 @@ describe("session inputs that are not regular files, or too large", () => {
 
 describe("fatal errors print one clean line and no report", () => {
 	it(
-		"a missing file: the error once, no repeated code, no zero-filled report (text and JSON)",
+		"a missing file: one line, the error once, no repeated code, no zero-filled report (text and JSON)",
 		async () => {
 			const missing = path.join(work, "nope", "missing.jsonl");
 			const render = await runBuilt(built.main, ["render", missing]);
@@ -156,8 +156,9 @@ describe("fatal errors print one clean line and no report", () => {
 				expect(replay.code).toBe(3);
 				expect(replay.stdout).toBe("");
 				expect(replay.stderr).not.toMatch(/ENOENT/);
-				expect(replay.stderr.split("\n")[0]).toBe(
-					`advisor-ledger replay: skipped ${path.relative(repoRoot, missing)}: no such file or directory`,
+				// One line per error: not `cannot read …` and then `nothing to replay …` for the same file.
+				expect(replay.stderr).toBe(
+					`advisor-ledger replay: cannot read ${path.relative(repoRoot, missing)}: no such file or directory\n`,
 				);
 			}
 		},
@@ -168,7 +169,7 @@ describe("fatal errors print one clean line and no report", () => {
 		"--version prints the package version",
 		async () => {
 			const pkg = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
-			for (const flag of ["--version", "-V"]) {
+			for (const flag of ["--version", "-V", "-v"]) {
 				const r = await runBuilt(built.main, [flag]);
 				expect(r).toEqual({ code: 0, stdout: `advisor-ledger ${pkg.version}\n`, stderr: "" });
 			}
@@ -183,7 +184,7 @@ describe("the CLI ends on SIGTERM and SIGINT like any CLI", () => {
 		"%s in the middle of a long replay ends it by that signal",
 		async (signal) => {
 			// Forty names for one 3,000-entry session: far more replay than the wait below. The first
-			// name sorts first and dangles: its "skipped" line says the replay loop has begun (every
+			// name sorts first and dangles: its "cannot read" line says the replay loop has begun (every
 			// module loaded), so the signal lands in the synchronous work, where a JavaScript handler
 			// (Pi's lock-file dependency installs one) could never run.
 			const text = generateSession(3000).jsonl;
@@ -196,7 +197,7 @@ describe("the CLI ends on SIGTERM and SIGINT like any CLI", () => {
 			const ended = await spawnCli(["replay", dir], (child) => {
 				let sent = false;
 				child.stderr?.on("data", (chunk: Buffer | string) => {
-					if (!sent && String(chunk).includes("skipped")) {
+					if (!sent && String(chunk).includes("cannot read")) {
 						sent = true;
 						child.kill(signal);
 					}

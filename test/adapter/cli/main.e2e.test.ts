@@ -97,7 +97,8 @@ describe("help and usage errors", () => {
 			expect(r.stdout).toMatch(/advisor-ledger (replay|render)/);
 		}
 		expect((await runBuilt(built.main, ["replay", "-h"])).stdout).toContain("--every N");
-		expect((await runBuilt(built.main, ["render", "--help"])).stdout).toContain("--at ENTRY_ID");
+		expect((await runBuilt(built.main, ["render", "--help"])).stdout).toContain("--at ENTRY ");
+		expect((await runBuilt(built.main, ["render", "--help"])).stdout).toContain("#N as the request names it");
 	});
 
 	it("usage errors exit 1 with a message on stderr", async () => {
@@ -112,7 +113,14 @@ describe("help and usage errors", () => {
 		]) {
 			const r = await runBuilt(built.main, args);
 			expect(r.code, args.join(" ")).toBe(1);
-			expect(r.stderr).toMatch(/advisor-ledger: /);
+			// One prefix: the command the error concerns, else the program alone; then where to read more.
+			const command = args[0] === "replay" || args[0] === "render" ? args[0] : undefined;
+			const [line, hint, rest] = r.stderr.split("\n");
+			expect(line, args.join(" ")).toMatch(
+				command === undefined ? /^advisor-ledger: \S/ : `advisor-ledger ${command}: `,
+			);
+			expect(hint).toBe(`Run \`advisor-ledger ${command === undefined ? "" : `${command} `}--help\` for usage.`);
+			expect(rest).toBe("");
 			expect(r.stdout).toBe("");
 		}
 	});
@@ -239,12 +247,18 @@ describe("damaged copies: reported, skipped where needed, the run goes on", () =
 		);
 	});
 
-	it("an empty file and a folder without sessions: exit 2, nothing to replay", async () => {
+	it("an empty file and a folder without sessions: exit 2, one line saying which", async () => {
 		const empty = write("empty/empty.jsonl", "");
 		const r1 = await replayJson([empty]);
 		expect(r1.code).toBe(2);
 		expect(r1.report!.diagnostics.filesWithoutPoints).toHaveLength(1);
-		expect(r1.stderr).toContain("nothing to replay");
+		expect(r1.stderr).toBe(`advisor-ledger replay: ${path.relative(repoRoot, empty)}: empty file\n`);
+		const rendered = await runBuilt(built.main, ["render", empty]);
+		expect(rendered).toEqual({
+			code: 2,
+			stdout: "",
+			stderr: `advisor-ledger render: ${path.relative(repoRoot, empty)}: empty file\n`,
+		});
 
 		const folder = path.join(work, "no-sessions");
 		mkdirSync(folder, { recursive: true });

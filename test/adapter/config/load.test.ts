@@ -115,7 +115,7 @@ describe("every key", () => {
 			maxDurationSec: 0,
 		},
 		review: { enabled: true, minToolCalls: 0 },
-		advice: { maxChars: 200 },
+		advice: { maxChars: 200, maxOutputTokens: 0 },
 		privacy: {
 			redact: false,
 			patterns: ["INTERNAL-[0-9]{6}", { pattern: "acme_[a-z0-9]{32}", kind: "acme-token" }],
@@ -238,11 +238,28 @@ describe("per-key fallback", () => {
 	});
 
 	it("advice.maxChars: an integer of at least 200 (room for the cut marker), else the default", () => {
-		expect(parseConfig({ advice: { maxChars: 4000 } }).config.advice).toEqual({ maxChars: 4000 });
+		expect(parseConfig({ advice: { maxChars: 4000 } }).config.advice).toEqual({
+			maxChars: 4000,
+			maxOutputTokens: 16384,
+		});
 		for (const maxChars of [199, 0, -5, 1.5, "16000", true]) {
 			expect(parseConfig({ advice: { maxChars } })).toMatchObject({
 				config: { advice: { maxChars: 16000 } },
 				invalidKeys: ["advice.maxChars"],
+			});
+		}
+	});
+
+	it("advice.maxOutputTokens: an integer ≥ 0 (0 = pi-ai's default), else 16384", () => {
+		expect(parseConfig({ advice: { maxOutputTokens: 0 } }).config.advice.maxOutputTokens).toBe(0);
+		expect(parseConfig({ advice: { maxOutputTokens: 2048 } }).config.advice).toEqual({
+			maxChars: 16000,
+			maxOutputTokens: 2048,
+		});
+		for (const maxOutputTokens of [-1, 1.5, "4096", false]) {
+			expect(parseConfig({ advice: { maxOutputTokens } })).toMatchObject({
+				config: { advice: { maxOutputTokens: 16384 } },
+				invalidKeys: ["advice.maxOutputTokens"],
 			});
 		}
 	});

@@ -78,6 +78,6 @@ export const DEFAULTS: AdvisorConfig = {
 		maxDurationSec: 3600,
 	},
 	review: { enabled: false, minToolCalls: 1 },
-	advice: { maxChars: 16000 },
+	advice: { maxChars: 16000, maxOutputTokens: 16384 },
 	privacy: { redact: true, patterns: [], allow: [] },
 };

@@ -3,8 +3,7 @@
  * failure, and what reaches completeSimple.
  */
 
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Api, AssistantMessage, Model } from "@mariozechner/pi-ai";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
@@ -18,6 +17,7 @@ import {
 import { createSessionLedger } from "../../../src/adapter/consult/session-ledger.ts";
 import type { CompleteSimple } from "../../../src/adapter/pi/compat.ts";
 import { UNSUPPORTED_PI_AI, zeroUsage } from "../../../src/render/index.ts";
+import { testTempDir } from "../../support/temp.ts";
 
 function model(provider: string, id: string, reasoning = true): Model<Api> {
 	return {
@@ -47,7 +47,7 @@ function setup(
 	getAllTools: () => never = () => [{ name: "read", description: "Read a file." }] as never,
 	extra: Partial<AdvisorToolDeps> = {},
 ) {
-	const home = mkdtempSync(join(tmpdir(), "adv-tool-"));
+	const home = testTempDir("adv-tool-");
 	mkdirSync(join(home, "pi-advisor-ledger"));
 	writeFileSync(join(home, "pi-advisor-ledger", "advisor.json"), JSON.stringify(config));
 	const loaded = loadConfig({ env: { XDG_CONFIG_HOME: home } }).config;
@@ -116,7 +116,7 @@ describe("advisor() execute", () => {
 		expect(run).toBeTypeOf("function");
 		const tool = createAdvisorTool({
 			pi: { getAllTools: () => [], getThinkingLevel: () => "off" },
-			config: () => loadConfig({ env: { XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), "adv-tool-")) } }).config,
+			config: () => loadConfig({ env: { XDG_CONFIG_HOME: testTempDir("adv-tool-") } }).config,
 			ledger: createSessionLedger(),
 			loadCompleteSimple: async () => {
 				throw new Error("unused");

@@ -33,7 +33,7 @@ import {
 	type NextRequest,
 	runConsultation,
 } from "../../../src/adapter/consult/consultation.ts";
-import { defaultInvestigation } from "../../../src/adapter/extension.ts";
+import { defaultInvestigation } from "../../../src/adapter/pi-advisor-ledger.ts";
 import type { ToolsConfig } from "../../../src/adapter/tools/index.ts";
 import { type LedgerState, ledgerOf } from "../../../src/reducers/index.ts";
 import {
@@ -540,6 +540,79 @@ describe("the approval hook", () => {
 		]);
 		expect(seen[1]!.billedUsage.input).toBeGreaterThan(0);
 		expect(seen[2]!.context.messages.at(-1)).toMatchObject({ role: "user" });
+	});
+
+	it("tells the gate how many tool calls the advisor may still run: none once the allowance is spent", async () => {
+		script([
+			toolUse(fauxToolCall("read", { path: "src/app.ts" }, { id: "t1" })),
+			toolUse(fauxToolCall("read", { path: "notes.md" }, { id: "t2" })),
+			fauxAssistantMessage("Severity: none\nok"),
+		]);
+		const left: number[] = [];
+		await consultation(
+			{ tools: { maxRounds: 2 } },
+			{
+				approve: async (next) => {
+					left.push(next.callsLeft);
+					return { send: true };
+				},
+			},
+		).run();
+		expect(left).toEqual([2, 1, 0]);
+		// Without tools there is nothing to run.
+		script([fauxAssistantMessage("Severity: none\nok")]);
+		const none: number[] = [];
+		await consultation(
+			{ tools: { enabled: false } },
+			{
+				approve: async (next) => {
+					none.push(next.callsLeft);
+					return { send: true };
+				},
+			},
+		).run();
+		expect(none).toEqual([0]);
+	});
+
+	it("answer now: that request carries the in-band notice (once), nothing later may call tools, and a reply that still does ends it", async () => {
+		const sent = script([
+			toolUse(fauxToolCall("read", { path: "src/app.ts" }, { id: "t1" })),
+			toolUse(fauxToolCall("read", { path: "notes.md" }, { id: "t2" })),
+		]);
+		const left: number[] = [];
+		const executed: string[] = [];
+		const { run, request } = consultation(
+			{ tools: { maxRounds: 3 }, wrap: counting(executed) },
+			{
+				approve: async (next) => {
+					left.push(next.callsLeft);
+					return next.round === 0 ? { send: true } : { send: true, answerNow: true };
+				},
+			},
+		);
+		const out = await run();
+		const base = request.context.messages.length;
+		expect(sent).toHaveLength(2);
+		// The round after the first: its results, then the notice, as when the allowance is spent.
+		expect(sent[1]!.messages).toHaveLength(base + 3);
+		expect(sent[1]!.messages.at(-1)).toMatchObject({
+			role: "user",
+			content: [{ type: "text", text: TOOL_BUDGET_SPENT }],
+		});
+		expect(textOf(sent[1]!.messages.at(-2))).not.toBe(TOOL_BUDGET_SPENT);
+		expect(executed).toEqual(["t1"]);
+		expect(left).toEqual([3, 2]);
+		expect(out.content[0]!.text).toBe(FAILURE.failed(TOOLS_AFTER_SPENT));
+		expect(out.details.attempts).toHaveLength(2);
+	});
+
+	it("answer now on the first request: the notice follows the request as rendered", async () => {
+		const sent = script([fauxAssistantMessage("Severity: nit\nfrom the log alone")]);
+		const { run, request } = consultation({ tools: {} }, { approve: async () => ({ send: true, answerNow: true }) });
+		const out = await run();
+		expect(sent[0]!.messages).toHaveLength(request.context.messages.length + 1);
+		expect(textOf(sent[0]!.messages.at(-1))).toBe(TOOL_BUDGET_SPENT);
+		expect(out.content[0]!.text).toBe("Severity: nit\nfrom the log alone");
 	});
 
 	it("a refusal before a later round ends as a skip that still carries the usage and calls so far", async () => {

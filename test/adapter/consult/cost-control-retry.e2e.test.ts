@@ -112,25 +112,35 @@ describe("retry", () => {
 		expect(h.advisorCalls).toHaveLength(1);
 	});
 
-	it("a retry passes the gate too: refused, it ends as a skip that keeps the usage already billed", async () => {
-		// The same session, measured first: its first request's estimate.
+	it("a retry passes the gate too: one that would take the consultation past its limit is not sent, and it ends as a skip that keeps the usage already billed", async () => {
+		// The same session, measured first: its first request's prompt, as estimated.
 		const probe = await consult([fauxAssistantMessage(ADVICE)]);
-		const estimate = only(probe).details.estimate.costUsd as number;
-		// The first request (estimate) fits; billed (≈ estimate / 1.2) + the retry (≈ the billed
-		// prompt again) does not.
-		const limit = estimate * 1.3;
-		const h = await consult([error("503 overloaded"), fauxAssistantMessage(ADVICE)], {
-			perCallSoftUsd: limit,
-			perCallHardUsd: limit,
-		});
+		const prompt = only(probe).details.estimate.costUsd as number;
+		// A 100-token output cap ($0.0015 at $15/M): the hard limit holds one request with a full
+		// answer, not the billed first attempt and a retry besides.
+		const cap = (100 * 15) / 1e6;
+		const limit = (prompt + cap) * 1.3;
+		const h = await consult(
+			[error("503 overloaded"), fauxAssistantMessage(ADVICE)],
+			{},
+			{
+				advisorConfig: {
+					modelKey: ADVISOR_KEY,
+					tools: { enabled: false },
+					advice: { maxOutputTokens: 100 },
+					budget: { perCallSoftUsd: limit, perCallHardUsd: limit },
+				},
+			},
+		);
 		const { text, details } = only(h);
-		expect(only(h).details.estimate.costUsd).toBe(estimate);
+		expect(details.estimate.costUsd).toBe(prompt);
+		expect(details.estimate.limitUsd).toBeCloseTo(limit, 12);
 		expect(h.advisorCalls).toHaveLength(1);
 		expect(details.skipped).toBe(true);
-		expect(text.startsWith("Advisor skipped: this consultation would cost about")).toBe(true);
-		expect(details.errorMessage).toMatch(/over the per-call limit/);
+		const billed = details.usage.cost.total as number;
+		expect(billed).toBeGreaterThan(0);
+		expect(text).toBe(FAILURE.skipped(SKIP_REASONS.overConsultationLimit(details.estimate.limitUsd, billed)));
 		expect(details.attempts).toHaveLength(1);
-		expect(details.usage.cost.total).toBeGreaterThan(0);
 		expect(details.usage).toEqual(details.attempts[0].usage);
 	});
 });

@@ -3,14 +3,14 @@
  * cleared from the file only when the registry itself loaded fine.
  */
 
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createAdvisorRuntime, reconcile, setToolActive } from "../../../src/adapter/host/activation-state.ts";
+import { testTempDir } from "../../support/temp.ts";
 
 function fixture(config: Record<string, unknown>, registryError?: string) {
-	const home = mkdtempSync(join(tmpdir(), "adv-state-"));
+	const home = testTempDir("adv-state-");
 	const file = join(home, "pi-advisor-ledger", "advisor.json");
 	mkdirSync(join(home, "pi-advisor-ledger"));
 	writeFileSync(file, JSON.stringify(config));

@@ -2,9 +2,6 @@
  * /advisor's pieces without a host: the no-UI message, the effort list, and the picker component.
  */
 
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Api, Model } from "@mariozechner/pi-ai";
 import { fuzzyMatch } from "@mariozechner/pi-tui";
 import fc from "fast-check";
@@ -24,8 +21,14 @@ import {
 	pick,
 	rankPickerItems,
 } from "../../../src/adapter/host/picker.ts";
-import { PICKER_HINT, PICKER_NO_MATCH, REQUIRES_INTERACTIVE } from "../../../src/adapter/pi/notices.ts";
+import {
+	EXECUTOR_OWN_MODEL,
+	PICKER_HINT,
+	PICKER_NO_MATCH,
+	REQUIRES_INTERACTIVE,
+} from "../../../src/adapter/pi/notices.ts";
 import { KEYS } from "../../support/pi-host.ts";
+import { testTempDir } from "../../support/temp.ts";
 
 const plain = { fg: (_c: string, t: string) => t, bold: (t: string) => t };
 
@@ -49,7 +52,7 @@ describe("without a UI", () => {
 	it("says `/advisor requires interactive mode` on stderr (Pi's notify is silent there) and does nothing else", async () => {
 		const notes: [string, string | undefined][] = [];
 		const stderr: string[] = [];
-		const runtime = createAdvisorRuntime({ env: { XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), "adv-cmd-")) } });
+		const runtime = createAdvisorRuntime({ env: { XDG_CONFIG_HOME: testTempDir("adv-cmd-") } });
 		const command = createAdvisorCommand({
 			pi: {
 				getActiveTools: () => {
@@ -57,6 +60,7 @@ describe("without a UI", () => {
 				},
 				setActiveTools: () => {},
 				getThinkingLevel: () => "off",
+				getAllTools: () => [],
 			},
 			runtime,
 			stderr: (line) => stderr.push(line),
@@ -183,6 +187,32 @@ describe("the model picker's rows and filter", () => {
 			["Mock Executor (mock/exec-1)", undefined],
 			["Claude Opus 4.5 (anthropic/claude-opus-4-5)", undefined],
 		]);
+	});
+
+	it("the executor's own model is marked before it is chosen (the same id, any provider), the rest are not", () => {
+		const marked = modelPickerSpec(
+			[...models, model("exec-1", { provider: "other", name: "Elsewhere" })],
+			undefined,
+			{
+				id: "exec-1",
+			},
+		);
+		expect(marked.items.filter((item) => item.description === EXECUTOR_OWN_MODEL).map((item) => item.label)).toEqual([
+			"Mock Executor (mock/exec-1)",
+			"Elsewhere (other/exec-1)",
+		]);
+		expect(marked.items.filter((item) => item.description !== undefined)).toHaveLength(3);
+		// The mark is shown on the row, and the filter does not read it.
+		const row = new FilterPicker(
+			marked,
+			plain,
+			() => {},
+			() => {},
+		)
+			.render(120)
+			.find((l) => l.includes("exec-1"));
+		expect(row).toContain(EXECUTOR_OWN_MODEL);
+		expect(rankPickerItems(marked.items, "inactive")).toEqual([]);
 	});
 
 	it("`no` and `advr` narrow to the obvious row; a shared prefix keeps every row it starts", () => {

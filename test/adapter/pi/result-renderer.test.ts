@@ -72,6 +72,35 @@ describe("the collapsed card", () => {
 		expect((component as Text).render(200)[0]!.trim()).toBe("Severity: nit · Opus (anthropic/claude-opus-4-1), high");
 	});
 
+	it("states what the consultation really cost: every request, and the share of its prompt from the cache", () => {
+		const usage = (input: number, cacheRead: number, total: number) => ({
+			input,
+			output: 100,
+			cacheRead,
+			cacheWrite: 0,
+			totalTokens: 0,
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total },
+		});
+		const billed = advice("Severity: nit\nok", {
+			usage: usage(3_900, 6_100, 0.05),
+			attempts: [1, 2, 3].map(() => ({ usage: usage(1, 1, 0), stopReason: "stop" })),
+		});
+		expect(advisorCardText(billed, collapsed, plain).split("\n")[0]).toBe(
+			"Severity: nit · anthropic/claude-opus-4-1, high · $0.050 · 3 requests · 61% from cache",
+		);
+		expect(advisorCardText(billed, collapsed, style).split("\n")[0]).toContain(
+			"<dim> · $0.050 · 3 requests · 61% from cache</dim>",
+		);
+		// One request, nothing from the cache; no usage recorded: nothing said.
+		const one = advice("Severity: nit\nok", { usage: usage(1_000, 0, 0.003) });
+		expect(advisorCardText(one, collapsed, plain).split("\n")[0]).toBe(
+			"Severity: nit · anthropic/claude-opus-4-1, high · $0.003 · 1 request · 0% from cache",
+		);
+		expect(advisorCardText(advice("Severity: nit\nok"), collapsed, plain).split("\n")[0]).toBe(
+			"Severity: nit · anthropic/claude-opus-4-1, high",
+		);
+	});
+
 	it("expanded, it shows all of it", () => {
 		const text = "Severity: nit\n1\n2\n3\n4\n5\n6";
 		const out = advisorCardText(advice(text), expanded, plain).split("\n");

@@ -19,6 +19,8 @@ const BUDGET = {
 	onExceed: "confirm" as const,
 	warmWindowSec: 1800,
 };
+/** One tool call allowed, a 4,000-token output cap, results up to 3,650 tokens. */
+const BOUNDS = { maxCalls: 1, outputCap: 4_000, callTokens: 3_650 };
 const MODEL = {
 	model: "anthropic:claude-sonnet-4-5",
 	effort: "high",
@@ -33,6 +35,7 @@ function plan(
 ) {
 	return planConsultation({
 		...MODEL,
+		...BOUNDS,
 		ledger: ledgerOf(events),
 		anchor: trimAnchorOf(events),
 		spend: spendOf(events),
@@ -47,21 +50,30 @@ function plan(
 describe("planConsultation", () => {
 	it("a request within every limit is sent as rendered", () => {
 		const p = plan();
-		expect(p.decision).toEqual({ action: "send" });
+		// Held to its at most (within the hard limit and the branch's budget).
+		expect(p.decision).toEqual({ action: "send", limitUsd: p.consultation.atMostUsd });
 		expect(p.trim).toBeUndefined();
 		expect(p.persist).toBeUndefined();
 		expect(p.context).toBeUndefined();
-		expect(p.envelopeEstimate).toMatchObject({ promptTokens: p.estimate.promptTokens, sessionUsd: 20 });
+		expect(p.envelopeEstimate).toMatchObject({
+			promptTokens: p.estimate.promptTokens,
+			sessionUsd: 20,
+			consultationUsd: p.consultation.expectedUsd,
+			atMostUsd: p.consultation.atMostUsd,
+			limitUsd: p.consultation.atMostUsd,
+			expectedRounds: 1,
+			basis: "prior",
+		});
 	});
 
 	it("a cold request over the soft limit and the context budget is trimmed, and the anchor is to be persisted", () => {
 		const untrimmed = plan();
 		const u = untrimmed.estimate;
-		// The soft limit sits between the untrimmed cost and what the trimmed request can cost.
-		const soft = u.costUsd * 0.85;
+		// The soft limit sits between the untrimmed consultation and what the trimmed one can cost.
+		const soft = untrimmed.consultation.expectedUsd * 0.85;
 		const budget = { ...BUDGET, perCallSoftUsd: soft, contextBudgetTokens: Math.floor(u.promptTokens * 0.7) };
 		const p = plan(undefined, { budget });
-		expect(p.decision).toEqual({ action: "send" });
+		expect(p.decision).toMatchObject({ action: "send" });
 		expect(p.persist).toMatchObject({ anchorEntryId: p.trim!.anchorEntryId, summaryBoundaryId: null });
 		expect(p.context).toEqual({
 			trimmed: true,
@@ -110,44 +122,56 @@ describe("planConsultation", () => {
 });
 
 describe("planNextRequest", () => {
-	it("re-estimates the grown conversation against the last billed request, counting what was billed", () => {
-		const first = plan();
-		const messages = [
-			...first.request.context.messages,
-			{
-				role: "toolResult" as const,
-				toolCallId: "t",
-				toolName: "read",
-				content: [{ type: "text" as const, text: "z".repeat(20_000) }],
-				isError: false,
-				timestamp: 0,
-			},
-		];
-		const previous = fingerprintOf(first.request, {
+	const first = plan();
+	const grown = (chars: number) => [
+		...first.request.context.messages,
+		{
+			role: "toolResult" as const,
+			toolCallId: "t",
+			toolName: "read",
+			content: [{ type: "text" as const, text: "z".repeat(chars) }],
+			isError: false,
+			timestamp: 0,
+		},
+	];
+	const previous = fingerprintOf(first.request, {
+		...MODEL,
+		timestampMs: 1_000_000,
+		promptTokens: first.request.tokens,
+	});
+	const next = (limitUsd: number, billedUsd: number, callsLeft: number, chars = 20_000) =>
+		planNextRequest({
 			...MODEL,
-			timestampMs: 1_000_000,
-			promptTokens: first.request.tokens,
+			outputCap: BOUNDS.outputCap,
+			callTokens: BOUNDS.callTokens,
+			first: first.request,
+			context: { messages: grown(chars) },
+			previous,
+			outputSamples: [],
+			limitUsd,
+			billedUsd,
+			callsLeft,
+			warmWindowSec: 1800,
+			nowMs: 1_010_000,
 		});
-		const next = (billedUsd: number, confirmation: "not-asked" | "granted" = "not-asked") =>
-			planNextRequest({
-				...MODEL,
-				first: first.request,
-				context: { messages },
-				previous,
-				outputSamples: [],
-				spentUsd: 0,
-				billedUsd,
-				budget: BUDGET,
-				interactive: true,
-				confirmation,
-				nowMs: 1_010_000,
-			});
-		const n = next(0.2);
+
+	it("re-estimates the grown conversation against the last billed request", () => {
+		const n = next(3, 0.2, 1);
 		expect(n.request.tokens).toBe(first.request.tokens + 5000);
 		expect(n.estimate.cacheMatch).toBe("full");
 		expect(n.decision).toEqual({ action: "send" });
-		expect(next(0.99).decision.action).toBe("confirm");
-		expect(next(0.99, "granted").decision).toEqual({ action: "send" });
-		expect(next(2.99, "granted").decision).toMatchObject({ action: "skip", limit: "call" });
+	});
+
+	it("held to the limit: room for a round after it → send; room for this request only → answer now; not even → skip", () => {
+		const self = next(1e9, 0, 0).estimate.promptCostUsd + (4_000 * 15) / 1e6;
+		// Just enough for this request with a full answer (and a little headroom on what is new): the last one.
+		expect(next(0.2 + self * 1.05, 0.2, 1).decision).toEqual({ action: "answer-now" });
+		// Without tools left, the same room sends it as it is: no round can follow.
+		expect(next(0.2 + self * 1.05, 0.2, 0).decision).toEqual({ action: "send" });
+		// Not even this request fits: the consultation stops, saying what it reached.
+		expect(next(0.2 + self * 0.9, 0.2, 1).decision).toEqual({
+			action: "skip",
+			reason: SKIP_REASONS.overConsultationLimit(0.2 + self * 0.9, 0.2),
+		});
 	});
 });

@@ -25,8 +25,8 @@ import {
 	fullContextQuestion,
 	type LedgerRequest,
 } from "../../../render/index.ts";
-import { maskOldOutputs } from "../baseline/masked.ts";
-import { baselineMessages, prepareBaseline } from "../baseline/messages.ts";
+import { maskOldOutputs } from "../../baseline/masked.ts";
+import { baselineMessages, prepareBaseline } from "../../baseline/messages.ts";
 import { renderAt } from "../render-command.ts";
 import { calledToolNames, sessionTools } from "../replay/tool-set.ts";
 import type { DrawnPoint } from "./points.ts";

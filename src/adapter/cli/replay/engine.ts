@@ -54,11 +54,11 @@ import {
 	renderRequest,
 	userWords,
 } from "../../../render/index.ts";
-import { baselineAuditUnits } from "../baseline/audit-units.ts";
-import { type BaselineRequest, baselineRequest, baselineShares } from "../baseline/cache-share.ts";
-import { maskedPointRequest } from "../baseline/masked.ts";
-import { inventoryMessage } from "../baseline/messages.ts";
-import { advanceBaseline, type BaselineCursor, emptyBaseline, pointMessages } from "../baseline/track.ts";
+import { baselineAuditUnits } from "../../baseline/audit-units.ts";
+import { type BaselineRequest, baselineRequest, baselineShares } from "../../baseline/cache-share.ts";
+import { maskedPointRequest } from "../../baseline/masked.ts";
+import { inventoryMessage } from "../../baseline/messages.ts";
+import { advanceBaseline, type BaselineCursor, emptyBaseline, pointMessages } from "../../baseline/track.ts";
 import { countDiagnostics, mergeDiagnostics } from "../diagnostics.ts";
 import { type ConsultationPoint, type PointScan, pointsOfScan, scanPoints } from "./points.ts";
 

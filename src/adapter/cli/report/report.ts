@@ -16,7 +16,7 @@ import {
 	priceSplit,
 	priceUncached,
 	splitPrompt,
-} from "./cache-cost.ts";
+} from "../../baseline/cache-cost.ts";
 
 /** 2: the breakpoint figures apply Anthropic's 20-block lookback; the figures without bridges are added. */
 export const REPORT_VERSION = 2;

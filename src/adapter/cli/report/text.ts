@@ -3,7 +3,7 @@
 import { assertNever } from "../../../events/index.ts";
 import { FACT_CATEGORIES, type FactCategory } from "../../../reducers/index.ts";
 import { carriedShare } from "../../../render/index.ts";
-import type { CacheSplit } from "./cache-cost.ts";
+import type { CacheSplit } from "../../baseline/cache-cost.ts";
 import type {
 	FactSurvival,
 	PriceReport,

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Message, ToolResultMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { baselineMessages, prepareBaseline } from "../../../../src/adapter/cli/baseline/messages.ts";
+import { baselineMessages, prepareBaseline } from "../../../../src/adapter/baseline/messages.ts";
 import { pointRequests } from "../../../../src/adapter/cli/eval/arms.ts";
 import { drawOrder, loadSession } from "../../../../src/adapter/cli/eval/points.ts";
 import { calledToolNames, sessionTools } from "../../../../src/adapter/cli/replay/tool-set.ts";

@@ -4,14 +4,14 @@
 // replaces, over generated sessions (compactions, tree navigation, parallel calls, consultations).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { baselineRequest } from "../../../../src/adapter/cli/baseline/cache-share.ts";
-import { baselineMessages, inventoryMessage, prepareBaseline } from "../../../../src/adapter/cli/baseline/messages.ts";
+import { baselineRequest } from "../../../../src/adapter/baseline/cache-share.ts";
+import { baselineMessages, inventoryMessage, prepareBaseline } from "../../../../src/adapter/baseline/messages.ts";
 import {
 	advanceBaseline,
 	cursorMessages,
 	emptyBaseline,
 	pointMessages,
-} from "../../../../src/adapter/cli/baseline/track.ts";
+} from "../../../../src/adapter/baseline/track.ts";
 import {
 	createReplayShared,
 	depthFirstLeaves,

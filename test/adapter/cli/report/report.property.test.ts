@@ -3,9 +3,9 @@
 // incremental replay builds the same bytes as folding from scratch.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { MIN_CACHED_TOKENS } from "../../../../src/adapter/baseline/cache-cost.ts";
 import { replayText } from "../../../../src/adapter/cli/replay/engine.ts";
 import { advisorPoints, simulatedPoints } from "../../../../src/adapter/cli/replay/points.ts";
-import { MIN_CACHED_TOKENS } from "../../../../src/adapter/cli/report/cache-cost.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../../../src/adapter/cli/report/price-lookup.ts";
 import { buildReport, percentile, type ReplayReport } from "../../../../src/adapter/cli/report/report.ts";
 import { readSession } from "../../../../src/events/index.ts";

@@ -1,9 +1,14 @@
 // The baseline's messages: Pi's own context for a branch, plus the tool inventory.
 import { describe, expect, it } from "vitest";
-import { baselineMessages, INVENTORY_HEADER, prepareBaseline } from "../../../../src/adapter/cli/baseline/messages.ts";
-import { sessionTools } from "../../../../src/adapter/cli/replay/tool-set.ts";
-import { readSession } from "../../../../src/events/index.ts";
-import { buildSession } from "../../../support/session-gen.ts";
+import {
+	baselineMessages,
+	INVENTORY_HEADER,
+	llmMessages,
+	prepareBaseline,
+} from "../../../src/adapter/baseline/messages.ts";
+import { sessionTools } from "../../../src/adapter/cli/replay/tool-set.ts";
+import { readSession } from "../../../src/events/index.ts";
+import { buildSession } from "../../support/session-gen.ts";
 
 describe("baseline", () => {
 	it("Pi's context for the branch, the in-flight advisor call stripped, the inventory first", () => {
@@ -47,5 +52,13 @@ describe("baseline", () => {
 		const read = readSession(jsonl);
 		const branch = prepareBaseline(read.path, []);
 		expect(baselineMessages(branch, read.path.length).length).toBe(1 + read.path.length);
+	});
+});
+
+describe("Pi 1.x's system message", () => {
+	it("is left out of the baseline, which counts no system prompt, whichever host converts the context", () => {
+		const user = { role: "user" as const, content: "hi", timestamp: 0 };
+		const system = { role: "system", content: "", sections: { preamble: "You are…" }, timestamp: 0 };
+		expect(llmMessages([system, user])).toEqual([user]);
 	});
 });

@@ -4,13 +4,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { maskOldOutputs, outputLines } from "../../../../src/adapter/cli/baseline/masked.ts";
-import { baselineMessages, prepareBaseline } from "../../../../src/adapter/cli/baseline/messages.ts";
-import { loadSession } from "../../../../src/adapter/cli/eval/points.ts";
-import { replayText } from "../../../../src/adapter/cli/replay/engine.ts";
-import { calledToolNames, sessionTools } from "../../../../src/adapter/cli/replay/tool-set.ts";
-import { estimateMessageTokens } from "../../../../src/render/index.ts";
-import { samplesDir } from "../../../support/cli-build.ts";
+import { maskOldOutputs, outputLines } from "../../../src/adapter/baseline/masked.ts";
+import { baselineMessages, prepareBaseline } from "../../../src/adapter/baseline/messages.ts";
+import { loadSession } from "../../../src/adapter/cli/eval/points.ts";
+import { replayText } from "../../../src/adapter/cli/replay/engine.ts";
+import { calledToolNames, sessionTools } from "../../../src/adapter/cli/replay/tool-set.ts";
+import { estimateMessageTokens } from "../../../src/render/index.ts";
+import { samplesDir } from "../../support/cli-build.ts";
 
 const user = (text: string): UserMessage => ({ role: "user", content: [{ type: "text", text }], timestamp: 0 });
 

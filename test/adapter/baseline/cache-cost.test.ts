@@ -5,7 +5,6 @@
 import type { Message } from "@mariozechner/pi-ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { baselineRequest, baselineShares } from "../../../../src/adapter/cli/baseline/cache-share.ts";
 import {
 	addSplits,
 	cachedPrefix,
@@ -15,11 +14,12 @@ import {
 	priceSplit,
 	priceUncached,
 	splitPrompt,
-} from "../../../../src/adapter/cli/report/cache-cost.ts";
-import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../../../src/adapter/cli/report/price-lookup.ts";
-import { addCacheTotals, cacheOf, type PointReport, priceReport } from "../../../../src/adapter/cli/report/report.ts";
-import { formatUsdFixed, usdDigits } from "../../../../src/adapter/cli/report/text.ts";
-import { emptyCounts } from "../../../../src/render/index.ts";
+} from "../../../src/adapter/baseline/cache-cost.ts";
+import { baselineRequest, baselineShares } from "../../../src/adapter/baseline/cache-share.ts";
+import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../../src/adapter/cli/report/price-lookup.ts";
+import { addCacheTotals, cacheOf, type PointReport, priceReport } from "../../../src/adapter/cli/report/report.ts";
+import { formatUsdFixed, usdDigits } from "../../../src/adapter/cli/report/text.ts";
+import { emptyCounts } from "../../../src/render/index.ts";
 
 /** Claude Sonnet 4.5 in pi-ai 0.73.1: $3 input, $0.30 cache read, $3.75 cache write per million tokens. */
 const SONNET = { input: 3, cacheRead: 0.3, cacheWrite: 3.75 };

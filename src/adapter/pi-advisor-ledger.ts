@@ -1,6 +1,7 @@
 /**
- * pi-advisor-ledger's Pi entry point (`pi -e ./src/adapter/extension.ts`, or the `pi` manifest
- * after `pi install npm:pi-advisor-ledger`). Wiring only: the tool, the /advisor command and
+ * pi-advisor-ledger's Pi entry point (`pi -e ./src/adapter/pi-advisor-ledger.ts`, or the `pi` manifest
+ * after `pi install npm:pi-advisor-ledger`). Named after the package because Pi's startup banner
+ * lists an extension by its entry file's name (`[Extensions] pi-advisor-ledger.ts`). Wiring only: the tool, the /advisor command and
  * the lifecycle hooks, sharing one runtime per loaded copy of the extension, plus the two
  * background workers: cache warming (background/warming.ts) and completion review
  * (background/review.ts).

@@ -13,9 +13,9 @@
  */
 
 import type { Message } from "@mariozechner/pi-ai";
-import { assertNever } from "../../../events/index.ts";
-import { LOOKBACK_BLOCKS } from "../../../policy/index.ts";
-import { estimateMessageTokens, IMAGE_TOKENS } from "../../../render/index.ts";
+import { assertNever } from "../../events/index.ts";
+import { LOOKBACK_BLOCKS } from "../../policy/index.ts";
+import { estimateMessageTokens, IMAGE_TOKENS } from "../../render/index.ts";
 
 /** A message's content parts as the cache sees them. */
 interface MessageUnits {

@@ -5,8 +5,8 @@
  * model's prices come in as numbers (docs/cli.md explains the report).
  */
 
-import { assertNever } from "../../../events/index.ts";
-import { MIN_CACHED_TOKENS } from "../../../policy/index.ts";
+import { assertNever } from "../../events/index.ts";
+import { MIN_CACHED_TOKENS } from "../../policy/index.ts";
 
 export { MIN_CACHED_TOKENS };
 

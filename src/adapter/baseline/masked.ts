@@ -7,7 +7,7 @@
  */
 
 import type { Message, ToolResultMessage } from "@mariozechner/pi-ai";
-import { estimateMessageTokens, MASKED_OUTPUT } from "../../../render/index.ts";
+import { estimateMessageTokens, MASKED_OUTPUT } from "../../render/index.ts";
 import { type BaselineRequest, messageChars } from "./cache-share.ts";
 import type { BaselineCursor } from "./track.ts";
 

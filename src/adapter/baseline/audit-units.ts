@@ -6,7 +6,7 @@
  */
 
 import type { Message } from "@mariozechner/pi-ai";
-import { type AuditUnits, unitsOf } from "../../../render/index.ts";
+import { type AuditUnits, unitsOf } from "../../render/index.ts";
 
 const texts = new WeakMap<Message, string>();
 

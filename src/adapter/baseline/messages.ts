@@ -10,7 +10,7 @@
 
 import type { AssistantMessage, Message, Tool, UserMessage } from "@mariozechner/pi-ai";
 import { buildSessionContext, convertToLlm, type SessionEntry } from "@mariozechner/pi-coding-agent";
-import type { EntryRecord } from "../../../events/index.ts";
+import type { EntryRecord } from "../../events/index.ts";
 
 export const INVENTORY_HEADER =
 	"Tools available to the executor (name, description and JSON schema of the parameters):";
@@ -75,12 +75,20 @@ function stripCall(messages: readonly Message[], callId: string): Message[] {
 	return out;
 }
 
+/**
+ * Pi 1.x keeps its system prompt as a `system` message in the session and in its context; the
+ * baseline counts no system prompt, so it is left out on every host alike.
+ */
+export function llmMessages(messages: readonly { role: string }[]): Message[] {
+	return messages.filter((m): m is Message => m.role === "user" || m.role === "assistant" || m.role === "toolResult");
+}
+
 /** The baseline payload at a point: the inventory, then Pi's LLM view of events[0..upTo). */
 export function baselineMessages(branch: BaselineBranch, upTo: number, inFlightCallId?: string): Message[] {
 	if (upTo <= 0) return [branch.inventory];
 	const leaf = branch.entries[upTo - 1]!;
 	const context = buildSessionContext(branch.entries, leaf.id, branch.byId);
-	let messages = convertToLlm(context.messages);
+	let messages = llmMessages(convertToLlm(context.messages));
 	if (inFlightCallId !== undefined) messages = stripCall(messages, inFlightCallId);
 	return [branch.inventory, ...messages];
 }

@@ -12,9 +12,10 @@
 
 import type { Message, UserMessage } from "@mariozechner/pi-ai";
 import { buildSessionContext, convertToLlm, type SessionEntry } from "@mariozechner/pi-coding-agent";
-import type { EntryRecord } from "../../../events/index.ts";
-import { estimateMessageTokens } from "../../../render/index.ts";
+import type { EntryRecord } from "../../events/index.ts";
+import { estimateMessageTokens } from "../../render/index.ts";
 import { messageChars } from "./cache-share.ts";
+import { llmMessages } from "./messages.ts";
 
 export interface BaselineCursor {
 	/** Backing store; only the first `length` items belong to this cursor. */
@@ -55,7 +56,9 @@ function appendedBy(record: EntryRecord): Message[] {
 	let messages = added.get(record);
 	if (messages === undefined) {
 		const isCompaction = record.kind !== "opaque" && record.entry.type === "compaction";
-		messages = isCompaction ? [] : convertToLlm(buildSessionContext([alone(record)], record.id).messages);
+		messages = isCompaction
+			? []
+			: llmMessages(convertToLlm(buildSessionContext([alone(record)], record.id).messages));
 		added.set(record, messages);
 	}
 	return messages;
@@ -65,7 +68,7 @@ function appendedBy(record: EntryRecord): Message[] {
 function summaryOf(record: EntryRecord): Message[] {
 	let messages = summaries.get(record);
 	if (messages === undefined) {
-		messages = convertToLlm(buildSessionContext([alone(record)], record.id).messages);
+		messages = llmMessages(convertToLlm(buildSessionContext([alone(record)], record.id).messages));
 		summaries.set(record, messages);
 	}
 	return messages;

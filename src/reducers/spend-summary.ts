@@ -1,0 +1,69 @@
+/**
+ * What a branch's — or a whole session's — advisor records add up to: the figures `/advisor stats`
+ * and `advisor-ledger stats` show (docs/configuration.md, "What the advisor has cost"). Every figure
+ * is a sum over the records the spend fold read (spend.ts), so it is exactly what the session says.
+ */
+
+import type { SpendRecord, SpendState, UsageTotals } from "./spend.ts";
+
+export interface SpendSummary {
+	/** advisor() results, by outcome. */
+	consultations: { total: number; ok: number; failed: number; skipped: number };
+	/** Completion reviews (their usage records). */
+	reviews: number;
+	/** Cache-warming refreshes that were sent. */
+	warming: number;
+	/** Requests sent, over consultations, reviews and refreshes (every retry and investigation round counts). */
+	requests: number;
+	/** Billed tokens: prompt tokens neither read from nor written to the cache, read, written; output. */
+	tokens: { fresh: number; cacheRead: number; cacheWrite: number; output: number };
+	usd: number;
+	/** Share of the billed prompt tokens read from the cache; null when none were billed. */
+	cacheShare: number | null;
+	/** Consultations and reviews by cost, highest first (ties: the earlier first), at most the `top` asked. */
+	biggest: SpendRecord[];
+}
+
+/** The share of a usage's prompt tokens read from the cache, or null without prompt tokens. */
+export function cacheShareOf(usage: Pick<UsageTotals, "input" | "cacheRead" | "cacheWrite">): number | null {
+	const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
+	return prompt > 0 ? usage.cacheRead / prompt : null;
+}
+
+export function summarizeSpend(spend: Pick<SpendState, "records">, top = 3): SpendSummary {
+	const out: SpendSummary = {
+		consultations: { total: 0, ok: 0, failed: 0, skipped: 0 },
+		reviews: 0,
+		warming: 0,
+		requests: 0,
+		tokens: { fresh: 0, cacheRead: 0, cacheWrite: 0, output: 0 },
+		usd: 0,
+		cacheShare: null,
+		biggest: [],
+	};
+	for (const record of spend.records) {
+		if (record.source === "consultation") {
+			out.consultations.total++;
+			out.consultations[record.outcome]++;
+		} else if (record.source === "review") out.reviews++;
+		else out.warming++;
+		out.requests += record.requests.length;
+		out.tokens.fresh += record.usage.input;
+		out.tokens.cacheRead += record.usage.cacheRead;
+		out.tokens.cacheWrite += record.usage.cacheWrite;
+		out.tokens.output += record.usage.output;
+		out.usd += record.usage.costUsd;
+	}
+	out.cacheShare = cacheShareOf({
+		input: out.tokens.fresh,
+		cacheRead: out.tokens.cacheRead,
+		cacheWrite: out.tokens.cacheWrite,
+	});
+	out.biggest = spend.records
+		.map((record, index) => ({ record, index }))
+		.filter(({ record }) => record.source !== "warming" && record.usage.costUsd > 0)
+		.sort((a, b) => b.record.usage.costUsd - a.record.usage.costUsd || a.index - b.index)
+		.slice(0, top)
+		.map(({ record }) => record);
+	return out;
+}

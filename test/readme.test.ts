@@ -1,0 +1,59 @@
+// README.md says what the code and BENCHMARKS.md say: the figures it quotes, the progress line.
+
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { consultingLine } from "../src/adapter/pi/notices.ts";
+import { EXTENSION_ENTRY, REPO_ROOT } from "./support/hosts.ts";
+
+const read = (name: string) => readFileSync(fileURLToPath(new URL(`../${name}`, import.meta.url)), "utf8");
+const README = read("README.md");
+const BENCHMARKS = read("BENCHMARKS.md");
+
+/** The Ratios table's cells of one row, by column header. */
+function ratios(row: string): Record<string, string> {
+	const lines = BENCHMARKS.split("\n");
+	const header = lines.find((l) => l.startsWith("| session | entries | points |"))!;
+	const line = lines.find((l) => l.startsWith(`| ${row} |`) && lines.indexOf(l) > lines.indexOf(header))!;
+	const cells = (l: string) =>
+		l
+			.split("|")
+			.slice(1, -1)
+			.map((c) => c.trim());
+	return Object.fromEntries(cells(header).map((name, i) => [name, cells(line)[i]!]));
+}
+
+describe("README.md", () => {
+	it("quotes BENCHMARKS.md's token and cost ratios, in one sentence, as measured", () => {
+		const pi = ratios("samples/long/pi-mono-large-session.jsonl");
+		const generated = ratios("generated 10000-entry session");
+		const sentence = README.replace(/\s+/g, " ");
+		expect(sentence).toContain(
+			`on a real 1,000-entry Pi session the ledger sends ${pi["ledger / baseline tokens"]} of the baseline's tokens (${pi["effective cost / baseline"]} of its cost with both sides cached); on a generated 10,000-entry session ${generated["ledger / baseline tokens"]} (${generated["effective cost / baseline"]}).`,
+		);
+		// Nowhere else: a second copy would be the one left stale.
+		for (const figure of [pi["ledger / baseline tokens"]!, generated["ledger / baseline tokens"]!]) {
+			expect(sentence.split(figure)).toHaveLength(2);
+		}
+	});
+
+	it("stays a guide: at most 15 KB (reference goes to docs/)", () => {
+		expect(Buffer.byteLength(README, "utf8")).toBeLessThanOrEqual(15_000);
+	});
+
+	it("spells the progress line as the extension writes it", () => {
+		const shown = README.split("\n").filter((line) => line.includes("Consulting advisor"));
+		expect(shown.length).toBeGreaterThan(0);
+		for (const line of shown) expect(line.trim()).toBe(consultingLine("GPT-5 (openai/gpt-5)", "high"));
+	});
+});
+
+describe("the entry Pi loads", () => {
+	const pkg = JSON.parse(read("package.json")) as { name: string; pi: { extensions: string[] } };
+
+	it("is named after the package (Pi's banner lists it by file name), in package.json, README and the tests alike", () => {
+		expect(pkg.pi.extensions).toEqual([`./src/adapter/${pkg.name}.ts`]);
+		expect(EXTENSION_ENTRY).toBe(`${REPO_ROOT}/src/adapter/${pkg.name}.ts`);
+		expect(README).toContain(`pi -e /path/to/pi-advisor-ledger/src/adapter/${pkg.name}.ts`);
+	});
+});
