@@ -104,27 +104,40 @@ describe("arguments", () => {
 			json: true,
 		});
 		const refused: [string[], string][] = [
-			[["eval"], "eval: --advisor provider/model is required"],
-			[["eval", "--advisor", "sonnet"], 'eval: --advisor needs provider/model, got "sonnet"'],
-			[["eval", "--advisor", "a/b", "--points", "0"], 'eval: --points needs a whole number ≥ 1, got "0"'],
+			[["eval"], "--advisor provider/model is required"],
+			[["eval", "--advisor", "sonnet"], '--advisor needs provider/model, got "sonnet"'],
+			[["eval", "--advisor", "a/b", "--points", "0"], '--points needs a whole number ≥ 1, got "0"'],
 			[
 				["eval", "--advisor", "a/b", "--max-usd", "-1"],
-				'eval: --max-usd needs an amount in dollars above 0, got "-1"',
+				'--max-usd needs an amount in dollars above 0, got "-1"',
 			],
 			[
 				["eval", "--advisor", "a/b", "--max-usd", "0"],
-				'eval: --max-usd needs an amount in dollars above 0, got "0"',
+				'--max-usd needs an amount in dollars above 0, got "0"',
 			],
 			[
 				["eval", "--advisor", "a/b", "--arms", "ledger"],
-				"eval: --arms needs full and at least one of ledger, masked (it is what they are compared with)",
+				"--arms needs full and at least one of ledger, masked (it is what they are compared with)",
 			],
 			[
 				["eval", "--advisor", "a/b", "--arms", "ledger,rag"],
-				'eval: --arms: unknown arm "rag" (ledger, full, masked)',
+				'--arms: unknown arm "rag" (ledger, full, masked)',
 			],
 		];
-		for (const [argv, message] of refused) expect(() => parseArgs(argv)).toThrow(message);
+		// The message says what is wrong; the command it concerns goes into the one prefix (errorPrefix).
+		for (const [argv, message] of refused) {
+			const thrown = (() => {
+				try {
+					parseArgs(argv);
+				} catch (error) {
+					return error;
+				}
+				return undefined;
+			})();
+			expect(thrown).toBeInstanceOf(UsageError);
+			expect((thrown as UsageError).message).toBe(message);
+			expect((thrown as UsageError).command).toBe("eval");
+		}
 		expect(parseArgs(["eval", "--help"])).toMatchObject({ command: "help" });
 		expect(parseArgs(["help", "eval"])).toMatchObject({
 			command: "help",
