@@ -31,6 +31,7 @@ import {
 } from "../src/render/index.ts";
 import { generateSession, generateTree } from "./generate.ts";
 import { droppedNote, droppedRows, REAL_SESSIONS } from "./rows.ts";
+import { v3ChoicesSection } from "./v3-choices.ts";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BENCHMARKS = path.join(repoRoot, "BENCHMARKS.md");
@@ -368,6 +369,8 @@ function main(): void {
 		"Share of the facts the branch holds (docs/request-format.md, the fact audit) that each request carries as text, summed over the replay's points: ledger / Pi's context at the same points. Pi's context has no system prompt, so it carries no standing instructions.",
 		"",
 		...facts.table,
+		"",
+		...v3ChoicesSection(),
 		"",
 		"## Whole replays",
 		"",
