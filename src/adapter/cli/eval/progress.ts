@@ -4,9 +4,9 @@
  */
 
 import { assertNever } from "../../../events/index.ts";
+import { formatUsd } from "../../../policy/index.ts";
 import { visibleLine } from "../escape.ts";
 import type { Budget } from "./cost.ts";
-import { formatUsd } from "./report-text.ts";
 import type { ProgressEvent } from "./runner.ts";
 
 const BAR_WIDTH = 20;

@@ -1,5 +1,6 @@
 /** The eval report as text for a terminal (and report.md): the figures, then what they cannot show. */
 
+import { formatUsd } from "../../../policy/index.ts";
 import { formatTokens, type Style } from "../report/text.ts";
 import type { Billed } from "./cost.ts";
 import type { RunEstimate } from "./plan.ts";
@@ -10,10 +11,6 @@ const percent = (n: number) => `${Math.round(n * 100)}%`;
 export function formatRate(r: Rate): string {
 	if (r.rate === null || r.interval === null) return "— (no points)";
 	return `${r.count}/${r.of} = ${percent(r.rate)}  (95% interval ${percent(r.interval.low)}–${percent(r.interval.high)})`;
-}
-
-export function formatUsd(amount: number): string {
-	return `$${amount.toFixed(amount < 10 ? 3 : 2)}`;
 }
 
 function pad(text: string, width: number): string {
