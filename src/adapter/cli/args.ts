@@ -63,7 +63,9 @@ At every real advisor() call on a session's leaf path (or, in sessions without a
 every N tool rounds and at the last entry) it builds the ledger request and the baseline
 (Pi's own resolved context plus a tool inventory with JSON schemas, what rpiv-advisor 2.11
 sends) and reports tokens, cache reuse between consecutive consultations, user messages
-missing from the request, fold+render time and reader diagnostics.
+missing from the request, fold+render time and reader diagnostics; and what the whole
+consultation (its first request and the follow-ups after it) is estimated to cost, next to
+what the call was billed where the session recorded it.
 
 Options:
   --every N       simulated consultation every N tool rounds (default ${DEFAULT_EVERY})
