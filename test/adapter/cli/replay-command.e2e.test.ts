@@ -257,7 +257,7 @@ describe("--price", () => {
 		const r = await runBuilt(built.main, ["replay", "--svg", file], { HOME: home("svg", {}) });
 		expect(r.code).toBe(0);
 		const svg = readFileSync(file, "utf8");
-		expect(svg).toContain(">Prompt cost of 45 consultations, by side</text>");
+		expect(svg).toContain(">Prompt cost of 45 first requests, by side</text>");
 		expect(svg).toContain(">masked</text>");
 		expect(svg).toContain(">45 consultation points in 3 sessions</text>");
 	});

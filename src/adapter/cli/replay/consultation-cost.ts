@@ -29,7 +29,7 @@ import { EFFORT_LEVELS } from "../../config/activation.ts";
 import { type AdvisorConfig, DEFAULT_ADVISOR_CONFIG } from "../../config/load.ts";
 import { planBounds, planModel } from "../../consult/cost-control.ts";
 import { formatColonKey, modelKeyOf } from "../../pi/model-key.ts";
-import type { Billed, PointEstimate, UsageSplit } from "../report/billed.ts";
+import { addSplit, type Billed, emptySplit, type PointEstimate, type UsageSplit } from "../report/billed.ts";
 import { round } from "../report/numbers.ts";
 import { DEFAULT_PRICE_MODEL, resolveRegistryModel } from "../report/price-lookup.ts";
 
@@ -55,24 +55,6 @@ function splitOf(usage: UsageTotals): UsageSplit {
 		output: usage.output,
 	};
 }
-
-function addSplit(a: UsageSplit, b: UsageSplit): UsageSplit {
-	return {
-		prompt: a.prompt + b.prompt,
-		input: a.input + b.input,
-		cacheRead: a.cacheRead + b.cacheRead,
-		cacheWrite: a.cacheWrite + b.cacheWrite,
-		output: a.output + b.output,
-	};
-}
-
-export const EMPTY_USAGE_SPLIT: Readonly<UsageSplit> = Object.freeze({
-	prompt: 0,
-	input: 0,
-	cacheRead: 0,
-	cacheWrite: 0,
-	output: 0,
-});
 
 /** Tokens at the model's prices, as pi-ai bills them. */
 export function usdOf(price: Model<Api>, split: UsageSplit): number {
@@ -104,7 +86,7 @@ export function billedOf(result: ToolResultEvent | undefined, price: Model<Api>)
 		const [first, ...rest] = record.requests.map(splitOf);
 		billed.requests = record.requests.length;
 		billed.first = first!;
-		billed.followUps = rest.reduce(addSplit, { ...EMPTY_USAGE_SPLIT });
+		billed.followUps = rest.reduce(addSplit, emptySplit());
 		billed.firstUsd = usdOf(price, billed.first);
 	}
 	return billed;

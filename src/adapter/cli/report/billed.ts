@@ -103,19 +103,23 @@ export interface CostedPoint {
 
 const usdRound = (n: number) => round(n, 6);
 
-const emptySplit = (): UsageSplit => ({ prompt: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0 });
+export const emptySplit = (): UsageSplit => ({ prompt: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0 });
 
-function addInto(into: UsageSplit, add: UsageSplit): void {
-	into.prompt += add.prompt;
-	into.input += add.input;
-	into.cacheRead += add.cacheRead;
-	into.cacheWrite += add.cacheWrite;
-	into.output += add.output;
+export function addSplit(a: UsageSplit, b: UsageSplit): UsageSplit {
+	return {
+		prompt: a.prompt + b.prompt,
+		input: a.input + b.input,
+		cacheRead: a.cacheRead + b.cacheRead,
+		cacheWrite: a.cacheWrite + b.cacheWrite,
+		output: a.output + b.output,
+	};
 }
 
 function byRequestOf(points: readonly CostedPoint[]): BilledByRequest {
-	const first = { ...emptySplit(), usd: 0 };
-	const followUps = { ...emptySplit(), usd: 0 };
+	let first = emptySplit();
+	let followUps = emptySplit();
+	let firstUsd = 0;
+	let followUpsUsd = 0;
 	const estimate = { firstPrompt: 0, firstUsd: 0, usd: 0 };
 	let n = 0;
 	let requests = 0;
@@ -128,24 +132,21 @@ function byRequestOf(points: readonly CostedPoint[]): BilledByRequest {
 		requests += b.requests;
 		ledger += p.ledger;
 		sent = sent === null || b.sentTokens === undefined ? null : sent + b.sentTokens;
-		addInto(first, b.first);
-		addInto(followUps, b.followUps);
-		first.usd += b.firstUsd ?? 0;
-		followUps.usd += b.usd - (b.firstUsd ?? 0);
+		first = addSplit(first, b.first);
+		followUps = addSplit(followUps, b.followUps);
+		firstUsd += b.firstUsd ?? 0;
+		followUpsUsd += b.usd - (b.firstUsd ?? 0);
 		estimate.firstPrompt += p.estimate?.first.promptTokens ?? 0;
 		estimate.firstUsd += p.estimate?.first.usd ?? 0;
 		estimate.usd += p.estimate?.usd ?? 0;
 	}
-	first.usd = usdRound(first.usd);
-	followUps.usd = usdRound(followUps.usd);
-	const billedUsd = first.usd + followUps.usd;
 	return {
 		points: n,
 		requests,
 		ledger,
 		sentTokens: n === 0 ? null : sent,
-		first,
-		followUps,
+		first: { ...first, usd: usdRound(firstUsd) },
+		followUps: { ...followUps, usd: usdRound(followUpsUsd) },
 		estimate: {
 			firstPrompt: estimate.firstPrompt,
 			firstUsd: usdRound(estimate.firstUsd),
@@ -153,14 +154,14 @@ function byRequestOf(points: readonly CostedPoint[]): BilledByRequest {
 		},
 		ratio: {
 			firstPrompt: ratio(first.prompt, estimate.firstPrompt),
-			first: ratio(first.usd, estimate.firstUsd),
-			consultation: ratio(billedUsd, estimate.usd),
+			first: ratio(firstUsd, estimate.firstUsd),
+			consultation: ratio(firstUsd + followUpsUsd, estimate.usd),
 		},
 	};
 }
 
 export function billedTotalsOf(points: readonly CostedPoint[]): BilledTotals {
-	const split = emptySplit();
+	let split = emptySplit();
 	let n = 0;
 	let usd = 0;
 	let ledgerEstimate = 0;
@@ -168,7 +169,7 @@ export function billedTotalsOf(points: readonly CostedPoint[]): BilledTotals {
 	for (const p of points) {
 		if (p.billed === undefined) continue;
 		n++;
-		addInto(split, p.billed);
+		split = addSplit(split, p.billed);
 		usd += p.billed.usd;
 		ledgerEstimate += p.ledger;
 		estimateUsd += p.estimate?.usd ?? 0;

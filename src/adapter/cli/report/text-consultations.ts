@@ -6,7 +6,7 @@
  */
 
 import { PRIOR } from "../../../policy/index.ts";
-import type { BilledByRequest, EstimateTotals, UsageSplit } from "./billed.ts";
+import { addSplit, type BilledByRequest, type EstimateTotals, type UsageSplit } from "./billed.ts";
 import { DEFAULT_PRICE_MODEL } from "./price-lookup.ts";
 import type { ReplayReport } from "./report.ts";
 import { fitTable, fixed, formatTokens, formatUsdFixed, plural, type Style, usdDigits, wrap } from "./text-format.ts";
@@ -58,13 +58,7 @@ function splitCells(split: UsageSplit): string[] {
 function billedTable(b: BilledByRequest, style: Style): string[] {
 	const followUpEstimate = Math.max(0, b.estimate.usd - b.estimate.firstUsd);
 	const billedUsd = b.first.usd + b.followUps.usd;
-	const whole: UsageSplit = {
-		prompt: b.first.prompt + b.followUps.prompt,
-		input: b.first.input + b.followUps.input,
-		cacheRead: b.first.cacheRead + b.followUps.cacheRead,
-		cacheWrite: b.first.cacheWrite + b.followUps.cacheWrite,
-		output: b.first.output + b.followUps.output,
-	};
+	const whole = addSplit(b.first, b.followUps);
 	const digits = usdDigits([b.first.usd, b.followUps.usd, b.estimate.firstUsd, followUpEstimate].filter((n) => n > 0));
 	const usd = (n: number) => formatUsdFixed(n, digits);
 	const ratio = (billed: number, estimated: number) => (estimated > 0 ? (billed / estimated).toFixed(3) : "—");
