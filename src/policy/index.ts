@@ -13,17 +13,20 @@ export {
 	withinReach,
 } from "./budget/breakpoints.ts";
 export { cacheShares } from "./budget/cache.ts";
-export { CALL_OVERHEAD_TOKENS } from "./budget/consultation.ts";
+export { CALL_OVERHEAD_TOKENS, type ConsultationEstimate, PRIOR } from "./budget/consultation.ts";
 export {
 	anthropicStyleMarks,
 	cachingModelFor,
 	fingerprintOf,
 	MIN_CACHED_TOKENS,
+	type RequestEstimate,
 	requestRecord,
 } from "./budget/estimate-cost.ts";
 export type { Confirmation, GateDecision } from "./budget/gate.ts";
 export {
+	type ConsultationEstimateSetup,
 	type ConsultationPlan,
+	estimateWholeConsultation,
 	type PlanBounds,
 	type PlanBudget,
 	type PlanModel,

@@ -44,6 +44,7 @@ export { collapse, commandFact, runFailed, shellCommand, splitCd } from "./shell
 export {
 	effortKey,
 	emptySpend,
+	foldSpend,
 	OUTPUT_SAMPLES,
 	outputSamples,
 	parseUsage,

@@ -33,7 +33,7 @@ export function errorPrefix(command?: string): string {
 export const MAIN_HELP = `advisor-ledger — replay recorded Pi sessions through the advisor ledger
 
 Usage:
-  advisor-ledger replay [PATH…] [--every N] [--all-leaves] [--json] [--svg FILE [--force]] [--price PROVIDER/MODEL] [--config FILE]
+  advisor-ledger replay [PATH…] [--every N] [--all-leaves] [--json | --wide] [--svg FILE [--force]] [--price PROVIDER/MODEL] [--config FILE]
   advisor-ledger render FILE [--leaf ID] [--at ENTRY] [--json] [--config FILE]
   advisor-ledger stats [PATH…] [--json]
   advisor-ledger eval [PATH…] --advisor PROVIDER/MODEL [--judge PROVIDER/MODEL] [--points N] [options]
@@ -63,12 +63,16 @@ At every real advisor() call on a session's leaf path (or, in sessions without a
 every N tool rounds and at the last entry) it builds the ledger request and the baseline
 (Pi's own resolved context plus a tool inventory with JSON schemas, what rpiv-advisor 2.11
 sends) and reports tokens, cache reuse between consecutive consultations, user messages
-missing from the request, fold+render time and reader diagnostics.
+missing from the request, fold+render time and reader diagnostics; and what the whole
+consultation (its first request and the follow-ups after it) is estimated to cost, next to
+what the call was billed where the session recorded it.
 
 Options:
   --every N       simulated consultation every N tool rounds (default ${DEFAULT_EVERY})
   --all-leaves    replay every leaf of each session tree, not only the current one
-  --json          print one JSON object instead of the text report
+  --json          print one JSON object instead of the text report (every point's figures)
+  --wide          the text report's per-session columns in one table, file names whole
+                  (by default it fits 100 columns: two narrower tables)
   --svg FILE      also write a chart: tokens per consultation, baseline vs ledger, per session.
                   Refused when FILE is one of the inputs, ends in .jsonl, or is an existing
                   file that is not an SVG
@@ -198,6 +202,8 @@ export interface ReplayArgs {
 	every: number;
 	allLeaves: boolean;
 	json: boolean;
+	/** The text report's per-session columns in one table, as wide as it needs (default: within 100 columns). */
+	wide: boolean;
 	svg: string | undefined;
 	/** `provider/model` of pi-ai's registry; undefined = the default. */
 	price: string | undefined;
@@ -308,6 +314,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 					"--every": { value: true },
 					"--all-leaves": { value: false },
 					"--json": { value: false },
+					"--wide": { value: false },
 					"--svg": { value: true },
 					"--force": { value: false },
 					"--price": { value: true },
@@ -334,6 +341,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 				every,
 				allLeaves: s.flags.has("--all-leaves"),
 				json: s.flags.has("--json"),
+				wide: s.flags.has("--wide"),
 				svg: stringFlag(s.flags, "--svg"),
 				price,
 				config: stringFlag(s.flags, "--config"),

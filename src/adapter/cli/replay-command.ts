@@ -13,7 +13,7 @@ import { collectInputs, displayPath, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
 import { refusalLine, svgOutputRefusal } from "./output-guard.ts";
 import { replayText } from "./replay/engine.ts";
-import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "./report/price-lookup.ts";
+import { DEFAULT_PRICE_MODEL, resolvePriceModel, resolveRegistryModel } from "./report/price-lookup.ts";
 import {
 	buildReport,
 	type FileDiagnostics,
@@ -69,6 +69,9 @@ export function replayPaths(
 	const sessions: SessionReport[] = [];
 	const files: FileDiagnostics[] = [];
 	let withoutEntries = 0;
+	const priceKey = args.price ?? DEFAULT_PRICE_MODEL;
+	// Checked by runReplay: an unknown --price never gets here.
+	const price = resolveRegistryModel(priceKey) ?? resolveRegistryModel(DEFAULT_PRICE_MODEL)!;
 	collected.files.forEach((file, index) => {
 		const shown = displayPath(file, io.cwd);
 		progress?.(index, collected.files.length, shown);
@@ -87,6 +90,7 @@ export function replayPaths(
 				config: config.ledger,
 				privacy: privacyOf(config),
 				tools: config.tools,
+				cost: { price, config },
 			});
 		} catch (error) {
 			// The reader never throws on content; anything else is reported like an unreadable file.
@@ -107,7 +111,7 @@ export function replayPaths(
 		files,
 		unreadable,
 		{ every: args.every, allLeaves: args.allLeaves, inputs: paths.map((p) => displayPath(p, io.cwd)) },
-		resolvePriceModel(args.price ?? DEFAULT_PRICE_MODEL),
+		resolvePriceModel(priceKey),
 	);
 	let exitCode: number = EXIT.ok;
 	if (unreadable.length > 0) exitCode = EXIT.unreadable;
@@ -175,6 +179,6 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 		}
 	}
 	if (args.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-	else io.stdout(renderTextReport(display, io.style));
+	else io.stdout(renderTextReport(display, io.style, { wide: args.wide }));
 	return exitCode;
 }

@@ -131,25 +131,44 @@ function withConsultation(
 	return out;
 }
 
+/** What a consultation's estimate reads besides its first request: who, the bounds, the branch's spend, the clock. */
+export interface ConsultationEstimateSetup extends PlanModel, PlanBounds {
+	/** The folded spend of the branch before the consultation. */
+	spend: SpendState;
+	budget: Pick<PlanBudget, "warmWindowSec">;
+	/** Epoch ms. */
+	nowMs: number;
+}
+
+/**
+ * A consultation whose first request is `request`: that request priced against the newest billed
+ * request of the model, then the whole consultation from the branch's recorded consultations (or the
+ * prior). The one estimate: the gate decides on it, and `replay` reports it beside what was billed.
+ */
+export function estimateWholeConsultation(
+	input: ConsultationEstimateSetup,
+	request: LedgerRequest,
+): { first: RequestEstimate; consultation: ConsultationEstimate } {
+	const first = estimateRequest({
+		request,
+		model: input.model,
+		effort: input.effort,
+		routingKey: input.routingKey,
+		pricing: input.pricing,
+		caching: input.caching,
+		previous: previousRequest(input.spend, input.model),
+		outputSamples: outputSamples(input.spend, input.model, input.effort),
+		nowMs: input.nowMs,
+		warmWindowSec: input.budget.warmWindowSec,
+	});
+	const history = consultationHistory(input.spend, input.model, input.effort);
+	return { first, consultation: estimateConsultation({ ...input, first, history }) };
+}
+
 export function planConsultation(input: ConsultationPlanInput): ConsultationPlan {
 	const sticky = activeTrim(input.anchor, input.ledger);
 	const options = (trim: RenderTrim | undefined): RenderOptions => ({ ...input.render, trim });
-	const history = consultationHistory(input.spend, input.model, input.effort);
-	const estimate = (request: LedgerRequest) => {
-		const first = estimateRequest({
-			request,
-			model: input.model,
-			effort: input.effort,
-			routingKey: input.routingKey,
-			pricing: input.pricing,
-			caching: input.caching,
-			previous: previousRequest(input.spend, input.model),
-			outputSamples: outputSamples(input.spend, input.model, input.effort),
-			nowMs: input.nowMs,
-			warmWindowSec: input.budget.warmWindowSec,
-		});
-		return { first, consultation: estimateConsultation({ ...input, first, history }) };
-	};
+	const estimate = (request: LedgerRequest) => estimateWholeConsultation(input, request);
 	const gate = (e: ReturnType<typeof estimate>, trim: "available" | "done") =>
 		decideGate({
 			first: e.first,

@@ -10,7 +10,9 @@ describe("arguments", () => {
 			every: 10,
 			allLeaves: false,
 			json: false,
+			wide: false,
 			svg: undefined,
+			price: undefined,
 			config: undefined,
 			force: false,
 		});
@@ -20,6 +22,7 @@ describe("arguments", () => {
 			every: 3,
 			allLeaves: true,
 			json: true,
+			wide: false,
 			svg: "c.svg",
 			force: false,
 		});
@@ -28,9 +31,11 @@ describe("arguments", () => {
 			force: true,
 			config: "my.json",
 		});
+		expect(parseArgs(["replay", "--wide"])).toMatchObject({ wide: true, json: false });
 		for (const bad of [
 			["replay", "--every", "1.5"],
 			["replay", "--json", "--json"],
+			["replay", "--wide=yes"],
 			["replay", "--x"],
 			["nope"],
 			["replay", "--force=yes"],

@@ -3,6 +3,7 @@
 // ratio well under 0.5 on the bundled long samples, dollars in both caching models, no timings.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { visibleWidth } from "@mariozechner/pi-tui";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReplayReport } from "../../../src/adapter/cli/report/report.ts";
 import { type Built, buildCli, repoRoot, runBuilt, sampleText } from "../../support/cli-build.ts";
@@ -144,9 +145,9 @@ describe("the text report on the bundled samples", () => {
 		expect(maskedRows).toHaveLength(4);
 	});
 
-	it("prices the consultations in dollars, baseline vs ledger, with reads and writes in both caching models", () => {
-		expect(stdout).toMatch(
-			/^Prompt cost of the 45 consultations at anthropic\/claude-sonnet-4-5 prices \(Claude Sonnet 4\.5 \(latest\); per million tokens: input \$3\.00, cache read \$0\.30, cache write \$3\.75\)$/m,
+	it("prices the first requests in dollars, baseline vs ledger, with reads and writes in both caching models", () => {
+		expect(stdout).toContain(
+			"\nPrompt cost of the 45 first requests (one per consultation) at anthropic/claude-sonnet-4-5 prices\n  (Claude Sonnet 4.5 (latest); per million tokens: input $3.00, cache read $0.30, cache write $3.75)\n",
 		);
 		const rows = stdout.split("\n").filter((l) => /\$\d+\.\d+/.test(l) && /(baseline|ledger)\s/.test(l));
 		expect(rows).toHaveLength(8);
@@ -201,11 +202,43 @@ describe("the text report on the bundled samples", () => {
 	});
 });
 
+describe("100 columns", () => {
+	/** Lines wider than 100 terminal columns (string width: `…` and `×` are one column, three bytes). */
+	const wide = (text: string) => text.split("\n").filter((line) => visibleWidth(line) > 100);
+
+	it("every line of the default report on the bundled samples fits, the long ones and all of samples/", async () => {
+		const long = await runBuilt(built.main, ["replay"], { HOME: home("narrow", {}) });
+		const all = await runBuilt(built.main, ["replay", "samples/"]);
+		for (const r of [long, all]) {
+			expect(r.code).toBe(0);
+			expect(r.stdout).toContain("\nLegend:\n");
+			expect(wide(r.stdout)).toEqual([]);
+		}
+		// Two tables per session instead of one: the tokens, then what the requests carry.
+		expect(all.stdout).toMatch(/^session\s+points\s+baseline\s+ledger\s+ratio\s+effect\.\s+masked\s+m\.eff\.$/m);
+		expect(all.stdout).toMatch(/^session\s+points\s+>base\s+users\s+missing\s+reuse\s+facts L\/Pi$/m);
+		// A name too long for its column keeps its end.
+		expect(long.stdout).toMatch(/^…[^ ]*long\/pi-mono-large-session\.jsonl +37 sim /m);
+	});
+
+	it("--wide puts every column in one table with the file names whole", async () => {
+		const r = await runBuilt(built.main, ["replay", "samples/", "--wide"]);
+		expect(r.code).toBe(0);
+		expect(r.stdout).toMatch(
+			/^session\s+points\s+baseline\s+ledger\s+ratio\s+effect\.\s+masked\s+m\.eff\.\s+>base\s+users\s+missing\s+reuse\s+facts L\/Pi$/m,
+		);
+		expect(r.stdout).toMatch(/^samples\/long\/pi-mono-large-session\.jsonl +37 sim /m);
+		expect(wide(r.stdout).length).toBeGreaterThan(0);
+		expect(r.stdout).not.toMatch(/^session\s+points\s+>base/m);
+	});
+});
+
 describe("--price", () => {
 	it("prices with another registry model", async () => {
 		const r = await runBuilt(built.main, ["replay", "samples/long/taskq.jsonl", "--price", "openai/gpt-4o-mini"]);
 		expect(r.code).toBe(0);
-		expect(r.stdout).toContain(
+		// The title is wrapped to 100 columns: read it as one line.
+		expect(r.stdout.replace(/\n +/g, " ")).toContain(
 			"at openai/gpt-4o-mini prices (GPT-4o mini; per million tokens: input $0.15, cache read $0.08, cache write not listed (priced as input))",
 		);
 	});
@@ -224,7 +257,7 @@ describe("--price", () => {
 		const r = await runBuilt(built.main, ["replay", "--svg", file], { HOME: home("svg", {}) });
 		expect(r.code).toBe(0);
 		const svg = readFileSync(file, "utf8");
-		expect(svg).toContain(">Prompt cost of 45 consultations, by side</text>");
+		expect(svg).toContain(">Prompt cost of 45 first requests, by side</text>");
 		expect(svg).toContain(">masked</text>");
 		expect(svg).toContain(">45 consultation points in 3 sessions</text>");
 	});

@@ -11,15 +11,8 @@
  */
 
 import type { Message, UserMessage } from "@mariozechner/pi-ai";
-import type {
-	EntryRecord,
-	LedgerEvent,
-	NormalizeOptions,
-	PrivacyOptions,
-	ToolResultEvent,
-} from "../../../events/index.ts";
+import type { EntryRecord, LedgerEvent, NormalizeOptions, PrivacyOptions } from "../../../events/index.ts";
 import {
-	isRecord,
 	listLeaves,
 	migrateEntries,
 	normalizeBranch,
@@ -31,11 +24,14 @@ import {
 	branchFacts,
 	emptyFacts,
 	emptyLedger,
+	emptySpend,
 	type FactState,
 	foldFacts,
 	foldLedger,
+	foldSpend,
 	type LedgerState,
 	ledgerOf,
+	type SpendState,
 } from "../../../reducers/index.ts";
 import {
 	type AuditMemo,
@@ -66,7 +62,6 @@ export { DEFAULT_EVERY } from "./points.ts";
 
 import type { ToolsConfig } from "../../tools/index.ts";
 import {
-	type Billed,
 	type Diagnostics,
 	emptyDiagnostics,
 	type FileDiagnostics,
@@ -77,6 +72,7 @@ import {
 	type SessionReport,
 	sessionTotals,
 } from "../report/report.ts";
+import { billedOf, type CostSetup, defaultCostSetup, estimateAt } from "./consultation-cost.ts";
 import { calledToolNames, sessionTools } from "./tool-set.ts";
 
 export interface ReplayOptions {
@@ -96,6 +92,8 @@ export interface ReplayOptions {
 	scratchSamples?: number;
 	/** Milliseconds; injectable so tests can make timings deterministic. */
 	now?: () => number;
+	/** What the consultations are estimated and priced with; default the built-in config and the default price model. */
+	cost?: CostSetup;
 }
 
 /** Few: each sample refolds its whole prefix, the one cost of a replay that is not linear. */
@@ -104,23 +102,6 @@ export const DEFAULT_SCRATCH_SAMPLES = 3;
 export interface FileReplay {
 	sessions: SessionReport[];
 	diagnostics: FileDiagnostics;
-}
-
-function count(value: unknown): number {
-	return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0;
-}
-
-/** The billed usage an advisor result recorded, if any. */
-export function billedUsage(result: ToolResultEvent | undefined): Billed | undefined {
-	if (result === undefined || !isRecord(result.details)) return undefined;
-	const usage = result.details.usage;
-	if (!isRecord(usage)) return undefined;
-	const input = count(usage.input);
-	const cacheRead = count(usage.cacheRead);
-	const cacheWrite = count(usage.cacheWrite);
-	const output = count(usage.output);
-	if (input + cacheRead + cacheWrite + output === 0) return undefined;
-	return { prompt: input + cacheRead + cacheWrite, input, cacheRead, cacheWrite, output };
 }
 
 /** Which point indices are also built from scratch: evenly spread, the last one always. */
@@ -212,6 +193,8 @@ interface PointState {
 	state: LedgerState;
 	/** What the branch holds for the fact audit, folded to this point. */
 	facts: FactState;
+	/** The advisor's spend on the branch, folded to this point: what the estimate learns from. */
+	spend: SpendState;
 	request: LedgerRequest;
 	baseline: BaselineCursor;
 	baselineRequest: BaselineRequest;
@@ -314,6 +297,8 @@ export function replayBranch(
 		users,
 		state: last?.state ?? emptyLedger(input.cwd),
 		facts: last?.facts ?? emptyFacts(input.cwd),
+		spend: last?.spend ?? emptySpend(),
+		cost: options.cost ?? defaultCostSetup(),
 		audit: shared.audit,
 		baseline: last?.baseline ?? emptyBaseline,
 		folded: last?.point.upTo ?? 0,
@@ -416,6 +401,8 @@ interface BranchRun {
 	readonly users: readonly UserCheck[];
 	state: LedgerState;
 	facts: FactState;
+	spend: SpendState;
+	readonly cost: CostSetup;
 	readonly audit: ReplayShared["audit"];
 	baseline: BaselineCursor;
 	/** Events folded so far. */
@@ -449,6 +436,7 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 	}
 
 	run.facts = foldFacts(run.facts, events.slice(run.folded, point.upTo));
+	run.spend = foldSpend(run.spend, events.slice(run.folded, point.upTo));
 	run.baseline = advanceBaseline(run.baseline, input.path, run.folded, point.upTo);
 	run.folded = point.upTo;
 	while (run.usersSoFar < run.users.length && run.userIndex[run.usersSoFar]! < point.upTo) run.usersSoFar++;
@@ -478,6 +466,7 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 		missing: checked.missing,
 		state: run.state,
 		facts: run.facts,
+		spend: run.spend,
 		request,
 		baseline: run.baseline,
 		baselineRequest: baselineNow,
@@ -534,8 +523,14 @@ function pointReport(
 	if (baselineShare !== undefined) report.baselineCacheShare = baselineShare;
 	const maskedShare = sharesOf(run.previousMasked, raw.masked);
 	if (maskedShare !== undefined) report.maskedCacheShare = maskedShare;
-	const billed = billedUsage(point.result);
+	const billed = billedOf(point.result, run.cost.price);
 	if (billed !== undefined) report.billed = billed;
+	report.estimate = estimateAt(
+		request,
+		run.spend,
+		{ result: point.result, sessionId: run.input.sessionId, render: run.renderOptions },
+		run.cost,
+	);
 	if (scratchMs !== undefined) report.scratchMs = round(scratchMs, 3);
 	return report;
 }

@@ -4,23 +4,28 @@
  * provider would bill for the same tokens.
  */
 
-import { getModels, getProviders, type KnownProvider } from "@mariozechner/pi-ai";
+import { type Api, getModels, getProviders, type KnownProvider, type Model } from "@mariozechner/pi-ai";
 import type { PriceModel } from "./report.ts";
 
 /** A widely used coding model with listed cache prices (input $3, cache read $0.30, cache write $3.75 per million). */
 export const DEFAULT_PRICE_MODEL = "anthropic/claude-sonnet-4-5";
 
-/** `provider/model` (the model id may itself contain slashes, as on OpenRouter); undefined when unknown. */
-export function resolvePriceModel(key: string): PriceModel | undefined {
+/** The registry's model for `provider/model` (the model id may itself contain slashes, as on OpenRouter); undefined when unknown. */
+export function resolveRegistryModel(key: string): Model<Api> | undefined {
 	const slash = key.indexOf("/");
 	if (slash <= 0 || slash === key.length - 1) return undefined;
 	const provider = key.slice(0, slash);
 	const id = key.slice(slash + 1);
 	if (!(getProviders() as string[]).includes(provider)) return undefined;
-	const model = getModels(provider as KnownProvider).find((m) => m.id === id);
+	return getModels(provider as KnownProvider).find((m) => m.id === id);
+}
+
+/** The prompt prices of `provider/model`; undefined when unknown. */
+export function resolvePriceModel(key: string): PriceModel | undefined {
+	const model = resolveRegistryModel(key);
 	if (model === undefined) return undefined;
 	return {
-		key: `${provider}/${model.id}`,
+		key: `${model.provider}/${model.id}`,
 		name: model.name,
 		prices: { input: model.cost.input, cacheRead: model.cost.cacheRead, cacheWrite: model.cost.cacheWrite },
 	};

@@ -17,9 +17,25 @@ import {
 	priceUncached,
 	splitPrompt,
 } from "../../baseline/cache-cost.ts";
+import {
+	type Billed,
+	type BilledTotals,
+	billedTotalsOf,
+	type EstimatesByKind,
+	estimatesOf,
+	type PointEstimate,
+} from "./billed.ts";
+import { ratio, round, roundOrNull } from "./numbers.ts";
 
-/** 2: the breakpoint figures apply Anthropic's 20-block lookback; the figures without bridges are added. */
-export const REPORT_VERSION = 2;
+export type { Billed, BilledTotals, PointEstimate } from "./billed.ts";
+export { ratio, round } from "./numbers.ts";
+
+/**
+ * 2: the breakpoint figures apply Anthropic's 20-block lookback; the figures without bridges are added.
+ * 3: whole consultations: `billed` splits first requests from follow-ups and is priced, beside the
+ * extension's estimate (`points[].estimate`, `estimate`).
+ */
+export const REPORT_VERSION = 3;
 
 export interface TokenStats {
 	total: number;
@@ -51,16 +67,6 @@ export interface PointShares {
 	breakpointNoBridges: number;
 }
 
-/** Real billed usage of an advisor call, from its result's `details.usage` (all attempts and rounds). */
-export interface Billed {
-	/** input + cacheRead + cacheWrite. */
-	prompt: number;
-	input: number;
-	cacheRead: number;
-	cacheWrite: number;
-	output: number;
-}
-
 export interface PointReport {
 	/** The request is what a consultation dispatched right after this entry sends. */
 	atEntryId: string;
@@ -82,7 +88,10 @@ export interface PointReport {
 	baselineCacheShare?: PointShares;
 	/** The same for the masked baseline. */
 	maskedCacheShare?: PointShares;
+	/** What the result recorded the consultation was billed, when it did (advisor points). */
 	billed?: Billed;
+	/** The extension's estimate of the consultation here, at the report's price model. */
+	estimate?: PointEstimate;
 	/** Fold (new events only) + render, ms. */
 	incrementalMs: number;
 	/** Fold from scratch + render with a fresh memo, ms (a sample of points, never a branch's first). */
@@ -154,15 +163,6 @@ export interface Diagnostics {
 	unknownEntryTypes: Record<string, number>;
 	/** The first diagnostics, for reading: `file:line: reason: message`. */
 	messages: string[];
-}
-
-export interface BilledTotals {
-	/** Points whose result carries billed usage. */
-	points: number;
-	prompt: number;
-	output: number;
-	/** The ledger estimate summed over the same points. */
-	ledgerEstimate: number;
 }
 
 /** One side's prompt tokens over a set of consultations, split by what a prompt cache would do. */
@@ -248,6 +248,8 @@ export interface SessionReport {
 	points: PointReport[];
 	tokens: TokenTotals;
 	billed: BilledTotals;
+	/** The extension's estimates summed, advisor points and simulated ones apart. */
+	estimate: EstimatesByKind;
 	largerThanBaseline: LargerThanBaseline[];
 	userMessages: UserMessages;
 	cacheShare: CacheShare;
@@ -273,6 +275,7 @@ export interface ReplayReport {
 	points: number;
 	tokens: TokenTotals;
 	billed: BilledTotals;
+	estimate: EstimatesByKind;
 	largerThanBaseline: LargerThanBaseline[];
 	userMessages: UserMessages;
 	cacheShare: CacheShare;
@@ -325,19 +328,6 @@ function mean(values: readonly number[]): number | null {
 	return values.reduce((a, b) => a + b, 0) / values.length;
 }
 
-export function round(value: number, digits = 4): number {
-	const f = 10 ** digits;
-	return Math.round(value * f) / f;
-}
-
-function roundOrNull(value: number | null, digits = 4): number | null {
-	return value === null ? null : round(value, digits);
-}
-
-export function ratio(numerator: number, denominator: number): number | null {
-	return denominator > 0 ? round(numerator / denominator) : null;
-}
-
 const SHARE_OF = {
 	ledger: (p: PointReport) => p.cacheShare,
 	baseline: (p: PointReport) => p.baselineCacheShare,
@@ -384,18 +374,6 @@ export function timingOf(points: readonly PointReport[]): Timing {
 		ratio: scratchMs > 0 ? round(matchedIncremental / scratchMs) : null,
 		mismatches: 0,
 	};
-}
-
-export function billedOf(points: readonly PointReport[]): BilledTotals {
-	const totals: BilledTotals = { points: 0, prompt: 0, output: 0, ledgerEstimate: 0 };
-	for (const p of points) {
-		if (p.billed === undefined) continue;
-		totals.points++;
-		totals.prompt += p.billed.prompt;
-		totals.output += p.billed.output;
-		totals.ledgerEstimate += p.ledger;
-	}
-	return totals;
 }
 
 /** The three ways a side is cached in the report, and the split model each prices with. */
@@ -558,7 +536,15 @@ export function sessionTotals(
 	points: readonly PointReport[],
 ): Pick<
 	SessionReport,
-	"tokens" | "billed" | "cacheShare" | "baselineCacheShare" | "maskedCacheShare" | "cache" | "facts" | "timing"
+	| "tokens"
+	| "billed"
+	| "estimate"
+	| "cacheShare"
+	| "baselineCacheShare"
+	| "maskedCacheShare"
+	| "cache"
+	| "facts"
+	| "timing"
 > {
 	const baseline = tokenStats(points.map((p) => p.baseline));
 	const ledger = tokenStats(points.map((p) => p.ledger));
@@ -571,7 +557,8 @@ export function sessionTotals(
 			ratio: ratio(ledger.total, baseline.total),
 			maskedRatio: ratio(masked.total, baseline.total),
 		},
-		billed: billedOf(points),
+		billed: billedTotalsOf(points),
+		estimate: estimatesOf(points),
 		cacheShare: cacheShareOf(points),
 		baselineCacheShare: cacheShareOf(points, "baseline"),
 		maskedCacheShare: cacheShareOf(points, "masked"),
@@ -613,6 +600,7 @@ export function buildReport(
 		points: points.length,
 		tokens: totals.tokens,
 		billed: totals.billed,
+		estimate: totals.estimate,
 		largerThanBaseline: sessions.flatMap((s) => s.largerThanBaseline),
 		userMessages: {
 			total: sessions.reduce((n, s) => n + s.userMessages.total, 0),

@@ -1,5 +1,5 @@
 /**
- * `replay --svg FILE`: a header with the totals, a dollar panel (the consultations' prompts priced
+ * `replay --svg FILE`: a header with the totals, a dollar panel (the first requests' prompts priced
  * without a cache and with one in both caching models, baseline, masked baseline and ledger), then tokens per
  * consultation, one small panel per session (each with its own y scale, so a short session is as
  * readable as a long one). One column for one session, two otherwise. Plain SVG, no fonts or
@@ -184,7 +184,7 @@ function costPanel(price: PriceReport, points: number, x0: number, y0: number, w
 	parts.push(`<g transform="translate(${x0},${y0})">`);
 	parts.push(`<rect width="${width}" height="${height}" fill="#fff" stroke="#ddd"/>`);
 	parts.push(
-		text(10, 17, 12, clipRight(`Prompt cost of ${count(points, "consultation")}, by side`, width - 20, 12), {
+		text(10, 17, 12, clipRight(`Prompt cost of ${count(points, "first request")}, by side`, width - 20, 12), {
 			bold: true,
 		}),
 	);

@@ -1,4 +1,8 @@
-/** The replay report as text for a terminal: a table per session, then totals and the lists. */
+/**
+ * The replay report as text for a terminal: the sessions' tables, then totals, the whole
+ * consultations, and the lists. Every line fits WIDTH columns (the tables' detail is in `--wide`
+ * and `--json`).
+ */
 
 import { assertNever } from "../../../events/index.ts";
 import { FACT_CATEGORIES, type FactCategory } from "../../../reducers/index.ts";
@@ -13,47 +17,35 @@ import type {
 	TokenStats,
 	UsdPair,
 } from "./report.ts";
+import { CONSULTATION_LEGEND, consultationLines } from "./text-consultations.ts";
+import {
+	fitTable,
+	fixed,
+	formatRate,
+	formatTokens,
+	formatUsdFixed,
+	plain,
+	plural,
+	ratioText,
+	row,
+	type Style,
+	usdDigits,
+	WIDTH,
+	wrap,
+} from "./text-format.ts";
 
-export interface Style {
-	bold(text: string): string;
-	dim(text: string): string;
-	red(text: string): string;
-	green(text: string): string;
-	yellow(text: string): string;
-}
+export {
+	formatRate,
+	formatTokens,
+	formatUsdFixed,
+	type Style,
+	styleFor,
+	usdDigits,
+} from "./text-format.ts";
 
-const plain: Style = { bold: (t) => t, dim: (t) => t, red: (t) => t, green: (t) => t, yellow: (t) => t };
-
-function sgr(open: number, close: number): (text: string) => string {
-	return (text) => `\u001b[${open}m${text}\u001b[${close}m`;
-}
-
-const ansi: Style = { bold: sgr(1, 22), dim: sgr(2, 22), red: sgr(31, 39), green: sgr(32, 39), yellow: sgr(33, 39) };
-
-/** Colours only on a terminal, and never when NO_COLOR is set to anything non-empty (no-color.org). */
-export function styleFor(isTTY: boolean | undefined, env: NodeJS.ProcessEnv): Style {
-	const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
-	return isTTY === true && !noColor ? ansi : plain;
-}
-
-const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
-
-export function formatTokens(n: number): string {
-	return integer.format(n);
-}
-
-function fixed(n: number | null, digits = 3): string {
-	return n === null ? "—" : n.toFixed(digits);
-}
-
-/** Keep the end of long paths: the file name is what tells sessions apart. */
-function fitLeft(text: string, width: number): string {
-	if (text.length <= width) return text.padEnd(width);
-	return `…${text.slice(text.length - width + 1)}`;
-}
-
-function row(cells: readonly string[], widths: readonly number[]): string {
-	return cells.map((c, i) => (i === 0 ? fitLeft(c, widths[0]!) : c.padStart(widths[i]!))).join("  ");
+export interface TextOptions {
+	/** One table with every per-session column, as wide as it needs (`replay --wide`). */
+	wide?: boolean;
 }
 
 function kindLabel(s: SessionReport): string {
@@ -69,58 +61,29 @@ function kindLabel(s: SessionReport): string {
 	}
 }
 
-function ratioText(r: number | null, style: Style): string {
-	if (r === null) return "—";
-	const text = r.toFixed(3);
-	return r > 1 ? style.red(text) : text;
-}
-
 function statsRow(label: string, stats: TokenStats): string[] {
 	return [label, formatTokens(stats.total), formatTokens(stats.p50), formatTokens(stats.p90), formatTokens(stats.max)];
-}
-
-/**
- * Dollars with a fixed number of decimals, so the amounts of one table line up and a cheap line is
- * never rounded to nothing next to an expensive one. (What the extension shows the user follows
- * another rule, policy's `formatUsd`: tenths of a cent under $1, cents above.)
- */
-export function formatUsdFixed(n: number, digits = 2): string {
-	return `$${n.toFixed(digits)}`;
-}
-
-/** Decimals that keep the smallest non-zero amount of a table at three significant digits (2 to 6). */
-export function usdDigits(amounts: readonly number[]): number {
-	const smallest = Math.min(...amounts.filter((n) => n > 0));
-	if (!Number.isFinite(smallest)) return 2;
-	return Math.min(6, Math.max(2, 2 - Math.floor(Math.log10(smallest))));
-}
-
-/** A per-million price as the registry lists it: cents, more decimals only when the price has them. */
-export function formatRate(n: number): string {
-	const text = n.toFixed(4).replace(/0+$/, "");
-	const decimals = text.length - text.indexOf(".") - 1;
-	return decimals < 2 ? `$${n.toFixed(2)}` : `$${text}`;
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-	return `${formatTokens(n)} ${n === 1 ? one : many}`;
 }
 
 /** What the columns mean: short, and after the numbers so the report starts with the answer. */
 export const LEGEND: readonly string[] = [
 	"Legend:",
-	"  baseline  what rpiv-advisor 2.11 sends at the same point: Pi's own context + every tool's JSON schema",
-	"            (no system prompt counted, so it is a lower bound); tokens are chars/4 on both sides",
-	"  masked    the baseline with observation masking (Lindenbauer et al. 2025): tool results older than the newest",
-	"            10 assistant turns replaced by one line; the research baseline, for comparison",
+	"  baseline  what rpiv-advisor 2.11 sends at the same point: Pi's own context + every tool's JSON",
+	"            schema (no system prompt counted: a lower bound); tokens are chars/4 on both sides",
+	"  masked    the baseline with observation masking (Lindenbauer et al. 2025): tool results older",
+	"            than the newest 10 assistant turns replaced by one line; the research baseline",
 	"  ledger    the request this extension sends; ratio = ledger / baseline tokens",
-	"  effect.   the same ratio with a prompt cache on both sides: uncached + 0.1 × cached tokens (token prefix)",
+	"  effect.   the same ratio with a prompt cache on both sides: uncached + 0.1 × cached tokens",
 	"  m.eff.    masked / baseline, cached the same way",
 	"  >base     consultations whose ledger request is larger than the baseline's",
 	"  users     user messages the requests had to carry; missing: absent from a request (must be 0)",
-	"  reuse     median share of the previous consultation's ledger request repeated as a prefix (token prefix / breakpoints)",
-	"  facts     share of the branch's facts (user words, paths, commands, failures, test summaries, prose, names,",
-	"            advice) each request carries as text, ledger / Pi's context; by category below (docs/request-format.md)",
+	"  reuse     median share of the previous consultation's ledger request repeated as a prefix",
+	"            (token prefix / breakpoints)",
+	"  facts     share of the branch's facts (user words, paths, commands, failures, test summaries,",
+	"            prose, names, advice) each request carries as text, ledger / Pi's context",
+	"  first requests: the tables and ratios above the whole consultations count the request each",
+	"  consultation starts with, on every side; what follows it is counted under whole consultations.",
+	...CONSULTATION_LEGEND,
 	"  token prefix: the longest repeated prefix is read from the cache (OpenAI, Google)",
 	"  breakpoints: Anthropic's rule. A prefix is read only if it ends where the previous request set",
 	"  a breakpoint, at most 20 content blocks before one of this request's (at most 4 per request);",
@@ -128,7 +91,8 @@ export const LEGEND: readonly string[] = [
 	"  block), the stable end, and a bridge at the previous stable end when it lies further back;",
 	"  baselines: pi-ai's marks on Pi's context. no bridges: the ledger without the bridge.",
 	"  A session's first consultation reads nothing; the cache is taken as warm between consultations.",
-	"  Prices cover prompts only (the answer is the same on both sides). Fold/render timings are in --json.",
+	"  The first requests' dollars price prompts only (the answer is the same on both sides); the",
+	"  whole consultations' include the answers. Timings and every point's figures: --json.",
 ];
 
 function splitCells(split: CacheSplit): string[] {
@@ -144,11 +108,8 @@ function priceLines(report: ReplayReport, price: PriceReport, style: Style): str
 	const p = price.perMillion;
 	const listed = (n: number) => (n > 0 ? formatRate(n) : "not listed (priced as input)");
 	const out: string[] = [];
-	out.push(
-		style.bold(
-			`Prompt cost of the ${plural(report.points, "consultation")} at ${price.model} prices (${price.name}; per million tokens: input ${formatRate(p.input)}, cache read ${listed(p.cacheRead)}, cache write ${listed(p.cacheWrite)})`,
-		),
-	);
+	const title = `Prompt cost of the ${plural(report.points, "first request")} (one per consultation) at ${price.model} prices (${price.name}; per million tokens: input ${formatRate(p.input)}, cache read ${listed(p.cacheRead)}, cache write ${listed(p.cacheWrite)})`;
+	out.push(...wrap(title).map((line) => style.bold(line)));
 	const widths = [13, 8, 10, 10, 11, 10, 9, 6];
 	out.push(
 		style.bold(
@@ -200,11 +161,11 @@ function priceLines(report: ReplayReport, price: PriceReport, style: Style): str
 	return out;
 }
 
-export function renderTextReport(report: ReplayReport, style: Style = plain): string {
+export function renderTextReport(report: ReplayReport, style: Style = plain, options: TextOptions = {}): string {
 	const out: string[] = [
 		...headerLines(report, style),
 		"",
-		...sessionTable(report, style),
+		...(options.wide === true ? wideSessionTable(report, style) : sessionTables(report, style)),
 		"",
 		...tokenLines(report, style),
 		"",
@@ -212,6 +173,8 @@ export function renderTextReport(report: ReplayReport, style: Style = plain): st
 		"",
 		...(report.price !== undefined ? [...priceLines(report, report.price, style), ""] : []),
 		...reuseLines(report, style),
+		"",
+		...consultationLines(report, style),
 		"",
 		...listLines(report, style),
 		...diagnosticLines(report.diagnostics, style),
@@ -227,68 +190,97 @@ function headerLines(report: ReplayReport, style: Style): string[] {
 		style.bold(
 			`Replayed ${plural(report.sessions.length, "session")} from ${plural(files, "file")}: ${plural(report.points, "consultation point")}`,
 		),
-		style.dim(
+		...wrap(
 			`Points: every real advisor() call; sessions without one get a simulated point every ${report.options.every} tool rounds and at the last entry${report.options.allLeaves ? "; every leaf replayed" : "; leaf path only"}.`,
-		),
+		).map((line) => style.dim(line)),
 	];
 }
 
-/** One row per session, then the totals. */
-function sessionTable(report: ReplayReport, style: Style): string[] {
-	const widths = [40, 9, 12, 11, 7, 7, 11, 7, 5, 6, 7, 11, 11];
-	const header = [
-		"session",
-		"points",
-		"baseline",
-		"ledger",
-		"ratio",
-		"effect.",
-		"masked",
-		"m.eff.",
-		">base",
-		"users",
-		"missing",
-		"reuse",
-		"facts L/Pi",
-	];
-	const out = [style.bold(row(header, widths))];
+/** One row per session, then the totals; `columns` picks the cells. */
+function tableRows(report: ReplayReport, columns: readonly Column[]): { rows: string[][]; flagged: boolean[] } {
+	const rows = [columns.map((c) => c.header)];
+	const flagged = [false];
 	for (const s of report.sessions) {
-		const cells = [
-			s.leafId !== null && report.options.allLeaves ? `${s.file}@${s.leafId}` : s.file,
-			`${s.points.length} ${kindLabel(s)}`.trim(),
-			formatTokens(s.tokens.baseline.total),
-			formatTokens(s.tokens.ledger.total),
-			fixed(s.tokens.ratio),
-			fixed(s.cache.effectiveRatio),
-			formatTokens(s.tokens.masked.total),
-			fixed(s.cache.maskedEffectiveRatio),
-			String(s.largerThanBaseline.length),
-			String(s.userMessages.total),
-			String(s.userMessages.missing),
-			`${fixed(s.cacheShare.tokenPrefix.p50, 2)} / ${fixed(s.cacheShare.breakpoint.p50, 2)}`,
-			factsCell(s.facts),
-		];
-		let line = row(cells, widths);
-		if (s.largerThanBaseline.length > 0 || s.userMessages.missing > 0) line = style.yellow(line);
-		out.push(line);
+		const name = s.leafId !== null && report.options.allLeaves ? `${s.file}@${s.leafId}` : s.file;
+		rows.push([name, ...columns.slice(1).map((c) => c.session(s))]);
+		flagged.push(s.largerThanBaseline.length > 0 || s.userMessages.missing > 0);
 	}
-	const total = [
-		"total",
-		String(report.points),
-		formatTokens(report.tokens.baseline.total),
-		formatTokens(report.tokens.ledger.total),
-		fixed(report.tokens.ratio),
-		fixed(report.cache.effectiveRatio),
-		formatTokens(report.tokens.masked.total),
-		fixed(report.cache.maskedEffectiveRatio),
-		String(report.largerThanBaseline.length),
-		String(report.userMessages.total),
-		String(report.userMessages.missing),
-		`${fixed(report.cacheShare.tokenPrefix.p50, 2)} / ${fixed(report.cacheShare.breakpoint.p50, 2)}`,
-		factsCell(report.facts),
+	rows.push(["total", ...columns.slice(1).map((c) => c.total(report))]);
+	flagged.push(false);
+	return { rows, flagged };
+}
+
+/** A column of the sessions' table: its header, a session's cell and the total's. */
+interface Column {
+	header: string;
+	session(s: SessionReport): string;
+	total(r: ReplayReport): string;
+}
+
+const column = (header: string, cell: (x: SessionReport | ReplayReport) => string): Column => ({
+	header,
+	session: cell,
+	total: cell,
+});
+
+const COLUMNS = {
+	session: column("session", () => ""),
+	points: {
+		header: "points",
+		session: (s: SessionReport) => `${s.points.length} ${kindLabel(s)}`.trim(),
+		total: (r: ReplayReport) => String(r.points),
+	},
+	baseline: column("baseline", (x) => formatTokens(x.tokens.baseline.total)),
+	ledger: column("ledger", (x) => formatTokens(x.tokens.ledger.total)),
+	ratio: column("ratio", (x) => fixed(x.tokens.ratio)),
+	effective: column("effect.", (x) => fixed(x.cache.effectiveRatio)),
+	masked: column("masked", (x) => formatTokens(x.tokens.masked.total)),
+	maskedEffective: column("m.eff.", (x) => fixed(x.cache.maskedEffectiveRatio)),
+	larger: column(">base", (x) => String(x.largerThanBaseline.length)),
+	users: column("users", (x) => String(x.userMessages.total)),
+	missing: column("missing", (x) => String(x.userMessages.missing)),
+	reuse: column(
+		"reuse",
+		(x) => `${fixed(x.cacheShare.tokenPrefix.p50, 2)} / ${fixed(x.cacheShare.breakpoint.p50, 2)}`,
+	),
+	facts: column("facts L/Pi", (x) => factsCell(x.facts)),
+} satisfies Record<string, Column>;
+
+function styledTable(report: ReplayReport, style: Style, columns: readonly Column[], width?: number): string[] {
+	const { rows, flagged } = tableRows(report, columns);
+	const lines = fitTable(rows, width);
+	return lines.map((line, i) =>
+		i === 0 || i === lines.length - 1 ? style.bold(line) : flagged[i] ? style.yellow(line) : line,
+	);
+}
+
+/** The default: the tokens of each session's first requests, then its checks, each table within WIDTH. */
+function sessionTables(report: ReplayReport, style: Style): string[] {
+	const c = COLUMNS;
+	return [
+		style.bold("Tokens of the first requests (one per consultation), per session"),
+		...styledTable(report, style, [
+			c.session,
+			c.points,
+			c.baseline,
+			c.ledger,
+			c.ratio,
+			c.effective,
+			c.masked,
+			c.maskedEffective,
+		]),
+		"",
+		style.bold("What the requests carry, per session"),
+		...styledTable(report, style, [c.session, c.points, c.larger, c.users, c.missing, c.reuse, c.facts]),
 	];
-	out.push(style.bold(row(total, widths)));
-	return out;
+}
+
+/** `--wide`: every column in one table, the file names whole. */
+function wideSessionTable(report: ReplayReport, style: Style): string[] {
+	return [
+		style.bold("Per session, first requests (one per consultation)"),
+		...styledTable(report, style, Object.values(COLUMNS), Number.POSITIVE_INFINITY),
+	];
 }
 
 function factsCell(facts: FactSurvival): string {
@@ -342,7 +334,7 @@ function factLines(report: ReplayReport, style: Style): string[] {
 function tokenLines(report: ReplayReport, style: Style): string[] {
 	const statWidths = [28, 14, 10, 10, 10];
 	return [
-		style.bold(row(["tokens per consultation", "total", "p50", "p90", "max"], statWidths)),
+		style.bold(row(["tokens per first request", "total", "p50", "p90", "max"], statWidths)),
 		row(statsRow("baseline (Pi context+tools)", report.tokens.baseline), statWidths),
 		row(statsRow("masked (old results hidden)", report.tokens.masked), statWidths),
 		row(statsRow("ledger", report.tokens.ledger), statWidths),
@@ -354,7 +346,7 @@ function tokenLines(report: ReplayReport, style: Style): string[] {
 	];
 }
 
-/** Prefix reuse between consultations, the bytes check, and what the recorded calls were billed. */
+/** Prefix reuse between consultations, and the bytes check. */
 function reuseLines(report: ReplayReport, style: Style): string[] {
 	const c = report.cacheShare;
 	const b = report.baselineCacheShare;
@@ -372,11 +364,6 @@ function reuseLines(report: ReplayReport, style: Style): string[] {
 	];
 	if (report.timing.mismatches > 0)
 		out.push(style.red(`Incremental and from-scratch requests differed at ${report.timing.mismatches} points.`));
-	if (report.billed.points > 0) {
-		out.push(
-			`Billed usage recorded by ${plural(report.billed.points, "advisor call")}: ${formatTokens(report.billed.prompt)} prompt tokens (all attempts and investigation rounds) vs ${formatTokens(report.billed.ledgerEstimate)} estimated for their first request; ${formatTokens(report.billed.output)} output tokens`,
-		);
-	}
 	return out;
 }
 
@@ -389,7 +376,11 @@ function listLines(report: ReplayReport, style: Style): string[] {
 		out.push(style.yellow(`Requests larger than the baseline (${larger.length}):`));
 		for (const l of larger) {
 			out.push(
-				`  ${l.file} after ${l.atEntryId} (${l.kind}): ledger ${formatTokens(l.ledger)} > baseline ${formatTokens(l.baseline)}`,
+				...wrap(
+					`  ${l.file} after ${l.atEntryId} (${l.kind}): ledger ${formatTokens(l.ledger)} > baseline ${formatTokens(l.baseline)}`,
+					WIDTH,
+					"    ",
+				),
 			);
 		}
 	}
@@ -397,7 +388,9 @@ function listLines(report: ReplayReport, style: Style): string[] {
 	const usersLine = `User messages the requests had to carry: ${users.total}; missing from a request: ${users.missing}`;
 	out.push(users.missing === 0 ? usersLine : style.red(usersLine));
 	for (const m of users.missingMessages) {
-		out.push(`  ${m.file}: user message ${m.entryId} missing from the request after ${m.atEntryId}`);
+		out.push(
+			...wrap(`  ${m.file}: user message ${m.entryId} missing from the request after ${m.atEntryId}`, WIDTH, "    "),
+		);
 	}
 	return out;
 }
@@ -406,17 +399,17 @@ function diagnosticLines(d: ReplayReport["diagnostics"], style: Style): string[]
 	const unknownTypes = Object.entries(d.unknownEntryTypes)
 		.map(([type, n]) => `${type} ×${n}`)
 		.join(", ");
-	const out = [
+	const out = wrap(
 		`Reader diagnostics: ${plural(d.badLines, "bad line")}, ${plural(d.unknownEntries, "unknown entry", "unknown entries")}${unknownTypes === "" ? "" : ` (${unknownTypes})`}, ${plural(d.brokenParents, "broken parent link")}`,
-	];
-	for (const m of d.messages) out.push(style.dim(`  ${m}`));
+	);
+	for (const m of d.messages) out.push(...wrap(`  ${m}`, WIDTH, "    ").map((line) => style.dim(line)));
 	if (d.filesWithoutPoints.length > 0) {
 		out.push(`Files without any consultation point (${d.filesWithoutPoints.length}):`);
-		for (const f of d.filesWithoutPoints) out.push(`  ${f}`);
+		for (const f of d.filesWithoutPoints) out.push(...wrap(`  ${f}`, WIDTH, "    "));
 	}
 	if (d.unreadable.length > 0) {
 		out.push(style.red(`Unreadable inputs, skipped (${d.unreadable.length}):`));
-		for (const u of d.unreadable) out.push(`  ${u.path}: ${u.error}`);
+		for (const u of d.unreadable) out.push(...wrap(`  ${u.path}: ${u.error}`, WIDTH, "    "));
 	}
 	return out;
 }

@@ -181,7 +181,7 @@ describe("replay --svg", () => {
 		const texts = allTexts(svg);
 		expect(texts).toContain("6 consultation points in 1 session");
 		expect(texts.join("\n")).not.toMatch(/\b1 (session|point|consultation)s\b/);
-		expect(texts).toContain("Prompt cost of 6 consultations, by side");
+		expect(texts).toContain("Prompt cost of 6 first requests, by side");
 		for (const label of ["no cache", "token prefix", "breakpoints"]) expect(texts).toContain(label);
 		// Baseline, masked and ledger dollars per caching model, masked and ledger with their ratio to the baseline.
 		expect(texts.filter((t) => /^\$\d+\.\d+$/.test(t))).toHaveLength(3);

@@ -1,0 +1,181 @@
+/**
+ * The text report's whole consultations (docs/cli.md, "Billed and estimated"): what the extension
+ * estimates a consultation costs at every point — its first request and the follow-ups expected —
+ * and, where the session recorded what its advisor calls were billed, the two side by side with
+ * the billed / estimated ratio, first requests apart from follow-ups.
+ */
+
+import { PRIOR } from "../../../policy/index.ts";
+import { addSplit, type BilledByRequest, type EstimateTotals, type UsageSplit } from "./billed.ts";
+import { DEFAULT_PRICE_MODEL } from "./price-lookup.ts";
+import type { ReplayReport } from "./report.ts";
+import { fitTable, fixed, formatTokens, formatUsdFixed, plural, type Style, usdDigits, wrap } from "./text-format.ts";
+
+/** pi-ai's scripted test provider: the bundled samples' advisor. */
+const FAUX_PREFIX = "faux:";
+
+function basisCell(t: EstimateTotals): string {
+	const prior = t.points - t.history;
+	if (t.history === 0) return `prior ${prior}`;
+	return prior === 0 ? `history ${t.history}` : `history ${t.history}, prior ${prior}`;
+}
+
+/** The extension's estimates at every point, advisor calls and simulated points apart. */
+function estimateLines(report: ReplayReport, style: Style, model: string): string[] {
+	const kinds: [string, EstimateTotals][] = [
+		["advisor calls", report.estimate.advisor],
+		["simulated", report.estimate.simulated],
+	];
+	const shown = kinds.filter(([, t]) => t.points > 0);
+	if (shown.length === 0) return [];
+	const digits = usdDigits(shown.flatMap(([, t]) => [t.firstUsd, t.usd]));
+	const rows = [
+		["points", "count", "follow-ups", "first request", "consultation", "basis"],
+		...shown.map(([label, t]) => [
+			label,
+			String(t.points),
+			fixed(t.followUps, 2),
+			formatUsdFixed(t.firstUsd, digits),
+			formatUsdFixed(t.usd, digits),
+			basisCell(t),
+		]),
+	];
+	const lines = fitTable(rows);
+	return [
+		...wrap(`Whole consultations (ledger), estimated as the extension does, at ${model} prices`).map((l) =>
+			style.bold(l),
+		),
+		style.bold(lines[0]!),
+		...lines.slice(1),
+	];
+}
+
+function splitCells(split: UsageSplit): string[] {
+	return [formatTokens(split.input), formatTokens(split.cacheRead), formatTokens(split.cacheWrite)];
+}
+
+/** Billed next to estimated, over the calls that recorded every request. */
+function billedTable(b: BilledByRequest, style: Style): string[] {
+	const followUpEstimate = Math.max(0, b.estimate.usd - b.estimate.firstUsd);
+	const billedUsd = b.first.usd + b.followUps.usd;
+	const whole = addSplit(b.first, b.followUps);
+	const digits = usdDigits([b.first.usd, b.followUps.usd, b.estimate.firstUsd, followUpEstimate].filter((n) => n > 0));
+	const usd = (n: number) => formatUsdFixed(n, digits);
+	const ratio = (billed: number, estimated: number) => (estimated > 0 ? (billed / estimated).toFixed(3) : "—");
+	const rows = [
+		["", "requests", "fresh", "cache read", "cache write", "output", "billed", "estimated", "ratio"],
+		[
+			"first requests",
+			String(b.points),
+			...splitCells(b.first),
+			formatTokens(b.first.output),
+			usd(b.first.usd),
+			usd(b.estimate.firstUsd),
+			fixed(b.ratio.first),
+		],
+		[
+			"follow-ups",
+			String(b.requests - b.points),
+			...splitCells(b.followUps),
+			formatTokens(b.followUps.output),
+			usd(b.followUps.usd),
+			usd(followUpEstimate),
+			ratio(b.followUps.usd, followUpEstimate),
+		],
+		[
+			"consultations",
+			String(b.requests),
+			...splitCells(whole),
+			formatTokens(whole.output),
+			usd(billedUsd),
+			usd(b.estimate.usd),
+			fixed(b.ratio.consultation),
+		],
+	];
+	const lines = fitTable(rows);
+	return [style.bold(lines[0]!), ...lines.slice(1, -1), style.bold(lines.at(-1)!)];
+}
+
+/** The first requests' prompt tokens three ways: billed, estimated, and as sent when recorded. */
+function promptLines(b: BilledByRequest): string[] {
+	const sent =
+		b.sentTokens === null
+			? ""
+			: `; sent then as ${formatTokens(b.sentTokens)} (chars/4, as recorded), rendered now as ${formatTokens(b.ledger)}`;
+	return wrap(
+		`Prompt tokens of the first requests: billed ${formatTokens(b.first.prompt)}, estimated ${formatTokens(b.estimate.firstPrompt)} (ratio ${fixed(b.ratio.firstPrompt)})${sent}.`,
+	);
+}
+
+function billedLines(report: ReplayReport, style: Style): string[] {
+	const billed = report.billed;
+	if (billed.points === 0) return [];
+	const b = billed.byRequest;
+	const out: string[] = [];
+	out.push(
+		...wrap(
+			`Billed vs estimated: the ${plural(billed.points, "advisor call")} that recorded their usage, at the same prices`,
+		).map((l) => style.bold(l)),
+	);
+	if (b.points > 0) out.push(...billedTable(b, style), ...promptLines(b));
+	const aggregateOnly = billed.points - b.points;
+	if (aggregateOnly > 0) {
+		const onlyTotal = report.sessions
+			.flatMap((s) => s.points)
+			.filter((p) => p.billed !== undefined && p.billed.first === undefined);
+		const usd = onlyTotal.reduce((n, p) => n + p.billed!.usd, 0);
+		const estimated = onlyTotal.reduce((n, p) => n + (p.estimate?.usd ?? 0), 0);
+		out.push(
+			...wrap(
+				`${plural(aggregateOnly, "call")} recorded only ${aggregateOnly === 1 ? "its" : "their"} total: ${formatTokens(billed.prompt - b.first.prompt - b.followUps.prompt)} prompt tokens, ${formatUsdFixed(usd, 4)} billed vs ${formatUsdFixed(estimated, 4)} estimated.`,
+			),
+		);
+	}
+	// The table's last row says it when every call recorded its requests.
+	if (aggregateOnly > 0)
+		out.push(
+			...wrap(
+				`All ${plural(billed.points, "call")}: ${formatUsdFixed(billed.usd, 4)} billed vs ${formatUsdFixed(billed.estimateUsd, 4)} estimated for the whole consultation (ratio ${fixed(billed.ratio)}).`,
+			),
+		);
+	out.push(...fauxLines(report));
+	return out;
+}
+
+/**
+ * pi-ai's faux provider (the bundled samples' advisor) reports the tokens it writes to its cache
+ * twice, as input and as cache write (docs/cli.md, "Billed and estimated"): said, with what the
+ * bill is without the copy, so the ratio on the samples is read for what it is.
+ */
+function fauxLines(report: ReplayReport): string[] {
+	const points = report.sessions
+		.flatMap((s) => s.points)
+		.filter((p) => p.billed?.model?.startsWith(FAUX_PREFIX) === true);
+	if (points.length === 0 || report.price === undefined) return [];
+	const input = points.reduce((n, p) => n + p.billed!.input, 0);
+	const copyUsd = (input * report.price.perMillion.input) / 1e6;
+	const billed = report.billed.usd - copyUsd;
+	const ratio = report.billed.estimateUsd > 0 ? (billed / report.billed.estimateUsd).toFixed(3) : "—";
+	return wrap(
+		`${plural(points.length, "call")} went to faux:…, pi-ai's scripted test model, which reports what it writes to its cache twice, as input and as cache write. Without the copy (${formatTokens(input)} input tokens, ${formatUsdFixed(copyUsd, 4)}): ${formatUsdFixed(billed, 4)} billed, ratio ${ratio}.`,
+	);
+}
+
+/** Lines explaining the figures above: the estimate, the prior, and why follow-ups are mostly reads. */
+export const CONSULTATION_LEGEND: readonly string[] = [
+	"  whole consultations: the first request and the follow-ups after it (an investigation round,",
+	"  the request after the tool allowance is spent, a retry). Each follow-up re-sends the previous",
+	"  request with the advisor's reply and tool results appended: larger than the first request,",
+	"  but it starts with the previous one byte for byte, so where the provider caches it is mostly",
+	"  a cache read (0.1 × the input price). estimated: the extension's own estimate at that point;",
+	"  follow-ups as this session's earlier consultations of the model show (history), else the",
+	`  prior: ${PRIOR.rounds} of ${formatTokens(PRIOR.growthTokens)} tokens each, ${PRIOR.roundOutputTokens} output tokens. billed: what the results recorded`,
+	"  (details.attempts), priced the same way; ratio = billed / estimated.",
+];
+
+export function consultationLines(report: ReplayReport, style: Style): string[] {
+	const model = report.price?.model ?? DEFAULT_PRICE_MODEL;
+	const estimates = estimateLines(report, style, model);
+	const billed = billedLines(report, style);
+	return [...estimates, ...(estimates.length > 0 && billed.length > 0 ? [""] : []), ...billed];
+}
