@@ -112,22 +112,13 @@ describe("arguments", () => {
 			[["eval"], "--advisor provider/model is required"],
 			[["eval", "--advisor", "sonnet"], '--advisor needs provider/model, got "sonnet"'],
 			[["eval", "--advisor", "a/b", "--points", "0"], '--points needs a whole number ≥ 1, got "0"'],
-			[
-				["eval", "--advisor", "a/b", "--max-usd", "-1"],
-				'--max-usd needs an amount in dollars above 0, got "-1"',
-			],
-			[
-				["eval", "--advisor", "a/b", "--max-usd", "0"],
-				'--max-usd needs an amount in dollars above 0, got "0"',
-			],
+			[["eval", "--advisor", "a/b", "--max-usd", "-1"], '--max-usd needs an amount in dollars above 0, got "-1"'],
+			[["eval", "--advisor", "a/b", "--max-usd", "0"], '--max-usd needs an amount in dollars above 0, got "0"'],
 			[
 				["eval", "--advisor", "a/b", "--arms", "ledger"],
 				"--arms needs full and at least one of ledger, masked (it is what they are compared with)",
 			],
-			[
-				["eval", "--advisor", "a/b", "--arms", "ledger,rag"],
-				'--arms: unknown arm "rag" (ledger, full, masked)',
-			],
+			[["eval", "--advisor", "a/b", "--arms", "ledger,rag"], '--arms: unknown arm "rag" (ledger, full, masked)'],
 		];
 		// The message says what is wrong; the command it concerns goes into the one prefix (errorPrefix).
 		for (const [argv, message] of refused) {
