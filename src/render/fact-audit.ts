@@ -193,8 +193,11 @@ export interface AuditResult {
 	missing: Fact[];
 }
 
-/** Texts of units no longer in use are dropped once the cache holds this many more than the request. */
-const TEXT_CACHE_SLACK = 4096;
+/**
+ * Texts of units no longer in use are dropped once the cache holds this many more than the request:
+ * a request's volatile units are new at every point, so the cache would otherwise keep every version.
+ */
+const TEXT_CACHE_SLACK = 1024;
 
 /**
  * The units new since the previous audit (from the first position whose key differs), and every

@@ -545,7 +545,7 @@ function measure(
 	// beside it.
 	const previous = memo.lastUnits;
 	let reusing = previous !== undefined;
-	const addUnit = (marker: string, text: string) => {
+	const addUnit = (marker: string, text: string, volatile = false) => {
 		const i = units.length;
 		markers.push(marker);
 		parts.push(text);
@@ -563,7 +563,8 @@ function measure(
 			return;
 		}
 		reusing = false;
-		prefixHash = chainHash(prefixHash, marker + memo.partHash(text));
+		// A volatile part changes at every point: memoising its hash would keep every version.
+		prefixHash = chainHash(prefixHash, marker + (volatile ? hashString(text) : memo.partHash(text)));
 		prefixChars += marker.length + text.length;
 		units.push({ prefixHash, prefixChars, text: marker + text });
 	};
@@ -584,7 +585,7 @@ function measure(
 		let messageChars = 0;
 		for (let p = 0; p < parts.length; p++) {
 			const text = parts[p]!;
-			addUnit(p === 0 ? `\u0001${role}` : role, text);
+			addUnit(p === 0 ? `\u0001${role}` : role, text, m === lastMessage && p >= stablePartCount);
 			messageChars += text.length;
 			if (m === lastMessage && p === stablePartCount - 1) {
 				stableUnits = units.length;

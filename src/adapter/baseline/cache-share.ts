@@ -17,10 +17,8 @@ import { assertNever } from "../../events/index.ts";
 import { LOOKBACK_BLOCKS } from "../../policy/index.ts";
 import { estimateMessageTokens, IMAGE_TOKENS } from "../../render/index.ts";
 
-/** A message's content parts as the cache sees them. */
+/** A message's content parts as the cache sees them: their sizes (their identities are made on demand, partKeys). */
 interface MessageUnits {
-	/** Identity of each part: the message role and ids on the first, then the part as sent. */
-	keys: string[];
 	/** Characters the token estimate counts for each part (an image counts its token allowance × 4). */
 	chars: number[];
 	total: number;
@@ -78,28 +76,36 @@ function blocksOf(message: Message, parts: readonly unknown[]): number {
 	return n;
 }
 
-// Messages are immutable once built, and a replay meets each one at many points.
+function partsOf(message: Message): readonly unknown[] {
+	return typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+}
+
+// Messages are immutable once built, and a replay meets each one at many points. Only sizes are
+// kept: a part's identity is its JSON, a copy of its text, made only for the messages compared part
+// by part (a replay's memory follows the branch, not a copy of it; docs/decisions.md).
 const unitsMemo = new WeakMap<Message, MessageUnits>();
 
 function unitsOf(message: Message): MessageUnits {
 	let units = unitsMemo.get(message);
 	if (units === undefined) {
-		const marker = messageMarker(message);
-		const parts: readonly unknown[] =
-			typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
-		const keys: string[] = [];
+		const parts = partsOf(message);
 		const chars: number[] = [];
 		let total = 0;
-		parts.forEach((part, p) => {
-			keys.push((p === 0 ? marker : "\u0000") + JSON.stringify(part));
+		for (const part of parts) {
 			const n = partChars(part);
 			chars.push(n);
 			total += n;
-		});
-		units = { keys, chars, total, blocks: blocksOf(message, parts) };
+		}
+		units = { chars, total, blocks: blocksOf(message, parts) };
 		unitsMemo.set(message, units);
 	}
 	return units;
+}
+
+/** Identity of each part: the message role and ids on the first, then the part as sent. */
+function partKeys(message: Message): string[] {
+	const marker = messageMarker(message);
+	return partsOf(message).map((part, p) => (p === 0 ? marker : "\u0000") + JSON.stringify(part));
 }
 
 /** Characters a message's parts count in the cache model. */
@@ -160,9 +166,11 @@ export function baselineShares(
 	for (; m < n; m++) {
 		const a = unitsOf(before[m]!);
 		const b = unitsOf(after[m]!);
+		const aKeys = partKeys(before[m]!);
+		const bKeys = partKeys(after[m]!);
 		let u = 0;
-		while (u < a.keys.length && u < b.keys.length && a.keys[u] === b.keys[u]) prefix += a.chars[u++]!;
-		if (u < a.keys.length) break;
+		while (u < aKeys.length && u < bKeys.length && aKeys[u] === bKeys[u]) prefix += a.chars[u++]!;
+		if (u < aKeys.length) break;
 		// Every part of the previous message is repeated: a breakpoint after it is read.
 		if (m === 0) headMatched = true;
 		if (m === before.length - 1) {
@@ -171,7 +179,7 @@ export function baselineShares(
 			added += Math.max(0, b.blocks - a.blocks);
 		}
 		// Parts the next message adds come before anything that follows: the prefix ends here.
-		if (u < b.keys.length) break;
+		if (u < bKeys.length) break;
 	}
 	if (whole) for (let i = before.length; i < after.length; i++) added += unitsOf(after[i]!).blocks;
 	const reached = whole && added <= lookback;
