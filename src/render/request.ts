@@ -143,16 +143,24 @@ export interface RenderMemo {
 	 */
 	segment(segment: ClosedSegment, config: LedgerConfig, build: () => RenderedSegment): RenderedSegment;
 	/**
-	 * The units of the last request measured with this memo, with the marker and part text each
-	 * was made from: a later request that starts with the same parts reuses their chained hashes.
+	 * The units of the last request measured with this memo, with the head and messages they were
+	 * made from: a later request that starts with the same parts reuses their units.
 	 */
-	lastUnits: { markers: string[]; parts: string[]; units: RequestUnit[] } | undefined;
+	lastUnits: MeasuredUnits | undefined;
 	/**
-	 * The open segment's blocks as last rendered untrimmed, with their part texts and the open
-	 * message's content objects: the next request compares block identities (cheap) instead of
-	 * looking every block up again, so a replay of a long branch stays linear.
+	 * The open segment's blocks as last rendered untrimmed, with the open message's content objects
+	 * (the log opening, then one part per block, then the volatile parts): the next request takes
+	 * the parts of the blocks it still has in one copy, so a replay of a long branch stays linear.
 	 */
-	lastOpen: { key: string; blocks: readonly Block[]; parts: string[]; content: TextContent[] } | undefined;
+	lastOpen: { key: string; blocks: readonly Block[]; content: TextContent[] } | undefined;
+}
+
+/** What a request's units were made from (RenderMemo.lastUnits). */
+export interface MeasuredUnits {
+	/** The system prompt and the declarations' JSON: units 0 and 1. */
+	head: readonly [string, string];
+	messages: readonly Message[];
+	units: RequestUnit[];
 }
 
 /** A closed segment as two messages, with the part texts each was made from. */
@@ -365,31 +373,38 @@ function keptBlocks(blocks: readonly Block[], from: number, config: LedgerConfig
 }
 
 /**
- * The open segment's blocks when nothing is trimmed: the leading blocks the previous request
- * rendered (the same block objects, the reducers never change one) keep their texts.
+ * Leading blocks of the open segment that the previous render had too. The fold only ever appends
+ * to the open segment, and makes each block once, where it is first pushed: the same block at the
+ * same position means the same blocks before it, so the ends are compared, not every block
+ * (docs/decisions.md, "A replay's memory follows the branch").
  */
-function openBlocks(blocks: readonly Block[], config: LedgerConfig, memo: RenderMemo): string[] {
-	const last = memo.lastOpen?.key === configKey(config) ? memo.lastOpen : undefined;
+function sharedBlocks(last: readonly Block[], blocks: readonly Block[]): number {
+	const n = Math.min(last.length, blocks.length);
+	if (n > 0 && last[0] === blocks[0] && last[n >> 1] === blocks[n >> 1] && last[n - 1] === blocks[n - 1]) return n;
 	let same = 0;
-	if (last !== undefined) {
-		const n = Math.min(last.blocks.length, blocks.length);
-		while (same < n && last.blocks[same] === blocks[same]) same++;
-	}
-	const out = same === 0 ? [] : last!.parts.slice(0, same);
-	for (let b = same; b < blocks.length; b++) out.push(memo.block(blocks[b]!, config));
-	return out;
+	while (same < n && last[same] === blocks[same]) same++;
+	return same;
 }
 
-/** The open message, reusing the previous open message's content objects for the parts it repeats. */
-function openMessage(parts: readonly string[], memo: RenderMemo): { message: UserMessage; content: TextContent[] } {
-	const previous = memo.lastOpen?.content;
-	const content: TextContent[] = [];
-	for (let i = 0; i < parts.length; i++) {
-		const text = parts[i]!;
-		const old = previous?.[i];
-		content.push(old !== undefined && old.text === text ? old : { type: "text", text });
-	}
-	return { message: { role: "user", content, timestamp: 0 }, content };
+function textPart(text: string): TextContent {
+	return { type: "text", text };
+}
+
+/**
+ * The open message's log when nothing is trimmed: the content objects the previous open message
+ * had for the blocks it shares with this one (copied in one go), new parts after them. `reused`:
+ * how many leading parts are the previous open message's (`previous`).
+ */
+function untrimmedOpen(
+	blocks: readonly Block[],
+	config: LedgerConfig,
+	memo: RenderMemo,
+): { content: TextContent[]; reused: number; previous: TextContent[] | undefined } {
+	const last = memo.lastOpen?.key === configKey(config) ? memo.lastOpen : undefined;
+	const same = last === undefined ? 0 : sharedBlocks(last.blocks, blocks);
+	const content = last === undefined ? [textPart(LOG_OPEN)] : last.content.slice(0, 1 + same);
+	for (let b = same; b < blocks.length; b++) content.push(textPart(memo.block(blocks[b]!, config)));
+	return { content, reused: last === undefined ? 0 : 1 + same, previous: last?.content };
 }
 
 function questionSection(question: string, id: string, config: LedgerConfig): string {
@@ -465,16 +480,11 @@ export function renderRequest(
 ): LedgerRequest {
 	const { config } = options;
 	const messages: Message[] = [];
-	const partsOf: string[][] = [];
-	const push = (message: Message, parts: string[]) => {
-		messages.push(message);
-		partsOf.push(parts);
-	};
 
 	const catalogue = [memo.catalogue(options.catalogue)];
 	const instructions = renderInstructions(instructionSource(state, options), config, state.cwd);
 	if (instructions !== undefined) catalogue.push(instructions);
-	push(userMessage(catalogue), catalogue);
+	messages.push(userMessage(catalogue));
 
 	// Trimming: the stand-in part opens the first log message that is kept.
 	const anchor = options.trim?.anchorEntryId;
@@ -491,18 +501,46 @@ export function renderRequest(
 				? memo.segment(segment, config, () => closedSegment(segment, 0, undefined, config, memo))
 				: closedSegment(segment, from, trimPart, config, memo);
 		trimPart = undefined;
-		push(rendered.log, rendered.logParts);
-		push(rendered.advice, rendered.adviceParts);
+		messages.push(rendered.log, rendered.advice);
 	}
 
 	const openFrom = cut !== undefined && cut.firstSegment === state.closed.length ? cut.firstBlock : 0;
-	const open = [LOG_OPEN];
-	if (trimPart !== undefined) open.push(trimPart);
 	const untrimmed = openFrom === 0 && trimPart === undefined;
-	const logged = untrimmed ? openBlocks(state.open, config, memo) : keptBlocks(state.open, openFrom, config, memo);
-	for (const part of logged) open.push(part);
-	const stablePartCount = open.length;
+	const open = untrimmed
+		? untrimmedOpen(state.open, config, memo)
+		: {
+				content: [
+					LOG_OPEN,
+					...(trimPart === undefined ? [] : [trimPart]),
+					...keptBlocks(state.open, openFrom, config, memo),
+				].map(textPart),
+				reused: 0,
+				previous: undefined,
+			};
+	const content = open.content;
+	const stablePartCount = content.length;
+	for (const part of volatileParts(state, options, cut, openFrom, tailConfig)) content.push(textPart(part));
+	messages.push({ role: "user", content, timestamp: 0 });
+	// The last request measured repeats the previous open message's reused parts when its last message is that one.
+	const hint =
+		open.previous !== undefined && memo.lastUnits?.messages.at(-1)?.content === open.previous ? open.reused : 0;
+	if (untrimmed) memo.lastOpen = { key: configKey(config), blocks: state.open, content };
 
+	const systemPrompt = advisorSystemPrompt(options.toolsMode);
+	const tools = [...options.tools];
+	const context: Context = { systemPrompt, messages, tools };
+	return measure(context, stablePartCount, memo, hint);
+}
+
+/** What follows the open log: the appendix (if any), then the question and instruction, or the review instruction. */
+function volatileParts(
+	state: LedgerState,
+	options: RenderOptions,
+	cut: ReturnType<typeof locateCut>,
+	openFrom: number,
+	tailConfig: LedgerConfig,
+): string[] {
+	const { config } = options;
 	const tail = selectTail(state, config, openFrom);
 	const consultation = options.mode === "consult" ? inFlight(state, options.inFlightCallId) : undefined;
 	const reasoning = [...tail.reasoning];
@@ -512,100 +550,119 @@ export function renderRequest(
 		}
 	}
 	const appendix = appendixPart(state, tail, reasoning, config, tailConfig, cut);
-	if (appendix !== undefined) open.push(appendix);
-
-	for (const part of closingParts(options.mode, consultation, tailConfig)) open.push(part);
-	if (untrimmed) {
-		const { message, content } = openMessage(open, memo);
-		memo.lastOpen = { key: configKey(config), blocks: state.open, parts: logged, content };
-		push(message, open);
-	} else push(userMessage(open), open);
-
-	const systemPrompt = advisorSystemPrompt(options.toolsMode);
-	const tools = [...options.tools];
-	const context: Context = { systemPrompt, messages, tools };
-	return measure(context, partsOf, stablePartCount, memo);
+	const closing = closingParts(options.mode, consultation, tailConfig);
+	return appendix === undefined ? closing : [appendix, ...closing];
 }
 
-/** Units, hashes and token counts of an assembled request. */
-function measure(
-	context: Context,
-	partsOf: readonly string[][],
-	stablePartCount: number,
-	memo: RenderMemo,
-): LedgerRequest {
-	const units: RequestUnit[] = [];
-	const markers: string[] = [];
-	const parts: string[] = [];
-	let prefixHash = "";
-	let prefixChars = 0;
-	// While this request repeats the previous one part for part (the usual case: the ledger only
-	// grows), its units are reused as they are; hashing starts at the first part that differs.
-	// A new part's text is hashed on its own (memoised by content) with the role marker chained
-	// beside it.
-	const previous = memo.lastUnits;
-	let reusing = previous !== undefined;
-	const addUnit = (marker: string, text: string, volatile = false) => {
-		const i = units.length;
-		markers.push(marker);
-		parts.push(text);
-		if (
-			reusing &&
-			previous !== undefined &&
-			i < previous.units.length &&
-			previous.markers[i] === marker &&
-			previous.parts[i] === text
-		) {
-			const unit = previous.units[i]!;
-			prefixHash = unit.prefixHash;
-			prefixChars = unit.prefixChars;
-			units.push(unit);
-			return;
+/** Role marker of a message's parts in the flattened form; the first part also carries a message-start mark. */
+function roleMarker(message: Message): string {
+	return message.role === "assistant" ? "a\u0000" : "u\u0000";
+}
+
+const MESSAGE_START = "\u0001";
+
+/** A message's parts: every message the renderer makes has text parts only. */
+function textParts(message: Message): readonly TextContent[] {
+	return message.content as readonly TextContent[];
+}
+
+/**
+ * How many leading units a request shares with the one measured before it: the same head, then
+ * message by message the same role and part texts (a message rendered from the memo is the same
+ * object, skipped whole; `hint` leading parts of the last message are known to repeat the previous
+ * request's last message). A part that differs ends the shared run.
+ */
+function sharedUnits(
+	previous: MeasuredUnits | undefined,
+	head: readonly [string, string],
+	messages: readonly Message[],
+	hint: number,
+): number {
+	if (previous === undefined || previous.head[0] !== head[0]) return 0;
+	if (previous.head[1] !== head[1]) return 1;
+	let count = 2;
+	const shown = Math.min(messages.length, previous.messages.length);
+	for (let m = 0; m < shown; m++) {
+		const a = previous.messages[m]!;
+		const b = messages[m]!;
+		const after = textParts(b);
+		if (a === b) {
+			count += after.length;
+			continue;
 		}
-		reusing = false;
+		if (roleMarker(a) !== roleMarker(b)) return count;
+		const before = textParts(a);
+		const n = Math.min(before.length, after.length);
+		const last = m === messages.length - 1 && m === previous.messages.length - 1;
+		let p = last ? Math.min(hint, n) : 0;
+		while (p < n && before[p]!.text === after[p]!.text) p++;
+		count += p;
+		// A message with more or fewer parts moves the next message's start: nothing after is shared.
+		if (p < before.length || p < after.length) return count;
+	}
+	return count;
+}
+
+/**
+ * Units, hashes and token counts of an assembled request. While this request repeats the previous
+ * one part for part (the usual case: the ledger only grows), its units are the previous request's,
+ * copied in one go; hashing starts at the first part that differs. A new part's text is hashed on
+ * its own (memoised by content, unless volatile) with the role marker chained beside it.
+ */
+function measure(context: Context, stablePartCount: number, memo: RenderMemo, hint: number): LedgerRequest {
+	const systemPrompt = context.systemPrompt ?? "";
+	const head: [string, string] = [systemPrompt, JSON.stringify(context.tools ?? [])];
+	const { messages } = context;
+	const previous = memo.lastUnits;
+	const shared = sharedUnits(previous, head, messages, hint);
+	const units = shared === 0 ? [] : previous!.units.slice(0, shared);
+	let prefixHash = shared === 0 ? "" : units[shared - 1]!.prefixHash;
+	let prefixChars = shared === 0 ? 0 : units[shared - 1]!.prefixChars;
+	const addUnit = (marker: string, text: string, volatile: boolean) => {
 		// A volatile part changes at every point: memoising its hash would keep every version.
 		prefixHash = chainHash(prefixHash, marker + (volatile ? hashString(text) : memo.partHash(text)));
 		prefixChars += marker.length + text.length;
 		units.push({ prefixHash, prefixChars, text: marker + text });
 	};
-	const systemPrompt = context.systemPrompt ?? "";
-	const toolsJson = JSON.stringify(context.tools ?? []);
-	addUnit("", systemPrompt);
-	addUnit("", toolsJson);
+	for (let u = shared; u < 2; u++) addUnit("", head[u]!, false);
 
-	let tokens = tokensForChars(systemPrompt.length) + estimateToolsTokens(context.tools ?? []);
-	const lastMessage = partsOf.length - 1;
-	let stableTokens = tokens;
-	let stableUnits = 0;
-	let stableHash = "";
-	let stableChars = 0;
-	for (let m = 0; m < partsOf.length; m++) {
-		const role = context.messages[m]!.role === "assistant" ? "a\u0000" : "u\u0000";
-		const parts = partsOf[m]!;
-		let messageChars = 0;
-		for (let p = 0; p < parts.length; p++) {
-			const text = parts[p]!;
-			addUnit(p === 0 ? `\u0001${role}` : role, text, m === lastMessage && p >= stablePartCount);
-			messageChars += text.length;
-			if (m === lastMessage && p === stablePartCount - 1) {
-				stableUnits = units.length;
-				stableHash = prefixHash;
-				stableChars = prefixChars;
-				stableTokens = tokens + tokensForChars(messageChars);
-			}
+	const headTokens = tokensForChars(systemPrompt.length) + estimateToolsTokens(context.tools ?? []);
+	let tokens = headTokens;
+	const lastMessage = messages.length - 1;
+	let stable = { units: 0, hash: "", chars: 0, tokens: headTokens };
+	let first = 2;
+	for (let m = 0; m < messages.length; m++) {
+		const parts = textParts(messages[m]!);
+		const marker = roleMarker(messages[m]!);
+		for (let p = Math.max(0, shared - first); p < parts.length; p++)
+			addUnit(p === 0 ? MESSAGE_START + marker : marker, parts[p]!.text, m === lastMessage && p >= stablePartCount);
+		// The message's characters without the markers, from the chained counts.
+		const charsBefore = units[first - 1]!.prefixChars;
+		const markers = (count: number) => (count === 0 ? 0 : MESSAGE_START.length + count * marker.length);
+		if (m === lastMessage && stablePartCount > 0 && stablePartCount <= parts.length) {
+			const end = units[first + stablePartCount - 1]!;
+			const chars = end.prefixChars - charsBefore - markers(stablePartCount);
+			stable = {
+				units: first + stablePartCount,
+				hash: end.prefixHash,
+				chars: end.prefixChars,
+				tokens: tokens + tokensForChars(chars),
+			};
 		}
-		tokens += tokensForChars(messageChars);
+		const end = parts.length === 0 ? undefined : units[first + parts.length - 1]!;
+		tokens += tokensForChars(end === undefined ? 0 : end.prefixChars - charsBefore - markers(parts.length));
+		first += parts.length;
 	}
-	memo.lastUnits = { markers, parts, units };
+	memo.lastUnits = { head, messages, units };
 	return {
 		context,
 		stable: {
 			messageIndex: lastMessage,
 			partCount: stablePartCount,
-			unitCount: stableUnits,
-			hash: stableHash,
-			chars: stableChars,
-			tokens: stableTokens,
+			unitCount: stable.units,
+			hash: stable.hash,
+			chars: stable.chars,
+			tokens: stable.tokens,
 		},
 		units,
 		hash: prefixHash,
