@@ -10,7 +10,7 @@
  * compares the two, and the bytes must agree.
  */
 
-import type { Message, UserMessage } from "@mariozechner/pi-ai";
+import type { UserMessage } from "@mariozechner/pi-ai";
 import type {
 	EntryRecord,
 	LedgerEvent,
@@ -56,10 +56,11 @@ import {
 	userWords,
 } from "../../../render/index.ts";
 import { baselineAuditUnits } from "../../baseline/audit-units.ts";
-import { type BaselineRequest, baselineRequest, baselineShares } from "../../baseline/cache-share.ts";
+import { type BaselineRequest, baselineShares } from "../../baseline/cache-share.ts";
 import { maskedPointRequest } from "../../baseline/masked.ts";
 import { inventoryMessage } from "../../baseline/messages.ts";
-import { advanceBaseline, type BaselineCursor, emptyBaseline, pointMessages } from "../../baseline/track.ts";
+import { advanceBaseline, type BaselineCursor, emptyBaseline, pointRequest } from "../../baseline/track.ts";
+import type { MessageView } from "../../baseline/view.ts";
 import { countDiagnostics, mergeDiagnostics } from "../diagnostics.ts";
 import { type ConsultationPoint, type PointScan, pointsOfScan, scanPoints } from "./points.ts";
 
@@ -498,9 +499,8 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 	const checked = checkUsers(request, run.users.slice(0, run.usersSoFar), run.found);
 	run.found = checked.found;
 
-	const sent = pointMessages(run.baseline, run.inventory, point.callId);
-	const baselineNow = baselineRequest(sent.messages, sent);
-	const maskedNow = maskedPointRequest(run.baseline, sent);
+	const baselineNow = pointRequest(run.baseline, run.inventory, point.callId);
+	const maskedNow = maskedPointRequest(run.baseline, baselineNow);
 	const report = pointReport(
 		run,
 		point,
@@ -509,7 +509,7 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 		incrementalMs,
 		scratchMs,
 	);
-	report.facts = auditPoint(run, request, sent.messages);
+	report.facts = auditPoint(run, request, baselineNow.view);
 	run.previous = request;
 	run.previousBaseline = baselineNow;
 	run.previousMasked = maskedNow;
@@ -533,7 +533,7 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 }
 
 /** The fact audit at a point: the branch's facts against the ledger request and against Pi's context. */
-function auditPoint(run: BranchRun, request: LedgerRequest, baseline: readonly Message[]): PointReport["facts"] {
+function auditPoint(run: BranchRun, request: LedgerRequest, baseline: MessageView): PointReport["facts"] {
 	const facts = branchFacts(run.facts);
 	return {
 		ledger: auditRequest(request, facts, run.audit.ledger).counts,
