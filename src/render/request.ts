@@ -13,15 +13,19 @@ import type { AssistantMessage, Context, Message, TextContent, Tool, UserMessage
 import { countMarks } from "../events/index.ts";
 import {
 	type Block,
+	type ChunkedList,
 	type ClosedSegment,
 	editedProse,
 	editedRound,
 	type Instruction,
+	itemAt,
 	type LedgerState,
+	listItems,
 	type PendingCall,
 	type PendingConsultation,
 	type RenderTrim,
 	type Round,
+	sharedItems,
 	standingInstructions,
 	unansweredRound,
 } from "../reducers/index.ts";
@@ -152,7 +156,7 @@ export interface RenderMemo {
 	 * (the log opening, then one part per block, then the volatile parts): the next request takes
 	 * the parts of the blocks it still has in one copy, so a replay of a long branch stays linear.
 	 */
-	lastOpen: { key: string; blocks: readonly Block[]; content: TextContent[] } | undefined;
+	lastOpen: { key: string; blocks: ChunkedList<Block>; content: TextContent[] } | undefined;
 }
 
 /** What a request's units were made from (RenderMemo.lastUnits). */
@@ -259,7 +263,7 @@ function selectTail(state: LedgerState, config: LedgerConfig, from = 0): TailSel
 	const rounds: { pos: number; round: Round }[] = [];
 	let firstTail = state.open.length;
 	for (let i = state.open.length - 1; i >= from && needBlocks > 0; i--) {
-		const block = state.open[i]!;
+		const block = itemAt(state.open, i)!;
 		if (block.kind !== "round") continue;
 		firstTail = i;
 		// Verbatim as the executor's context holds it now: a context edit after its card was made shows here.
@@ -298,12 +302,12 @@ interface ProseAt {
 function newestProse(state: LedgerState): ProseAt | undefined {
 	for (let s = state.closed.length; s >= 0; s--) {
 		const closed = s === state.closed.length ? undefined : state.closed[s]!;
-		const blocks = closed === undefined ? state.open : closed.blocks;
+		const count = closed === undefined ? state.open.length : closed.blocks.length;
 		// The prose beside a completed advisor call comes after the segment's blocks.
 		if (closed !== undefined && closed.closedBy === "consultation" && closed.question.trim().length > 0)
-			return { segment: s, block: blocks.length, pos: closed.questionPos, text: closed.question, question: true };
-		for (let b = blocks.length - 1; b >= 0; b--) {
-			const block = blocks[b]!;
+			return { segment: s, block: count, pos: closed.questionPos, text: closed.question, question: true };
+		for (let b = count - 1; b >= 0; b--) {
+			const block = closed === undefined ? itemAt(state.open, b)! : closed.blocks[b]!;
 			if (block.kind === "prose") return { segment: s, block: b, pos: block.pos, text: block.text, question: false };
 		}
 	}
@@ -341,7 +345,7 @@ function appendixPart(
 			cut !== undefined &&
 			(prose.segment < cut.firstSegment || (prose.segment === cut.firstSegment && prose.block < cut.firstBlock));
 		// Repeated as the executor's context holds it now; not at all when a context edit took it out.
-		const id = state.events[prose.pos - 1]?.id;
+		const id = itemAt(state.events, prose.pos - 1)?.id;
 		const text = id === undefined ? prose.text : editedProse(id, prose.text, state.contextEdits);
 		if (
 			text !== undefined &&
@@ -372,20 +376,6 @@ function keptBlocks(blocks: readonly Block[], from: number, config: LedgerConfig
 	return out;
 }
 
-/**
- * Leading blocks of the open segment that the previous render had too. The fold only ever appends
- * to the open segment, and makes each block once, where it is first pushed: the same block at the
- * same position means the same blocks before it, so the ends are compared, not every block
- * (docs/decisions.md, "A replay's memory follows the branch").
- */
-function sharedBlocks(last: readonly Block[], blocks: readonly Block[]): number {
-	const n = Math.min(last.length, blocks.length);
-	if (n > 0 && last[0] === blocks[0] && last[n >> 1] === blocks[n >> 1] && last[n - 1] === blocks[n - 1]) return n;
-	let same = 0;
-	while (same < n && last[same] === blocks[same]) same++;
-	return same;
-}
-
 function textPart(text: string): TextContent {
 	return { type: "text", text };
 }
@@ -396,14 +386,15 @@ function textPart(text: string): TextContent {
  * how many leading parts are the previous open message's (`previous`).
  */
 function untrimmedOpen(
-	blocks: readonly Block[],
+	blocks: ChunkedList<Block>,
 	config: LedgerConfig,
 	memo: RenderMemo,
 ): { content: TextContent[]; reused: number; previous: TextContent[] | undefined } {
 	const last = memo.lastOpen?.key === configKey(config) ? memo.lastOpen : undefined;
-	const same = last === undefined ? 0 : sharedBlocks(last.blocks, blocks);
+	// The blocks the previous render had too: the chunks both hold are skipped whole (chunked.ts).
+	const same = last === undefined ? 0 : sharedItems(last.blocks, blocks);
 	const content = last === undefined ? [textPart(LOG_OPEN)] : last.content.slice(0, 1 + same);
-	for (let b = same; b < blocks.length; b++) content.push(textPart(memo.block(blocks[b]!, config)));
+	for (let b = same; b < blocks.length; b++) content.push(textPart(memo.block(itemAt(blocks, b)!, config)));
 	return { content, reused: last === undefined ? 0 : 1 + same, previous: last?.content };
 }
 
@@ -512,7 +503,7 @@ export function renderRequest(
 				content: [
 					LOG_OPEN,
 					...(trimPart === undefined ? [] : [trimPart]),
-					...keptBlocks(state.open, openFrom, config, memo),
+					...keptBlocks(listItems(state.open), openFrom, config, memo),
 				].map(textPart),
 				reused: 0,
 				previous: undefined,
