@@ -107,6 +107,15 @@ export function appended<T>(list: ChunkedList<T>, items: readonly T[]): ChunkedL
 	return builder.done();
 }
 
+/** The first `count` items of `list`: its full chunks below `count` shared, the chunk `count` cuts copied. */
+export function listPrefix<T>(list: ChunkedList<T>, count: number): ChunkedList<T> {
+	if (count >= list.length) return list;
+	const full = Math.floor(count / CHUNK);
+	const rest = list.chunks[full]?.slice(0, count % CHUNK) ?? [];
+	const chunks = rest.length === 0 ? list.chunks.slice(0, full) : [...list.chunks.slice(0, full), rest];
+	return Object.freeze({ chunks: Object.freeze(chunks), length: count });
+}
+
 /** A list of the items. */
 export function listOf<T>(items: readonly T[]): ChunkedList<T> {
 	return appended(emptyList<T>(), items);

@@ -12,15 +12,20 @@
 import type { AssistantMessage, Context, Message, TextContent, Tool, UserMessage } from "@mariozechner/pi-ai";
 import { countMarks } from "../events/index.ts";
 import {
+	appended,
 	type Block,
 	type ChunkedList,
 	type ClosedSegment,
 	editedProse,
 	editedRound,
+	emptyList,
 	type Instruction,
 	itemAt,
 	type LedgerState,
+	listBuilder,
 	listItems,
+	listOf,
+	listPrefix,
 	type PendingCall,
 	type PendingConsultation,
 	type RenderTrim,
@@ -103,6 +108,12 @@ export interface StablePortion {
 	tokens: number;
 }
 
+/**
+ * A rendered request. `context` and `units` are made when first read (docs/decisions.md, "A
+ * replay's memory follows the branch"): a replay measures a request at every point and sends none,
+ * and a long branch's request is one content part per block; `unitAt`/`unitCount` read the units
+ * without making the array.
+ */
 export interface LedgerRequest {
 	context: Context;
 	stable: StablePortion;
@@ -148,23 +159,52 @@ export interface RenderMemo {
 	segment(segment: ClosedSegment, config: LedgerConfig, build: () => RenderedSegment): RenderedSegment;
 	/**
 	 * The units of the last request measured with this memo, with the head and messages they were
-	 * made from: a later request that starts with the same parts reuses their units.
+	 * made from: a later request that starts with the same parts shares their units.
 	 */
 	lastUnits: MeasuredUnits | undefined;
 	/**
-	 * The open segment's blocks as last rendered untrimmed, with the open message's content objects
-	 * (the log opening, then one part per block, then the volatile parts): the next request takes
-	 * the parts of the blocks it still has in one copy, so a replay of a long branch stays linear.
+	 * The open segment's blocks as last rendered untrimmed, with the open message's log parts (the log
+	 * opening, then one part per block): the next request shares the parts of the blocks it still
+	 * has (chunked lists, reducers/chunked.ts), so a replay of a long branch stays linear.
 	 */
-	lastOpen: { key: string; blocks: ChunkedList<Block>; content: TextContent[] } | undefined;
+	lastOpen: { key: string; blocks: ChunkedList<Block>; log: ChunkedList<TextContent> } | undefined;
 }
 
 /** What a request's units were made from (RenderMemo.lastUnits). */
 export interface MeasuredUnits {
 	/** The system prompt and the declarations' JSON: units 0 and 1. */
 	head: readonly [string, string];
-	messages: readonly Message[];
-	units: RequestUnit[];
+	messages: readonly Assembled[];
+	units: ChunkedList<RequestUnit>;
+}
+
+/**
+ * A message of a request as assembled: one made whole (`message`: the catalogue, a closed segment's
+ * log or advice), or the open message, whose log parts are a chunked list shared with the previous
+ * request's and whose volatile parts (`tail`) follow.
+ */
+export interface Assembled {
+	role: "user" | "assistant";
+	message: Message | undefined;
+	log: ChunkedList<TextContent>;
+	tail: readonly TextContent[];
+}
+
+function whole(message: UserMessage | AssistantMessage): Assembled {
+	return { role: message.role, message, log: emptyList(), tail: textParts(message) };
+}
+
+function partCount(message: Assembled): number {
+	return message.log.length + message.tail.length;
+}
+
+function partAt(message: Assembled, p: number): TextContent {
+	return p < message.log.length ? itemAt(message.log, p)! : message.tail[p - message.log.length]!;
+}
+
+/** The message as pi-ai takes it. */
+function messageOf(message: Assembled): Message {
+	return message.message ?? { role: "user", content: [...listItems(message.log), ...message.tail], timestamp: 0 };
 }
 
 /** A closed segment as two messages, with the part texts each was made from. */
@@ -381,21 +421,17 @@ function textPart(text: string): TextContent {
 }
 
 /**
- * The open message's log when nothing is trimmed: the content objects the previous open message
- * had for the blocks it shares with this one (copied in one go), new parts after them. `reused`:
- * how many leading parts are the previous open message's (`previous`).
+ * The open message's log when nothing is trimmed: the parts the previous open message had for the
+ * blocks it shares with this one (shared, not copied: chunked.ts), new parts after them.
  */
-function untrimmedOpen(
-	blocks: ChunkedList<Block>,
-	config: LedgerConfig,
-	memo: RenderMemo,
-): { content: TextContent[]; reused: number; previous: TextContent[] | undefined } {
+function untrimmedOpen(blocks: ChunkedList<Block>, config: LedgerConfig, memo: RenderMemo): ChunkedList<TextContent> {
 	const last = memo.lastOpen?.key === configKey(config) ? memo.lastOpen : undefined;
-	// The blocks the previous render had too: the chunks both hold are skipped whole (chunked.ts).
+	// The blocks the previous render had too: the chunks both hold are skipped whole.
 	const same = last === undefined ? 0 : sharedItems(last.blocks, blocks);
-	const content = last === undefined ? [textPart(LOG_OPEN)] : last.content.slice(0, 1 + same);
-	for (let b = same; b < blocks.length; b++) content.push(textPart(memo.block(itemAt(blocks, b)!, config)));
-	return { content, reused: last === undefined ? 0 : 1 + same, previous: last?.content };
+	const log = last === undefined ? listOf([textPart(LOG_OPEN)]) : listPrefix(last.log, 1 + same);
+	const fresh: TextContent[] = [];
+	for (let b = same; b < blocks.length; b++) fresh.push(textPart(memo.block(itemAt(blocks, b)!, config)));
+	return appended(log, fresh);
 }
 
 function questionSection(question: string, id: string, config: LedgerConfig): string {
@@ -470,12 +506,12 @@ export function renderRequest(
 	memo: RenderMemo = sharedMemo,
 ): LedgerRequest {
 	const { config } = options;
-	const messages: Message[] = [];
+	const messages: Assembled[] = [];
 
 	const catalogue = [memo.catalogue(options.catalogue)];
 	const instructions = renderInstructions(instructionSource(state, options), config, state.cwd);
 	if (instructions !== undefined) catalogue.push(instructions);
-	messages.push(userMessage(catalogue));
+	messages.push(whole(userMessage(catalogue)));
 
 	// Trimming: the stand-in part opens the first log message that is kept.
 	const anchor = options.trim?.anchorEntryId;
@@ -492,35 +528,24 @@ export function renderRequest(
 				? memo.segment(segment, config, () => closedSegment(segment, 0, undefined, config, memo))
 				: closedSegment(segment, from, trimPart, config, memo);
 		trimPart = undefined;
-		messages.push(rendered.log, rendered.advice);
+		messages.push(whole(rendered.log), whole(rendered.advice));
 	}
 
 	const openFrom = cut !== undefined && cut.firstSegment === state.closed.length ? cut.firstBlock : 0;
 	const untrimmed = openFrom === 0 && trimPart === undefined;
-	const open = untrimmed
+	const log = untrimmed
 		? untrimmedOpen(state.open, config, memo)
-		: {
-				content: [
+		: listOf(
+				[
 					LOG_OPEN,
 					...(trimPart === undefined ? [] : [trimPart]),
 					...keptBlocks(listItems(state.open), openFrom, config, memo),
 				].map(textPart),
-				reused: 0,
-				previous: undefined,
-			};
-	const content = open.content;
-	const stablePartCount = content.length;
-	for (const part of volatileParts(state, options, cut, openFrom, tailConfig)) content.push(textPart(part));
-	messages.push({ role: "user", content, timestamp: 0 });
-	// The last request measured repeats the previous open message's reused parts when its last message is that one.
-	const hint =
-		open.previous !== undefined && memo.lastUnits?.messages.at(-1)?.content === open.previous ? open.reused : 0;
-	if (untrimmed) memo.lastOpen = { key: configKey(config), blocks: state.open, content };
-
-	const systemPrompt = advisorSystemPrompt(options.toolsMode);
-	const tools = [...options.tools];
-	const context: Context = { systemPrompt, messages, tools };
-	return measure(context, stablePartCount, memo, hint);
+			);
+	const tail = volatileParts(state, options, cut, openFrom, tailConfig).map(textPart);
+	messages.push({ role: "user", message: undefined, log, tail });
+	if (untrimmed) memo.lastOpen = { key: configKey(config), blocks: state.open, log };
+	return measure(advisorSystemPrompt(options.toolsMode), [...options.tools], messages, log.length, memo);
 }
 
 /** What follows the open log: the appendix (if any), then the question and instruction, or the review instruction. */
@@ -546,8 +571,8 @@ function volatileParts(
 }
 
 /** Role marker of a message's parts in the flattened form; the first part also carries a message-start mark. */
-function roleMarker(message: Message): string {
-	return message.role === "assistant" ? "a\u0000" : "u\u0000";
+function roleMarker(role: Message["role"]): string {
+	return role === "assistant" ? "a\u0000" : "u\u0000";
 }
 
 const MESSAGE_START = "\u0001";
@@ -559,15 +584,14 @@ function textParts(message: Message): readonly TextContent[] {
 
 /**
  * How many leading units a request shares with the one measured before it: the same head, then
- * message by message the same role and part texts (a message rendered from the memo is the same
- * object, skipped whole; `hint` leading parts of the last message are known to repeat the previous
- * request's last message). A part that differs ends the shared run.
+ * message by message the same role and part texts (a message made whole is the same object when
+ * the memo made it, skipped whole; the open message's log parts shared with the previous one's are
+ * the same chunks). A part that differs ends the shared run.
  */
 function sharedUnits(
 	previous: MeasuredUnits | undefined,
 	head: readonly [string, string],
-	messages: readonly Message[],
-	hint: number,
+	messages: readonly Assembled[],
 ): number {
 	if (previous === undefined || previous.head[0] !== head[0]) return 0;
 	if (previous.head[1] !== head[1]) return 1;
@@ -576,39 +600,50 @@ function sharedUnits(
 	for (let m = 0; m < shown; m++) {
 		const a = previous.messages[m]!;
 		const b = messages[m]!;
-		const after = textParts(b);
-		if (a === b) {
-			count += after.length;
+		const before = partCount(a);
+		const after = partCount(b);
+		if (a.message !== undefined && a.message === b.message) {
+			count += after;
 			continue;
 		}
-		if (roleMarker(a) !== roleMarker(b)) return count;
-		const before = textParts(a);
-		const n = Math.min(before.length, after.length);
-		const last = m === messages.length - 1 && m === previous.messages.length - 1;
-		let p = last ? Math.min(hint, n) : 0;
-		while (p < n && before[p]!.text === after[p]!.text) p++;
+		if (roleMarker(a.role) !== roleMarker(b.role)) return count;
+		const n = Math.min(before, after);
+		let p = Math.min(sharedItems(a.log, b.log), n);
+		while (p < n && partAt(a, p).text === partAt(b, p).text) p++;
 		count += p;
 		// A message with more or fewer parts moves the next message's start: nothing after is shared.
-		if (p < before.length || p < after.length) return count;
+		if (p < before || p < after) return count;
 	}
 	return count;
+}
+
+/** Where the stable portion ends, as `measure` finds it. */
+interface StableEnd {
+	units: number;
+	hash: string;
+	chars: number;
+	tokens: number;
 }
 
 /**
  * Units, hashes and token counts of an assembled request. While this request repeats the previous
  * one part for part (the usual case: the ledger only grows), its units are the previous request's,
- * copied in one go; hashing starts at the first part that differs. A new part's text is hashed on
- * its own (memoised by content, unless volatile) with the role marker chained beside it.
+ * shared (a chunked list); hashing starts at the first part that differs. A new part's text is
+ * hashed on its own (memoised by content, unless volatile) with the role marker chained beside it.
  */
-function measure(context: Context, stablePartCount: number, memo: RenderMemo, hint: number): LedgerRequest {
-	const systemPrompt = context.systemPrompt ?? "";
-	const head: [string, string] = [systemPrompt, JSON.stringify(context.tools ?? [])];
-	const { messages } = context;
+function measure(
+	systemPrompt: string,
+	tools: Tool[],
+	messages: readonly Assembled[],
+	stablePartCount: number,
+	memo: RenderMemo,
+): LedgerRequest {
+	const head: [string, string] = [systemPrompt, JSON.stringify(tools)];
 	const previous = memo.lastUnits;
-	const shared = sharedUnits(previous, head, messages, hint);
-	const units = shared === 0 ? [] : previous!.units.slice(0, shared);
-	let prefixHash = shared === 0 ? "" : units[shared - 1]!.prefixHash;
-	let prefixChars = shared === 0 ? 0 : units[shared - 1]!.prefixChars;
+	const shared = sharedUnits(previous, head, messages);
+	const units = listBuilder(shared === 0 ? emptyList<RequestUnit>() : listPrefix(previous!.units, shared));
+	let prefixHash = shared === 0 ? "" : units.at(shared - 1)!.prefixHash;
+	let prefixChars = shared === 0 ? 0 : units.at(shared - 1)!.prefixChars;
 	const addUnit = (marker: string, text: string, volatile: boolean) => {
 		// A volatile part changes at every point: memoising its hash would keep every version.
 		prefixHash = chainHash(prefixHash, marker + (volatile ? hashString(text) : memo.partHash(text)));
@@ -617,21 +652,24 @@ function measure(context: Context, stablePartCount: number, memo: RenderMemo, hi
 	};
 	for (let u = shared; u < 2; u++) addUnit("", head[u]!, false);
 
-	const headTokens = tokensForChars(systemPrompt.length) + estimateToolsTokens(context.tools ?? []);
+	const headTokens = tokensForChars(systemPrompt.length) + estimateToolsTokens(tools);
 	let tokens = headTokens;
 	const lastMessage = messages.length - 1;
-	let stable = { units: 0, hash: "", chars: 0, tokens: headTokens };
+	let stable: StableEnd = { units: 0, hash: "", chars: 0, tokens: headTokens };
 	let first = 2;
 	for (let m = 0; m < messages.length; m++) {
-		const parts = textParts(messages[m]!);
-		const marker = roleMarker(messages[m]!);
-		for (let p = Math.max(0, shared - first); p < parts.length; p++)
-			addUnit(p === 0 ? MESSAGE_START + marker : marker, parts[p]!.text, m === lastMessage && p >= stablePartCount);
+		const message = messages[m]!;
+		const parts = partCount(message);
+		const marker = roleMarker(message.role);
+		for (let p = Math.max(0, shared - first); p < parts; p++) {
+			const volatile = m === lastMessage && p >= stablePartCount;
+			addUnit(p === 0 ? MESSAGE_START + marker : marker, partAt(message, p).text, volatile);
+		}
 		// The message's characters without the markers, from the chained counts.
-		const charsBefore = units[first - 1]!.prefixChars;
+		const charsBefore = units.at(first - 1)!.prefixChars;
 		const markers = (count: number) => (count === 0 ? 0 : MESSAGE_START.length + count * marker.length);
-		if (m === lastMessage && stablePartCount > 0 && stablePartCount <= parts.length) {
-			const end = units[first + stablePartCount - 1]!;
+		if (m === lastMessage && stablePartCount > 0 && stablePartCount <= parts) {
+			const end = units.at(first + stablePartCount - 1)!;
 			const chars = end.prefixChars - charsBefore - markers(stablePartCount);
 			stable = {
 				units: first + stablePartCount,
@@ -640,26 +678,72 @@ function measure(context: Context, stablePartCount: number, memo: RenderMemo, hi
 				tokens: tokens + tokensForChars(chars),
 			};
 		}
-		const end = parts.length === 0 ? undefined : units[first + parts.length - 1]!;
-		tokens += tokensForChars(end === undefined ? 0 : end.prefixChars - charsBefore - markers(parts.length));
-		first += parts.length;
+		const end = parts === 0 ? undefined : units.at(first + parts - 1)!;
+		tokens += tokensForChars(end === undefined ? 0 : end.prefixChars - charsBefore - markers(parts));
+		first += parts;
 	}
-	memo.lastUnits = { head, messages, units };
-	return {
-		context,
-		stable: {
-			messageIndex: lastMessage,
-			partCount: stablePartCount,
-			unitCount: stable.units,
-			hash: stable.hash,
-			chars: stable.chars,
-			tokens: stable.tokens,
-		},
-		units,
-		hash: prefixHash,
-		tokens,
-		messageCount: context.messages.length,
+	const list = units.done();
+	memo.lastUnits = { head, messages, units: list };
+	const portion: StablePortion = {
+		messageIndex: lastMessage,
+		partCount: stablePartCount,
+		unitCount: stable.units,
+		hash: stable.hash,
+		chars: stable.chars,
+		tokens: stable.tokens,
 	};
+	return requestOf({ systemPrompt, tools, messages, units: list }, portion, { hash: prefixHash, tokens });
+}
+
+/** What a request is made from, for the arrays made when first read. */
+interface RequestParts {
+	systemPrompt: string;
+	tools: Tool[];
+	messages: readonly Assembled[];
+	units: ChunkedList<RequestUnit>;
+}
+
+const partsOfRequest = new WeakMap<object, RequestParts>();
+
+function requestOf(
+	parts: RequestParts,
+	stable: StablePortion,
+	totals: { hash: string; tokens: number },
+): LedgerRequest {
+	let context: Context | undefined;
+	let units: RequestUnit[] | undefined;
+	const request: LedgerRequest = {
+		get context() {
+			context ??= { systemPrompt: parts.systemPrompt, messages: parts.messages.map(messageOf), tools: parts.tools };
+			return context;
+		},
+		stable,
+		get units() {
+			units ??= listItems(parts.units);
+			return units;
+		},
+		hash: totals.hash,
+		tokens: totals.tokens,
+		messageCount: parts.messages.length,
+	};
+	partsOfRequest.set(request, parts);
+	return request;
+}
+
+/** How many units a request has, without making its array of units. */
+export function unitCount(request: Pick<LedgerRequest, "units">): number {
+	return partsOfRequest.get(request)?.units.length ?? request.units.length;
+}
+
+/** A request's unit by index, without making its array of units. */
+export function unitAt(request: Pick<LedgerRequest, "units">, index: number): RequestUnit | undefined {
+	const parts = partsOfRequest.get(request);
+	return parts === undefined ? request.units[index] : itemAt(parts.units, index);
+}
+
+/** How many tool declarations a request sends, without making its context. */
+export function declarationCount(request: Pick<LedgerRequest, "context">): number {
+	return partsOfRequest.get(request)?.tools.length ?? request.context.tools?.length ?? 0;
 }
 
 /** The provider-neutral flattened form: what the prefix invariant compares. */

@@ -53,6 +53,8 @@ import {
 	type RenderMemo,
 	type RenderOptions,
 	renderRequest,
+	unitAt,
+	unitCount,
 	userWords,
 } from "../../../render/index.ts";
 import { baselineAuditUnits } from "../../baseline/audit-units.ts";
@@ -170,17 +172,17 @@ function checkUsers(
 	let flat: string | undefined;
 	for (const user of users) {
 		const at = found.get(user.id);
-		if (at !== undefined && request.units[at.unit]?.prefixHash === at.hash) continue;
+		if (at !== undefined && unitAt(request, at.unit)?.prefixHash === at.hash) continue;
 		next.delete(user.id);
 		let unit = -1;
-		for (let i = request.units.length - 1; i >= 0; i--) {
-			if (request.units[i]!.text.includes(user.expected)) {
+		for (let i = unitCount(request) - 1; i >= 0; i--) {
+			if (unitAt(request, i)!.text.includes(user.expected)) {
 				unit = i;
 				break;
 			}
 		}
 		if (unit >= 0) {
-			next.set(user.id, { unit, hash: request.units[unit]!.prefixHash });
+			next.set(user.id, { unit, hash: unitAt(request, unit)!.prefixHash });
 			continue;
 		}
 		flat ??= flatten(request);
