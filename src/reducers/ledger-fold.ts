@@ -51,17 +51,31 @@ interface OpenBlocks {
 	open: ListBuilder<Block>;
 }
 
+/**
+ * Events folded per immer `produce`: a produce keeps every draft it makes until it ends, so a whole
+ * branch (`ledgerOf`, a `render` of a long session) is folded in pieces — the same state, since
+ * the fold is piecewise — and its drafts die young instead of piling up.
+ */
+const EVENTS_PER_PRODUCE = 1024;
+
 export function foldLedger(state: LedgerState, newEvents: readonly LedgerEvent[]): LedgerState {
-	if (newEvents.length === 0) return state;
+	let next = state;
+	for (let from = 0; from < newEvents.length; from += EVENTS_PER_PRODUCE)
+		next = foldPiece(next, newEvents, from, Math.min(newEvents.length, from + EVENTS_PER_PRODUCE));
+	return next;
+}
+
+/** `newEvents[from..to)` folded onto `state` in one produce. */
+function foldPiece(state: LedgerState, newEvents: readonly LedgerEvent[], from: number, to: number): LedgerState {
 	// Appended without copying the branch (chunked.ts); frozen, so immer passes over it when finalising.
-	const events = appended(state.events, newEvents);
+	const events = appended(state.events, from === 0 && to === newEvents.length ? newEvents : newEvents.slice(from, to));
 	const first = state.events.length;
 	return produce(state, (draft) => {
 		draft.events = events as Draft<ChunkedList<LedgerEvent>>;
 		// The blocks are never drafted: a fold appends to a private copy of the open segment's last chunk.
 		const blocks: OpenBlocks = { open: listBuilder(state.open) };
 		for (let index = first; index < events.length; index++) {
-			apply(draft, newEvents[index - first]!, { events, index, pos: index + 1, replay: false, blocks });
+			apply(draft, newEvents[from + index - first]!, { events, index, pos: index + 1, replay: false, blocks });
 		}
 		draft.open = blocks.open.done() as Draft<ChunkedList<Block>>;
 	});
