@@ -77,26 +77,24 @@ function resultEvent(
 	message: Extract<AgentMessageJson, { role: "toolResult" }>,
 	privacy: Privacy,
 ): ToolResultEvent {
-	const isError = message.isError === true;
-	// A failed read carries the tool's error, not the file: it is redacted like any text.
-	const denied =
-		!isError && privacy.deniedRead({ ...base, toolCallId: message.toolCallId, toolName: message.toolName });
-	// The size a card shows: the text as partsText joins it (reducers/advisor-result.ts).
-	const texts = !denied ? [] : typeof message.content === "string" ? [message.content] : textsOf(message.content);
-	// One object, not a copy of a first one: a long session makes one per result.
 	const event: ToolResultEvent = {
-		id: base.id,
-		parentId: base.parentId,
+		...base,
 		kind: "toolResult",
 		callId: message.toolCallId,
 		toolName: message.toolName,
-		parts: denied ? [{ type: "text", text: WITHHELD_READ_TEXT }] : toParts(message.content, privacy),
-		isError,
+		parts: [],
+		isError: message.isError === true,
 		details: message.details,
+		...(message.usage !== undefined ? { usage: message.usage } : {}),
 	};
-	if (message.usage !== undefined) event.usage = message.usage;
-	if (denied) event.withheld = { chars: texts.reduce((n, text, i) => n + text.length + (i > 0 ? 1 : 0), 0) };
-	return event;
+	// A failed read carries the tool's error, not the file: it is redacted like any text.
+	if (!event.isError && privacy.deniedRead({ ...base, toolCallId: message.toolCallId, toolName: message.toolName })) {
+		// The size a card shows: the text as partsText joins it (reducers/advisor-result.ts).
+		const texts = typeof message.content === "string" ? [message.content] : textsOf(message.content);
+		const chars = texts.reduce((n, text, i) => n + text.length + (i > 0 ? 1 : 0), 0);
+		return { ...event, parts: [{ type: "text", text: WITHHELD_READ_TEXT }], withheld: { chars } };
+	}
+	return { ...event, parts: toParts(message.content, privacy) };
 }
 
 function textsOf(parts: readonly (TextPart | ImagePart)[]): string[] {
@@ -125,7 +123,7 @@ function partsText(parts: readonly ContentPart[]): string {
 function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): LedgerEvent {
 	switch (message.role) {
 		case "user":
-			return { id: base.id, parentId: base.parentId, kind: "user", parts: toParts(message.content, privacy) };
+			return { ...base, kind: "user", parts: toParts(message.content, privacy) };
 		case "assistant": {
 			const text: string[] = [];
 			const thinking: string[] = [];
@@ -138,8 +136,7 @@ function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): 
 					calls.push({ id: part.id, name: part.name, arguments: privacy.value(toolArguments(part.arguments)) });
 			}
 			return {
-				id: base.id,
-				parentId: base.parentId,
+				...base,
 				kind: "assistant",
 				// Joined first: a credential split over two parts is still one text to the rules.
 				text: privacy.text(text.join("\n\n")),
@@ -155,8 +152,7 @@ function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): 
 			return resultEvent(base, message, privacy);
 		case "bashExecution":
 			return {
-				id: base.id,
-				parentId: base.parentId,
+				...base,
 				kind: "bashRun",
 				command: privacy.text(message.command),
 				output: privacy.text(message.output),
@@ -168,8 +164,7 @@ function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): 
 		case "custom":
 		case "hookMessage":
 			return {
-				id: base.id,
-				parentId: base.parentId,
+				...base,
 				kind: "customMessage",
 				customType: message.customType,
 				parts: toParts(message.content, privacy),
@@ -179,8 +174,7 @@ function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): 
 			};
 		case "branchSummary":
 			return {
-				id: base.id,
-				parentId: base.parentId,
+				...base,
 				kind: "branchSummary",
 				summary: privacy.text(message.summary),
 				fromId: message.fromId,
@@ -188,8 +182,7 @@ function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): 
 			};
 		case "compactionSummary":
 			return {
-				id: base.id,
-				parentId: base.parentId,
+				...base,
 				kind: "compaction",
 				summary: privacy.text(message.summary),
 				firstKeptEntryId: null,
@@ -197,7 +190,7 @@ function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): 
 				resets: false,
 			};
 		case "system":
-			return { id: base.id, parentId: base.parentId, kind: "system", ...systemPrompt(message, privacy) };
+			return { ...base, kind: "system", ...systemPrompt(message, privacy) };
 		default:
 			return assertNever(message, "message role");
 	}
@@ -242,8 +235,7 @@ function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords
 			return messageEvent(base, entry.message, privacy);
 		case "compaction":
 			return {
-				id: base.id,
-				parentId: base.parentId,
+				...base,
 				kind: "compaction",
 				summary: privacy.text(entry.summary),
 				firstKeptEntryId: entry.firstKeptEntryId ?? null,
@@ -253,25 +245,17 @@ function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords
 			};
 		case "branch_summary":
 			return {
-				id: base.id,
-				parentId: base.parentId,
+				...base,
 				kind: "branchSummary",
 				summary: privacy.text(entry.summary),
 				fromId: entry.fromId,
 				hiddenUserWords: hidden(),
 			};
 		case "custom":
-			return {
-				id: base.id,
-				parentId: base.parentId,
-				kind: "custom",
-				customType: entry.customType,
-				data: entry.data,
-			};
+			return { ...base, kind: "custom", customType: entry.customType, data: entry.data };
 		case "custom_message":
 			return {
-				id: base.id,
-				parentId: base.parentId,
+				...base,
 				kind: "customMessage",
 				customType: entry.customType,
 				parts: toParts(entry.content, privacy),
@@ -279,27 +263,19 @@ function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords
 				details: messageDetails(entry.details, privacy),
 			};
 		case "model_change":
-			return {
-				id: base.id,
-				parentId: base.parentId,
-				kind: "modelChange",
-				provider: entry.provider,
-				modelId: entry.modelId,
-			};
+			return { ...base, kind: "modelChange", provider: entry.provider, modelId: entry.modelId };
 		case "thinking_level_change":
-			return { id: base.id, parentId: base.parentId, kind: "thinkingLevel", level: entry.thinkingLevel };
+			return { ...base, kind: "thinkingLevel", level: entry.thinkingLevel };
 		case "context_edit":
 			return {
-				id: base.id,
-				parentId: base.parentId,
+				...base,
 				kind: "contextEdit",
 				targetId: entry.targetId,
 				replacement: replacementOf(entry.replacement, privacy),
 			};
 		case "usage":
 			return {
-				id: base.id,
-				parentId: base.parentId,
+				...base,
 				kind: "usage",
 				usageKind: entry.kind,
 				provider: entry.provider,
@@ -308,7 +284,7 @@ function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords
 			};
 		case "label":
 		case "session_info":
-			return { id: base.id, parentId: base.parentId, kind: "other", entryType: entry.type };
+			return { ...base, kind: "other", entryType: entry.type };
 		default:
 			return assertNever(entry, "entry type");
 	}
@@ -444,7 +420,7 @@ export function normalizeBranch(
 	for (const record of path) {
 		const base: Base = { id: record.id, parentId: record.parentId };
 		if (record.kind === "opaque") {
-			events.push({ id: base.id, parentId: base.parentId, kind: "other", entryType: record.entry.type });
+			events.push({ ...base, kind: "other", entryType: record.entry.type });
 		} else {
 			const entry = record.entry;
 			if (privacy.withholds && entry.type === "message" && entry.message.role === "assistant") {

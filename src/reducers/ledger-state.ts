@@ -5,7 +5,6 @@
  */
 
 import type { ContentPart, HiddenUserWords, LedgerEvent, ToolCallInfo } from "../events/index.ts";
-import { type ChunkedList, emptyList } from "./chunked.ts";
 import type { ContextEdits } from "./context-edits.ts";
 
 const NO_EDITS: ContextEdits = Object.freeze({});
@@ -191,8 +190,8 @@ export interface SummaryBoundary {
 
 export interface LedgerState {
 	closed: ClosedSegment[];
-	/** Blocks of the open segment, in order: a chunked list (chunked.ts), so that a fold does not copy them all. */
-	open: ChunkedList<Block>;
+	/** Blocks of the open segment, in order. */
+	open: Block[];
 	pendingCalls: PendingCall[];
 	pendingConsultations: PendingConsultation[];
 	/** Entries that must never reach the advisor: hidden extension messages and `!!` runs. */
@@ -201,11 +200,8 @@ export interface LedgerState {
 	userWords: UserWordsRecord[];
 	/** The newest compaction or branch summary on the branch. */
 	summaryBoundary: SummaryBoundary | undefined;
-	/**
-	 * Every event on the branch, in order (compaction refolds from them; advisor_expand reads them): a
-	 * chunked list (chunked.ts), so that folding new events does not copy the branch.
-	 */
-	events: ChunkedList<LedgerEvent>;
+	/** Every event on the branch, in order (compaction refolds from them; advisor_expand reads them). */
+	events: LedgerEvent[];
 	indexById: Record<string, number>;
 	/** The session's working directory, from the session header; cards show paths relative to it. */
 	cwd: string | undefined;
@@ -232,13 +228,13 @@ export interface LedgerState {
 export function emptyLedger(cwd?: string): LedgerState {
 	return {
 		closed: [],
-		open: emptyList(),
+		open: [],
 		pendingCalls: [],
 		pendingConsultations: [],
 		hidden: [],
 		userWords: [],
 		summaryBoundary: undefined,
-		events: emptyList(),
+		events: [],
 		indexById: {},
 		cwd,
 		lastProse: undefined,

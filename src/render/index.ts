@@ -71,7 +71,6 @@ export {
 export { ordinalId, ordinalPosition } from "./ordinal.ts";
 export {
 	createRenderMemo,
-	declarationCount,
 	flatten,
 	type LedgerRequest,
 	type RenderMemo,
@@ -82,8 +81,6 @@ export {
 	type StablePortion,
 	stableOpenBlocks,
 	stablePrefixRequest,
-	unitAt,
-	unitCount,
 } from "./request.ts";
 export { reviewMessage } from "./review-message.ts";
 export { clip, oneLine, safeHead, safeTail } from "./text.ts";

@@ -6,8 +6,7 @@
  */
 
 import type { Message } from "@mariozechner/pi-ai";
-import type { AuditUnits } from "../../render/index.ts";
-import { commonPrefix, type MessageView, viewAt } from "./view.ts";
+import { type AuditUnits, unitsOf } from "../../render/index.ts";
 
 const texts = new WeakMap<Message, string>();
 
@@ -39,21 +38,7 @@ export function messageText(message: Message): string {
 	return text;
 }
 
-/**
- * The units of a baseline request: one per message, keyed by the message object (a kept message is
- * the same object). Two requests' views tell how many leading messages they share (view.ts).
- */
-export function baselineAuditUnits(view: MessageView): AuditUnits {
-	const at = (index: number) => viewAt(view, index)!;
-	return {
-		length: view.length,
-		key: at,
-		text: (index) => messageText(at(index)),
-		source: view,
-		shared: (previous) => (isView(previous.source) ? commonPrefix(previous.source, view) : 0),
-	};
-}
-
-function isView(value: unknown): value is MessageView {
-	return typeof value === "object" && value !== null && "pieces" in value && "length" in value;
+/** The units of a baseline request: one per message, keyed by the message object (a kept message is the same object). */
+export function baselineAuditUnits(messages: readonly Message[]): AuditUnits {
+	return unitsOf(messages, (message) => message, messageText);
 }
