@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
 	test: {
-		include: ["test/**/*.test.ts"],
+		include: ["test/**/*.test.ts", "bench/**/*.test.ts"],
 		// A temp dir of the run's own, checked for leftovers at the end (test/support/temp-root.ts).
 		globalSetup: ["test/support/temp-root.ts"],
 		testTimeout: 60_000,

@@ -3,9 +3,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { droppedNote, droppedRows, REAL_SESSIONS, tableRowNames } from "../../bench/rows.ts";
+import { droppedNote, droppedRows, REAL_SESSIONS, tableRowNames } from "./rows.ts";
 
-const CURRENT = readFileSync(fileURLToPath(new URL("../../BENCHMARKS.md", import.meta.url)), "utf8");
+const CURRENT = readFileSync(fileURLToPath(new URL("../BENCHMARKS.md", import.meta.url)), "utf8");
 
 describe("the rows of BENCHMARKS.md", () => {
 	it("are the first cell of each data row, headers, separators and targets left out, each once", () => {
@@ -33,7 +33,7 @@ describe("the rows of BENCHMARKS.md", () => {
 
 	it("the real sessions the bench reads are in the repository (a fresh clone has them)", () => {
 		for (const name of REAL_SESSIONS)
-			expect(existsSync(fileURLToPath(new URL(`../../${name}`, import.meta.url)))).toBe(true);
+			expect(existsSync(fileURLToPath(new URL(`../${name}`, import.meta.url)))).toBe(true);
 	});
 
 	it("a run that lacks a row of the previous file names it; one that keeps them all, none", () => {
