@@ -130,33 +130,11 @@ function priceLines(report: ReplayReport, price: PriceReport, style: Style): str
 	const digits = usdDigits(rows.flatMap(([, usd]) => [usd.baseline, usd.ledger, usd.masked]));
 	for (const [label, usd, model] of rows) {
 		const split = (side: "baseline" | "ledger" | "masked") => (model === undefined ? none(side) : c[side][model]);
-		out.push(
-			row([label, "baseline", ...splitCells(split("baseline")), formatUsdFixed(usd.baseline, digits), ""], widths),
-		);
-		out.push(
-			row(
-				[
-					"",
-					"masked",
-					...splitCells(split("masked")),
-					formatUsdFixed(usd.masked, digits),
-					ratioText(usd.maskedRatio, style),
-				],
-				widths,
-			),
-		);
-		out.push(
-			row(
-				[
-					"",
-					"ledger",
-					...splitCells(split("ledger")),
-					formatUsdFixed(usd.ledger, digits),
-					ratioText(usd.ratio, style),
-				],
-				widths,
-			),
-		);
+		const side = (name: "baseline" | "masked" | "ledger", first: string, ratio: string) =>
+			row([first, name, ...splitCells(split(name)), formatUsdFixed(usd[name], digits), ratio], widths);
+		out.push(side("baseline", label, ""));
+		out.push(side("masked", "", ratioText(usd.maskedRatio, style)));
+		out.push(side("ledger", "", ratioText(usd.ratio, style)));
 	}
 	return out;
 }
