@@ -46,10 +46,22 @@ export function isPlaceholder(value: string): boolean {
 	if (PLACEHOLDER_WORDS.has(lower)) return true;
 	// One character repeated: `xxxxxxxx`, `********`, `00000000`.
 	if (/^(.)\1*$/.test(value)) return true;
+	if (hasXRun(value)) return true;
 	// `your` as a word of its own (`your-api-key`, `YOUR_TOKEN`), not inside random letters (`zYouR`).
-	return /(?:^|[^a-z0-9])your(?:[-_ ]|$)|<[^>]*>|x{4,}|\*{3,}|\.{3}|…|change[-_]?me|placeholder|replace[-_]?me|example/.test(
+	return /(?:^|[^a-z0-9])your(?:[-_ ]|$)|<[^>]*>|\*{3,}|\.{3}|…|change[-_]?me|placeholder|replace[-_]?me|example/.test(
 		lower,
 	);
+}
+
+/**
+ * A run of x's standing for the characters of a credential (`sk-xxxxxxxx`, `AKIAXXXXXXXXXXXXXXXX`):
+ * one case, at least 4 long and at least a quarter of the value. A random password holds `GXxxxK` or
+ * `xxxx` in 20 characters now and then, and is still a password.
+ */
+function hasXRun(value: string): boolean {
+	const least = Math.max(4, Math.ceil(value.length / 4));
+	for (const run of value.match(/x+|X+/g) ?? []) if (run.length >= least) return true;
+	return false;
 }
 
 /** An absolute or relative path, or a file name with a directory: `./x`, `/etc/x`, `src/secrets/index.ts`. */

@@ -189,13 +189,15 @@ export const REDACTION_RULES: readonly RedactionRule[] = Object.freeze([
 		/(?<pre>_authToken\s*=\s*["']?)(?<secret>[A-Za-z0-9._~+/=-]+)/g,
 		notPlaceholder,
 	),
-	// The token is the URL's user part here: https://<token>:x-oauth-basic@github.com/…
+	// The token is the URL's user part here: https://<token>:x-oauth-basic@github.com/… — on any host
+	// (GitHub Enterprise too), with or without a path, and cut right after `x-oauth-basic` (a file
+	// written or shown cut short still carries the token whole).
 	row(
 		"github-x-oauth-basic",
 		SECRETLINT("npm"),
 		"github-token",
 		["x-oauth-basic"],
-		/(?<pre>https?:\/\/)(?<secret>[^\s:@/]{1,256})(?=:x-oauth-basic@github\.com\/)/g,
+		/(?<pre>https?:\/\/)(?<secret>[^\s:@/]{1,256})(?=:x-oauth-basic)/g,
 	),
 	row(
 		"anthropic-api-key",

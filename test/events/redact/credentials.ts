@@ -310,7 +310,12 @@ export function privateKeyVariants(seed: number): Plant[] {
 	];
 }
 
-export const seedArb = fc.integer({ min: 1, max: 2 ** 31 - 1 });
+/**
+ * Seeds for planted credentials. Seeds under 1000 are kept for the fixed look-alikes
+ * (lookalikes.ts) and the example tests: a plant drawn from the same seed as `commit <sha1>`
+ * would be that very string, and the property would report a look-alike kept as written as a leak.
+ */
+export const seedArb = fc.integer({ min: 1000, max: 2 ** 31 - 1 });
 
 /** Any plant: a rule's own shape, a generic assignment form, or a private-key variant. */
 export const plantArb: fc.Arbitrary<Plant> = fc.oneof(

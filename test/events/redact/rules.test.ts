@@ -140,6 +140,17 @@ describe("finer kinds and more shapes", () => {
 		expect(redact(`OPENAI_API_KEY=sk-${randomText(5, 48, ALNUM)}`)).toBe("OPENAI_API_KEY=[redacted: openai-api-key]");
 	});
 
+	it("an x-oauth-basic URL is redacted on any host, with or without a path (a clipped remote)", () => {
+		const token = randomText(12, 40, "0123456789abcdef");
+		expect(redact(`https://${token}:x-oauth-basic@github.com`)).toBe(
+			"https://[redacted: github-token]:x-oauth-basic@github.com",
+		);
+		expect(redact(`git remote add origin https://${token}:x-oauth-basic@git.example.corp/acme/w.git`)).toBe(
+			"git remote add origin https://[redacted: github-token]:x-oauth-basic@git.example.corp/acme/w.git",
+		);
+		expect(redact(`…\nhttps://${token}:x-oauth-basic`)).toBe("…\nhttps://[redacted: github-token]:x-oauth-basic");
+	});
+
 	it("a named specific token gets the specific kind, not secret-assignment", () => {
 		expect(redact(`GITHUB_TOKEN=${PLANTS["github-classic"]!(1).text}`)).toBe("GITHUB_TOKEN=[redacted: github-token]");
 		expect(redact(`"stripeKey": "${PLANTS["stripe-key"]!(1).text}"`)).toBe('"stripeKey": "[redacted: stripe-key]"');
