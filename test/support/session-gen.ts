@@ -245,24 +245,13 @@ const USAGE = {
 	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
 };
 
-/**
- * At most `max` characters, ending at a line end when there is one: planted texts sit on lines of
- * their own, so a cut never leaves a credential without the words that tell what it is (a URL's
- * `:x-oauth-basic@`) — a fragment no rule could know, which the privacy properties would count as a leak.
- */
-function cutAtLine(text: string, max: number): string {
-	if (text.length <= max) return text;
-	const end = text.lastIndexOf("\n", max);
-	return end > 0 ? text.slice(0, end + 1) : text.slice(0, max);
-}
-
 function callArgs(call: CallPlan, index: number): Record<string, unknown> {
 	const path = `src/${call.arg.slice(0, 30).replace(/\s+/g, "_") || "file"}.ts`;
 	switch (call.tool) {
 		case "read":
 			return call.image ? { path: `assets/pic${index}.png` } : { path };
 		case "write":
-			return { path, content: cutAtLine(call.text, 500) };
+			return { path, content: call.text.slice(0, 500) };
 		case "edit":
 			return index % 2 === 0
 				? { path, edits: [{ oldText: call.arg, newText: `${call.arg}\nnew line` }] }
@@ -490,10 +479,14 @@ export function plantInPlan(plan: readonly Step[], texts: readonly string[]): St
 	if (texts.length === 0) return [...plan];
 	let next = 0;
 	const plant = (text: string) => `${text}\n${texts[next++ % texts.length]}\n`;
+	// A call's text goes first: a write keeps only its first 500 characters (callArgs), and a cut
+	// inside a planted line could leave a credential without the words that tell what it is (a
+	// URL's `:x-oauth-basic@`), a fragment no rule could know.
+	const plantFirst = (text: string) => `${texts[next++ % texts.length]}\n${text}`;
 	const plantCall = (call: CallPlan): CallPlan => ({
 		...call,
 		arg: plant(`${call.arg}${" ".repeat(40)}`),
-		text: plant(call.text),
+		text: plantFirst(call.text),
 	});
 	return plan.map((step): Step => {
 		switch (step.t) {
