@@ -35,10 +35,27 @@ export interface GeneratedSession {
 	entries: number;
 }
 
-export function generateSession(targetEntries: number, seed = 20260101): GeneratedSession {
+/** How a generated session differs from the default one (the 10k bench row and the goldens use the default). */
+export interface GenerateOptions {
+	/** A completed consultation every ~40 steps (default true); without them a replay simulates its points. */
+	consultations?: boolean;
+	/** Every text's length times this (default 1): a small one makes a long session of small entries. */
+	textScale?: number;
+}
+
+export function generateSession(
+	targetEntries: number,
+	seed = 20260101,
+	options: GenerateOptions = {},
+): GeneratedSession {
+	const consultations = options.consultations ?? true;
+	const scale = options.textScale ?? 1;
 	const random = lcg(seed);
 	const int = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
-	const text = (min: number, max: number) => filler(int(min, max), int(0, 9000));
+	const text = (min: number, max: number) => {
+		const length = int(min, max);
+		return filler(scale === 1 ? length : Math.max(1, Math.round(length * scale)), int(0, 9000));
+	};
 	const call = (): CallPlan => ({
 		tool: TOOLS[int(0, TOOLS.length - 1)]!,
 		arg: text(8, 60),
@@ -50,7 +67,7 @@ export function generateSession(targetEntries: number, seed = 20260101): Generat
 	// Roughly 2.9 entries per step; a margin, then the file is cut at exactly targetEntries.
 	const steps = Math.ceil(targetEntries / 2.4);
 	for (let i = 0; i < steps; i++) {
-		if (i % 40 === 39) {
+		if (consultations && i % 40 === 39) {
 			plan.push({
 				t: "consult",
 				prose: `Before I go on: ${text(60, 400)}`,

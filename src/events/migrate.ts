@@ -67,6 +67,9 @@ function linked(
 	const step = <T extends Body>(entry: T): T & EntryLinks => {
 		const v2 = version < 2 ? convertFirstKept(entry, raw.index, idAtIndex) : entry;
 		const v3 = version < CURRENT_VERSION ? renameHookMessage(v2) : v2;
+		// An entry already in v3 shape is used as it is, not copied: a long session is held once.
+		const own = v3 as Partial<EntryLinks>;
+		if (v3 === entry && own.id === id && own.parentId === parentId) return v3 as T & EntryLinks;
 		return { ...v3, id, parentId };
 	};
 	return raw.kind === "known"

@@ -77,24 +77,26 @@ function resultEvent(
 	message: Extract<AgentMessageJson, { role: "toolResult" }>,
 	privacy: Privacy,
 ): ToolResultEvent {
+	const isError = message.isError === true;
+	// A failed read carries the tool's error, not the file: it is redacted like any text.
+	const denied =
+		!isError && privacy.deniedRead({ ...base, toolCallId: message.toolCallId, toolName: message.toolName });
+	// The size a card shows: the text as partsText joins it (reducers/advisor-result.ts).
+	const texts = !denied ? [] : typeof message.content === "string" ? [message.content] : textsOf(message.content);
+	// One object, not a copy of a first one: a long session makes one per result.
 	const event: ToolResultEvent = {
-		...base,
+		id: base.id,
+		parentId: base.parentId,
 		kind: "toolResult",
 		callId: message.toolCallId,
 		toolName: message.toolName,
-		parts: [],
-		isError: message.isError === true,
+		parts: denied ? [{ type: "text", text: WITHHELD_READ_TEXT }] : toParts(message.content, privacy),
+		isError,
 		details: message.details,
-		...(message.usage !== undefined ? { usage: message.usage } : {}),
 	};
-	// A failed read carries the tool's error, not the file: it is redacted like any text.
-	if (!event.isError && privacy.deniedRead({ ...base, toolCallId: message.toolCallId, toolName: message.toolName })) {
-		// The size a card shows: the text as partsText joins it (reducers/advisor-result.ts).
-		const texts = typeof message.content === "string" ? [message.content] : textsOf(message.content);
-		const chars = texts.reduce((n, text, i) => n + text.length + (i > 0 ? 1 : 0), 0);
-		return { ...event, parts: [{ type: "text", text: WITHHELD_READ_TEXT }], withheld: { chars } };
-	}
-	return { ...event, parts: toParts(message.content, privacy) };
+	if (message.usage !== undefined) event.usage = message.usage;
+	if (denied) event.withheld = { chars: texts.reduce((n, text, i) => n + text.length + (i > 0 ? 1 : 0), 0) };
+	return event;
 }
 
 function textsOf(parts: readonly (TextPart | ImagePart)[]): string[] {
@@ -123,7 +125,7 @@ function partsText(parts: readonly ContentPart[]): string {
 function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): LedgerEvent {
 	switch (message.role) {
 		case "user":
-			return { ...base, kind: "user", parts: toParts(message.content, privacy) };
+			return { id: base.id, parentId: base.parentId, kind: "user", parts: toParts(message.content, privacy) };
 		case "assistant": {
 			const text: string[] = [];
 			const thinking: string[] = [];
@@ -136,7 +138,8 @@ function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): 
 					calls.push({ id: part.id, name: part.name, arguments: privacy.value(toolArguments(part.arguments)) });
 			}
 			return {
-				...base,
+				id: base.id,
+				parentId: base.parentId,
 				kind: "assistant",
 				// Joined first: a credential split over two parts is still one text to the rules.
 				text: privacy.text(text.join("\n\n")),
@@ -152,7 +155,8 @@ function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): 
 			return resultEvent(base, message, privacy);
 		case "bashExecution":
 			return {
-				...base,
+				id: base.id,
+				parentId: base.parentId,
 				kind: "bashRun",
 				command: privacy.text(message.command),
 				output: privacy.text(message.output),
@@ -164,7 +168,8 @@ function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): 
 		case "custom":
 		case "hookMessage":
 			return {
-				...base,
+				id: base.id,
+				parentId: base.parentId,
 				kind: "customMessage",
 				customType: message.customType,
 				parts: toParts(message.content, privacy),
@@ -174,7 +179,8 @@ function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): 
 			};
 		case "branchSummary":
 			return {
-				...base,
+				id: base.id,
+				parentId: base.parentId,
 				kind: "branchSummary",
 				summary: privacy.text(message.summary),
 				fromId: message.fromId,
@@ -182,7 +188,8 @@ function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): 
 			};
 		case "compactionSummary":
 			return {
-				...base,
+				id: base.id,
+				parentId: base.parentId,
 				kind: "compaction",
 				summary: privacy.text(message.summary),
 				firstKeptEntryId: null,
@@ -190,7 +197,7 @@ function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): 
 				resets: false,
 			};
 		case "system":
-			return { ...base, kind: "system", ...systemPrompt(message, privacy) };
+			return { id: base.id, parentId: base.parentId, kind: "system", ...systemPrompt(message, privacy) };
 		default:
 			return assertNever(message, "message role");
 	}
@@ -235,7 +242,8 @@ function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords
 			return messageEvent(base, entry.message, privacy);
 		case "compaction":
 			return {
-				...base,
+				id: base.id,
+				parentId: base.parentId,
 				kind: "compaction",
 				summary: privacy.text(entry.summary),
 				firstKeptEntryId: entry.firstKeptEntryId ?? null,
@@ -245,17 +253,25 @@ function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords
 			};
 		case "branch_summary":
 			return {
-				...base,
+				id: base.id,
+				parentId: base.parentId,
 				kind: "branchSummary",
 				summary: privacy.text(entry.summary),
 				fromId: entry.fromId,
 				hiddenUserWords: hidden(),
 			};
 		case "custom":
-			return { ...base, kind: "custom", customType: entry.customType, data: entry.data };
+			return {
+				id: base.id,
+				parentId: base.parentId,
+				kind: "custom",
+				customType: entry.customType,
+				data: entry.data,
+			};
 		case "custom_message":
 			return {
-				...base,
+				id: base.id,
+				parentId: base.parentId,
 				kind: "customMessage",
 				customType: entry.customType,
 				parts: toParts(entry.content, privacy),
@@ -263,19 +279,27 @@ function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords
 				details: messageDetails(entry.details, privacy),
 			};
 		case "model_change":
-			return { ...base, kind: "modelChange", provider: entry.provider, modelId: entry.modelId };
+			return {
+				id: base.id,
+				parentId: base.parentId,
+				kind: "modelChange",
+				provider: entry.provider,
+				modelId: entry.modelId,
+			};
 		case "thinking_level_change":
-			return { ...base, kind: "thinkingLevel", level: entry.thinkingLevel };
+			return { id: base.id, parentId: base.parentId, kind: "thinkingLevel", level: entry.thinkingLevel };
 		case "context_edit":
 			return {
-				...base,
+				id: base.id,
+				parentId: base.parentId,
 				kind: "contextEdit",
 				targetId: entry.targetId,
 				replacement: replacementOf(entry.replacement, privacy),
 			};
 		case "usage":
 			return {
-				...base,
+				id: base.id,
+				parentId: base.parentId,
 				kind: "usage",
 				usageKind: entry.kind,
 				provider: entry.provider,
@@ -284,7 +308,7 @@ function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords
 			};
 		case "label":
 		case "session_info":
-			return { ...base, kind: "other", entryType: entry.type };
+			return { id: base.id, parentId: base.parentId, kind: "other", entryType: entry.type };
 		default:
 			return assertNever(entry, "entry type");
 	}
@@ -420,7 +444,7 @@ export function normalizeBranch(
 	for (const record of path) {
 		const base: Base = { id: record.id, parentId: record.parentId };
 		if (record.kind === "opaque") {
-			events.push({ ...base, kind: "other", entryType: record.entry.type });
+			events.push({ id: base.id, parentId: base.parentId, kind: "other", entryType: record.entry.type });
 		} else {
 			const entry = record.entry;
 			if (privacy.withholds && entry.type === "message" && entry.message.role === "assistant") {

@@ -5,6 +5,18 @@
 
 export { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
 export { type BranchState, branchOf, foldBranch } from "./branch.ts";
+export {
+	appended,
+	type ChunkedList,
+	emptyList,
+	itemAt,
+	lastItem,
+	listBuilder,
+	listItems,
+	listOf,
+	listPrefix,
+	sharedItems,
+} from "./chunked.ts";
 export { type ContextEdits, editedEvent, editedProse, editedRound } from "./context-edits.ts";
 export { failureLine } from "./error-line.ts";
 export {

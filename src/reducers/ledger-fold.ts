@@ -14,6 +14,7 @@ import {
 	type ToolResultEvent,
 } from "../events/index.ts";
 import { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
+import { appended, type ChunkedList, emptyList, itemAt, type ListBuilder, listBuilder, listItems } from "./chunked.ts";
 import { type ContextEdits, editedEvent, editedProse } from "./context-edits.ts";
 import { changedPaths, trackWork, type WorkTracker } from "./hidden-work.ts";
 import { current, type Draft, isDraft, original, produce } from "./immer.ts";
@@ -33,26 +34,50 @@ import { runFailed } from "./shell.ts";
 type LedgerDraft = Draft<LedgerState>;
 
 interface ApplyContext {
-	/** Every event up to and including the one being applied (a plain array: reading it makes no drafts). */
-	events: readonly LedgerEvent[];
+	/** Every event up to and including the one being applied (not a draft: reading it makes no drafts). */
+	events: ChunkedList<LedgerEvent>;
 	/** The event's index on the branch: the fold always starts at the root. */
 	index: number;
 	/** Its path position, `index + 1`: what blocks and the ids the request shows are placed by. */
 	pos: number;
 	/** True while a compaction re-applies its kept span: those user words are already recorded. */
 	replay: boolean;
+	/** The open segment's blocks, appended to in private by this fold (chunked.ts) and handed to the state at its end. */
+	blocks: OpenBlocks;
 }
 
+/** One fold's open segment: replaced when a consultation closes the segment or a compaction restarts the log. */
+interface OpenBlocks {
+	open: ListBuilder<Block>;
+}
+
+/**
+ * Events folded per immer `produce`: a produce keeps every draft it makes until it ends, so a whole
+ * branch (`ledgerOf`, a `render` of a long session) is folded in pieces — the same state, since
+ * the fold is piecewise — and its drafts die young instead of piling up.
+ */
+const EVENTS_PER_PRODUCE = 1024;
+
 export function foldLedger(state: LedgerState, newEvents: readonly LedgerEvent[]): LedgerState {
-	if (newEvents.length === 0) return state;
-	// Frozen so immer skips it when finalising: an unfrozen new array is walked, which made every fold O(branch).
-	const events = Object.freeze(state.events.concat(newEvents));
+	let next = state;
+	for (let from = 0; from < newEvents.length; from += EVENTS_PER_PRODUCE)
+		next = foldPiece(next, newEvents, from, Math.min(newEvents.length, from + EVENTS_PER_PRODUCE));
+	return next;
+}
+
+/** `newEvents[from..to)` folded onto `state` in one produce. */
+function foldPiece(state: LedgerState, newEvents: readonly LedgerEvent[], from: number, to: number): LedgerState {
+	// Appended without copying the branch (chunked.ts); frozen, so immer passes over it when finalising.
+	const events = appended(state.events, from === 0 && to === newEvents.length ? newEvents : newEvents.slice(from, to));
 	const first = state.events.length;
 	return produce(state, (draft) => {
-		draft.events = events as LedgerEvent[];
+		draft.events = events as Draft<ChunkedList<LedgerEvent>>;
+		// The blocks are never drafted: a fold appends to a private copy of the open segment's last chunk.
+		const blocks: OpenBlocks = { open: listBuilder(state.open) };
 		for (let index = first; index < events.length; index++) {
-			apply(draft, events[index]!, { events, index, pos: index + 1, replay: false });
+			apply(draft, newEvents[from + index - first]!, { events, index, pos: index + 1, replay: false, blocks });
 		}
+		draft.open = blocks.open.done() as Draft<ChunkedList<Block>>;
 	});
 }
 
@@ -75,13 +100,13 @@ const ignore = (): void => {};
 
 const handlers: Handlers = {
 	user: (draft, event, ctx) => {
-		pushBlock(draft, { kind: "user", id: event.id, pos: ctx.pos, parts: event.parts });
+		pushBlock(ctx.blocks, { kind: "user", id: event.id, pos: ctx.pos, parts: event.parts });
 		if (!ctx.replay) draft.userWords.push(Object.freeze({ id: event.id, parts: event.parts, index: ctx.index }));
 	},
 	assistant: (draft, event, ctx) => {
 		// Pi writes every result of a message before the next assistant message, so calls still
 		// pending now never got one: they become cards where they were given up on.
-		giveUpPendingCalls(draft);
+		giveUpPendingCalls(draft, ctx.blocks);
 		const advisorCalls = event.calls.filter((c) => c.name === ADVISOR_TOOL_NAME);
 		for (const call of advisorCalls) {
 			draft.pendingConsultations.push({
@@ -95,7 +120,7 @@ const handlers: Handlers = {
 		if (event.text.trim().length > 0) draft.lastProse = { id: event.id, pos: ctx.pos, text: event.text };
 		// The prose beside an advisor call is the question of that consultation, not a log block.
 		if (advisorCalls.length === 0 && event.text.trim().length > 0) {
-			pushBlock(draft, { kind: "prose", id: event.id, pos: ctx.pos, text: event.text });
+			pushBlock(ctx.blocks, { kind: "prose", id: event.id, pos: ctx.pos, text: event.text });
 		}
 		for (const call of event.calls) {
 			if (call.name === ADVISOR_TOOL_NAME) continue;
@@ -111,15 +136,15 @@ const handlers: Handlers = {
 	toolResult: (draft, event, ctx) => {
 		const consultation = draft.pendingConsultations.findIndex((p) => p.callId === event.callId);
 		if (consultation !== -1 || event.toolName === ADVISOR_TOOL_NAME)
-			settleConsultation(draft, event, consultation, ctx.pos);
-		else pushBlock(draft, answeredRound(draft, event, ctx.pos));
+			settleConsultation(draft, event, consultation, ctx);
+		else pushBlock(ctx.blocks, answeredRound(draft, event, ctx.pos));
 	},
 	bashRun: (draft, event, ctx) => {
 		if (event.excluded) {
 			hide(draft, event.id);
 			return;
 		}
-		pushBlock(draft, {
+		pushBlock(ctx.blocks, {
 			kind: "shell",
 			id: event.id,
 			pos: ctx.pos,
@@ -133,18 +158,24 @@ const handlers: Handlers = {
 	customMessage: (draft, event, ctx) => {
 		if (event.customType === CUSTOM_TYPES.review) {
 			const advice = reviewAdvice(event);
-			if (advice !== undefined) closeSegment(draft, "review", "", advice, event.id, ctx.pos, ctx.pos);
+			if (advice !== undefined) closeSegment(draft, ctx.blocks, "review", "", advice, event.id, ctx.pos, ctx.pos);
 			return;
 		}
 		if (!event.display) {
 			hide(draft, event.id);
 			return;
 		}
-		pushBlock(draft, { kind: "note", id: event.id, pos: ctx.pos, customType: event.customType, parts: event.parts });
+		pushBlock(ctx.blocks, {
+			kind: "note",
+			id: event.id,
+			pos: ctx.pos,
+			customType: event.customType,
+			parts: event.parts,
+		});
 	},
 	compaction: (draft, event, ctx) => {
 		if (!event.resets) {
-			pushBlock(draft, {
+			pushBlock(ctx.blocks, {
 				kind: "summary",
 				id: event.id,
 				pos: ctx.pos,
@@ -179,7 +210,7 @@ const handlers: Handlers = {
 		};
 	},
 	branchSummary: (draft, event, ctx) => {
-		pushBlock(draft, {
+		pushBlock(ctx.blocks, {
 			kind: "summary",
 			id: event.id,
 			pos: ctx.pos,
@@ -252,7 +283,8 @@ function retarget(draft: LedgerDraft, targetId: string, replacement: ContextRepl
  * segment under its question; a failure or skip leaves the executor's prose once no other advisor
  * call of the same message is still pending.
  */
-function settleConsultation(draft: LedgerDraft, event: ToolResultEvent, consultation: number, pos: number): void {
+function settleConsultation(draft: LedgerDraft, event: ToolResultEvent, consultation: number, ctx: ApplyContext): void {
+	const { pos } = ctx;
 	const pending = consultation === -1 ? undefined : plain(draft.pendingConsultations[consultation]);
 	if (consultation !== -1) draft.pendingConsultations.splice(consultation, 1);
 	const advice = completedAdvice(event);
@@ -261,9 +293,10 @@ function settleConsultation(draft: LedgerDraft, event: ToolResultEvent, consulta
 		if (pending !== undefined) {
 			draft.pendingConsultations = draft.pendingConsultations.filter((p) => p.callEntryId !== pending.callEntryId);
 		}
-		closeSegment(draft, "consultation", pending?.question ?? "", advice, event.id, pos, pending?.callPos ?? pos);
+		const question = pending?.question ?? "";
+		closeSegment(draft, ctx.blocks, "consultation", question, advice, event.id, pos, pending?.callPos ?? pos);
 	} else if (pending !== undefined && !draft.pendingConsultations.some((p) => p.callEntryId === pending.callEntryId)) {
-		keepProse(draft, pending);
+		keepProse(ctx.blocks, pending);
 	}
 }
 
@@ -309,15 +342,16 @@ function plain<T>(value: T): T {
  * Blocks are frozen (shallowly) as they are made: they never change afterwards, and immer skips
  * frozen values when it finalises, so a block costs nothing in later folds.
  */
-function pushBlock(draft: LedgerDraft, block: Block): void {
+function pushBlock(blocks: OpenBlocks, block: Block): void {
+	const { open } = blocks;
 	if (block.kind === "round") {
 		// The card above: only the executor's prose may sit between (user words start a new thought).
-		let i = draft.open.length - 1;
-		while (i >= 0 && draft.open[i]!.kind === "prose") i--;
-		const above = draft.open[i];
-		if (above?.kind === "round") block = { ...block, previous: plain(above).round };
+		let i = open.length - 1;
+		while (i >= 0 && open.at(i)!.kind === "prose") i--;
+		const above = open.at(i);
+		if (above?.kind === "round") block = { ...block, previous: above.round };
 	}
-	draft.open.push(Object.freeze(block) as Block);
+	open.push(Object.freeze(block) as Block);
 }
 
 /**
@@ -325,9 +359,9 @@ function pushBlock(draft: LedgerDraft, block: Block): void {
  * beside the call is still its prose (it may state what it did): it stays in the log as a block,
  * placed where the consultation ended.
  */
-function keepProse(draft: LedgerDraft, pending: PendingConsultation): void {
+function keepProse(blocks: OpenBlocks, pending: PendingConsultation): void {
 	if (pending.question.trim().length > 0)
-		pushBlock(draft, { kind: "prose", id: pending.callEntryId, pos: pending.callPos, text: pending.question });
+		pushBlock(blocks, { kind: "prose", id: pending.callEntryId, pos: pending.callPos, text: pending.question });
 }
 
 /** The cwd to stamp on a call, as an optional field (absent, not undefined, when unknown). */
@@ -339,11 +373,11 @@ function hide(draft: LedgerDraft, id: string): void {
 	if (!draft.hidden.includes(id)) draft.hidden.push(id);
 }
 
-function giveUpPendingCalls(draft: LedgerDraft): void {
+function giveUpPendingCalls(draft: LedgerDraft, blocks: OpenBlocks): void {
 	if (draft.pendingCalls.length > 0) {
 		for (const drafted of draft.pendingCalls) {
 			const pending = plain(drafted);
-			pushBlock(draft, {
+			pushBlock(blocks, {
 				kind: "round",
 				id: pending.callEntryId,
 				pos: pending.callPos,
@@ -359,7 +393,7 @@ function giveUpPendingCalls(draft: LedgerDraft): void {
 			const pending = plain(drafted);
 			if (seen.has(pending.callEntryId)) continue;
 			seen.add(pending.callEntryId);
-			keepProse(draft, pending);
+			keepProse(blocks, pending);
 		}
 		draft.pendingConsultations = [];
 	}
@@ -367,6 +401,7 @@ function giveUpPendingCalls(draft: LedgerDraft): void {
 
 function closeSegment(
 	draft: LedgerDraft,
+	blocks: OpenBlocks,
 	closedBy: "consultation" | "review",
 	question: string,
 	advice: string,
@@ -374,16 +409,17 @@ function closeSegment(
 	closingPos: number,
 	questionPos: number,
 ): void {
+	// A closed segment is a plain array of its blocks: it never grows again.
 	draft.closed.push({
 		closedBy,
-		blocks: draft.open as Block[],
+		blocks: listItems(blocks.open.done()),
 		question,
 		advice,
 		closingId,
 		closingPos,
 		questionPos,
 	});
-	draft.open = [];
+	blocks.open = listBuilder(emptyList());
 }
 
 /**
@@ -400,7 +436,7 @@ function compact(
 	let kept = ctx.index;
 	if (firstKeptEntryId !== null) {
 		for (let i = 0; i < ctx.index; i++) {
-			if (ctx.events[i]!.id === firstKeptEntryId) {
+			if (itemAt(ctx.events, i)!.id === firstKeptEntryId) {
 				kept = i;
 				break;
 			}
@@ -417,7 +453,8 @@ function compact(
 		});
 	const work = hiddenWork(ctx.events, kept, ctx.index, draft.cwd, edits);
 	draft.closed = [];
-	draft.open = [
+	ctx.blocks.open = listBuilder(emptyList());
+	ctx.blocks.open.push(
 		Object.freeze({
 			kind: "summary",
 			id,
@@ -431,11 +468,11 @@ function compact(
 			tests: work.tests(),
 			failures: work.failures(),
 		}) as Block,
-	];
+	);
 	draft.pendingCalls = [];
 	draft.pendingConsultations = [];
 	for (let i = kept; i < ctx.index; i++)
-		apply(draft, ctx.events[i]!, { events: ctx.events, index: i, pos: i + 1, replay: true });
+		apply(draft, itemAt(ctx.events, i)!, { ...ctx, index: i, pos: i + 1, replay: true });
 	draft.summaryBoundary = { id, kind: "compaction" };
 }
 
@@ -445,7 +482,7 @@ function compact(
  * rounds only, the kept ones show their cards (save a kept result whose call was hidden).
  */
 function hiddenWork(
-	events: readonly LedgerEvent[],
+	events: ChunkedList<LedgerEvent>,
 	kept: number,
 	end: number,
 	cwd: string | undefined,
@@ -456,7 +493,7 @@ function hiddenWork(
 	const late: CarriedFailure[] = [];
 	for (let i = 0; i < end; i++) {
 		// Read as the executor's context holds it now: an omitted entry carries nothing past the summary.
-		const event = editedEvent(events[i]!, edits);
+		const event = editedEvent(itemAt(events, i)!, edits);
 		if (event === undefined) continue;
 		if (event.kind === "assistant") {
 			for (const call of event.calls)

@@ -5,6 +5,7 @@
  */
 
 import type { ContentPart, HiddenUserWords, LedgerEvent, ToolCallInfo } from "../events/index.ts";
+import { type ChunkedList, emptyList } from "./chunked.ts";
 import type { ContextEdits } from "./context-edits.ts";
 
 const NO_EDITS: ContextEdits = Object.freeze({});
@@ -190,8 +191,8 @@ export interface SummaryBoundary {
 
 export interface LedgerState {
 	closed: ClosedSegment[];
-	/** Blocks of the open segment, in order. */
-	open: Block[];
+	/** Blocks of the open segment, in order: a chunked list (chunked.ts), so that a fold does not copy them all. */
+	open: ChunkedList<Block>;
 	pendingCalls: PendingCall[];
 	pendingConsultations: PendingConsultation[];
 	/** Entries that must never reach the advisor: hidden extension messages and `!!` runs. */
@@ -200,8 +201,11 @@ export interface LedgerState {
 	userWords: UserWordsRecord[];
 	/** The newest compaction or branch summary on the branch. */
 	summaryBoundary: SummaryBoundary | undefined;
-	/** Every event on the branch, in order (compaction refolds from them; advisor_expand reads them). */
-	events: LedgerEvent[];
+	/**
+	 * Every event on the branch, in order (compaction refolds from them; advisor_expand reads them): a
+	 * chunked list (chunked.ts), so that folding new events does not copy the branch.
+	 */
+	events: ChunkedList<LedgerEvent>;
 	indexById: Record<string, number>;
 	/** The session's working directory, from the session header; cards show paths relative to it. */
 	cwd: string | undefined;
@@ -228,13 +232,13 @@ export interface LedgerState {
 export function emptyLedger(cwd?: string): LedgerState {
 	return {
 		closed: [],
-		open: [],
+		open: emptyList(),
 		pendingCalls: [],
 		pendingConsultations: [],
 		hidden: [],
 		userWords: [],
 		summaryBoundary: undefined,
-		events: [],
+		events: emptyList(),
 		indexById: {},
 		cwd,
 		lastProse: undefined,

@@ -7,7 +7,14 @@
 import type { ContentPart, LedgerEvent } from "../events/index.ts";
 import { assertNever, CUSTOM_TYPES } from "../events/index.ts";
 import type { ContextEdits, LedgerState } from "../reducers/index.ts";
-import { completedAdvice, editedEvent, mergeSections, reviewAdvice, standingInstructions } from "../reducers/index.ts";
+import {
+	completedAdvice,
+	editedEvent,
+	listItems,
+	mergeSections,
+	reviewAdvice,
+	standingInstructions,
+} from "../reducers/index.ts";
 import { CONTEXT_OMITTED, MESSAGE_IMAGE, PASTED_IMAGE, TOOL_IMAGE_NO_PATH } from "./model-text.ts";
 import { displayId, ordinalPosition } from "./ordinal.ts";
 import { jsonText } from "./text.ts";
@@ -106,11 +113,13 @@ function eventIndex(events: readonly LedgerEvent[], id: string): number | undefi
 export function expandEntry(state: LedgerState, rawId: string): ExpandResult {
 	const id = rawId.trim().replace(/^#/, "");
 	if (id.length === 0) return { kind: "not-found" };
-	const index = eventIndex(state.events, id);
+	// One lookup per advisor_expand call: the branch's events as one array is fine here.
+	const events = listItems(state.events);
+	const index = eventIndex(events, id);
 	if (index === undefined) return { kind: "not-found" };
-	const event = state.events[index]!;
+	const event = events[index]!;
 	if (state.hidden.includes(event.id)) return { kind: "not-found" };
-	const text = expandEvent(state.events, index, state.contextEdits);
+	const text = expandEvent(events, index, state.contextEdits);
 	return text === undefined ? { kind: "not-found" } : { kind: "ok", text };
 }
 

@@ -15,7 +15,7 @@
 
 import { FACT_CATEGORIES, type Fact, type FactCategory } from "../reducers/index.ts";
 import { neutralise } from "./neutralise.ts";
-import type { LedgerRequest } from "./request.ts";
+import { type LedgerRequest, unitAt, unitCount } from "./request.ts";
 
 /** How many characters of a fact's collapsed text are judged; the rest of a long text may be capped. */
 export const JUDGED_CHARS: Readonly<Record<FactCategory, number>> = Object.freeze({
@@ -143,6 +143,13 @@ export interface AuditUnits {
 	length: number;
 	key(index: number): unknown;
 	text(index: number): string;
+	/** What the units are read from, for `shared`. */
+	source?: unknown;
+	/**
+	 * How many leading units are known to be `previous`'s (the same keys), found without comparing
+	 * them one by one; the audit compares the rest. Absent: every unit is compared.
+	 */
+	shared?(previous: AuditUnits): number;
 }
 
 export interface FactTally {
@@ -180,12 +187,14 @@ export interface AuditMemo {
 	audits: number;
 	/** The previous audit's unit keys, in order. */
 	keys: unknown[];
+	/** The previous audit's units: what the next one's `shared` is counted against. */
+	last: AuditUnits | undefined;
 	/** Unit texts as compared (collapsed on the ledger's side), by key. */
 	texts: Map<unknown, string>;
 }
 
 export function createAuditMemo(): AuditMemo {
-	return { found: new WeakMap(), missing: new WeakMap(), audits: 0, keys: [], texts: new Map() };
+	return { found: new WeakMap(), missing: new WeakMap(), audits: 0, keys: [], last: undefined, texts: new Map() };
 }
 
 export interface AuditResult {
@@ -193,8 +202,11 @@ export interface AuditResult {
 	missing: Fact[];
 }
 
-/** Texts of units no longer in use are dropped once the cache holds this many more than the request. */
-const TEXT_CACHE_SLACK = 4096;
+/**
+ * Texts of units no longer in use are dropped once the cache holds this many more than the request:
+ * a request's volatile units are new at every point, so the cache would otherwise keep every version.
+ */
+const TEXT_CACHE_SLACK = 1024;
 
 /**
  * The units new since the previous audit (from the first position whose key differs), and every
@@ -202,8 +214,10 @@ const TEXT_CACHE_SLACK = 4096;
  */
 function unitTexts(units: AuditUnits, memo: AuditMemo, as: AuditSide): { first: number; text: (i: number) => string } {
 	const keys = memo.keys;
-	let first = 0;
+	const known = memo.last === undefined || units.shared === undefined ? 0 : units.shared(memo.last);
+	let first = Math.min(known, units.length, keys.length);
 	while (first < units.length && first < keys.length && units.key(first) === keys[first]) first++;
+	memo.last = units;
 	keys.length = first;
 	for (let i = first; i < units.length; i++) keys.push(units.key(i));
 	if (memo.texts.size > units.length + TEXT_CACHE_SLACK) {
@@ -278,13 +292,35 @@ export function auditUnits(
 	return { counts, missing };
 }
 
-/** A ledger request's units: its content parts (and head), each keyed by its chained prefix hash. */
+/**
+ * A ledger request's units: its content parts (and head), each keyed by its chained prefix hash. A
+ * unit's hash covers every unit before it, so the units two requests share end where their hashes
+ * part (a binary search).
+ */
 export function requestUnits(request: LedgerRequest): AuditUnits {
-	return unitsOf(
-		request.units,
-		(u) => u.prefixHash,
-		(u) => u.text,
-	);
+	return {
+		length: unitCount(request),
+		key: (i) => unitAt(request, i)!.prefixHash,
+		text: (i) => unitAt(request, i)!.text,
+		source: request,
+		shared: (previous) => (isRequest(previous.source) ? sharedUnits(previous.source, request) : 0),
+	};
+}
+
+function isRequest(value: unknown): value is LedgerRequest {
+	return typeof value === "object" && value !== null && "units" in value && "stable" in value;
+}
+
+/** Leading units two requests share: equal chained hashes at k mean equal units up to k. */
+function sharedUnits(a: LedgerRequest, b: LedgerRequest): number {
+	let low = 0;
+	let high = Math.min(unitCount(a), unitCount(b));
+	while (low < high) {
+		const mid = (low + high) >> 1;
+		if (unitAt(a, mid)!.prefixHash === unitAt(b, mid)!.prefixHash) low = mid + 1;
+		else high = mid;
+	}
+	return low;
 }
 
 /** The audit of a ledger request. */

@@ -71,6 +71,7 @@ export {
 export { ordinalId, ordinalPosition } from "./ordinal.ts";
 export {
 	createRenderMemo,
+	declarationCount,
 	flatten,
 	type LedgerRequest,
 	type RenderMemo,
@@ -81,6 +82,8 @@ export {
 	type StablePortion,
 	stableOpenBlocks,
 	stablePrefixRequest,
+	unitAt,
+	unitCount,
 } from "./request.ts";
 export { reviewMessage } from "./review-message.ts";
 export { clip, oneLine, safeHead, safeTail } from "./text.ts";

@@ -12,16 +12,25 @@
 import type { AssistantMessage, Context, Message, TextContent, Tool, UserMessage } from "@mariozechner/pi-ai";
 import { countMarks } from "../events/index.ts";
 import {
+	appended,
 	type Block,
+	type ChunkedList,
 	type ClosedSegment,
 	editedProse,
 	editedRound,
+	emptyList,
 	type Instruction,
+	itemAt,
 	type LedgerState,
+	listBuilder,
+	listItems,
+	listOf,
+	listPrefix,
 	type PendingCall,
 	type PendingConsultation,
 	type RenderTrim,
 	type Round,
+	sharedItems,
 	standingInstructions,
 	unansweredRound,
 } from "../reducers/index.ts";
@@ -99,6 +108,12 @@ export interface StablePortion {
 	tokens: number;
 }
 
+/**
+ * A rendered request. `context` and `units` are made when first read (docs/decisions.md, "A
+ * replay's memory follows the branch"): a replay measures a request at every point and sends none,
+ * and a long branch's request is one content part per block; `unitAt`/`unitCount` read the units
+ * without making the array.
+ */
 export interface LedgerRequest {
 	context: Context;
 	stable: StablePortion;
@@ -143,16 +158,53 @@ export interface RenderMemo {
 	 */
 	segment(segment: ClosedSegment, config: LedgerConfig, build: () => RenderedSegment): RenderedSegment;
 	/**
-	 * The units of the last request measured with this memo, with the marker and part text each
-	 * was made from: a later request that starts with the same parts reuses their chained hashes.
+	 * The units of the last request measured with this memo, with the head and messages they were
+	 * made from: a later request that starts with the same parts shares their units.
 	 */
-	lastUnits: { markers: string[]; parts: string[]; units: RequestUnit[] } | undefined;
+	lastUnits: MeasuredUnits | undefined;
 	/**
-	 * The open segment's blocks as last rendered untrimmed, with their part texts and the open
-	 * message's content objects: the next request compares block identities (cheap) instead of
-	 * looking every block up again, so a replay of a long branch stays linear.
+	 * The open segment's blocks as last rendered untrimmed, with the open message's log parts (the log
+	 * opening, then one part per block): the next request shares the parts of the blocks it still
+	 * has (chunked lists, reducers/chunked.ts), so a replay of a long branch stays linear.
 	 */
-	lastOpen: { key: string; blocks: readonly Block[]; parts: string[]; content: TextContent[] } | undefined;
+	lastOpen: { key: string; blocks: ChunkedList<Block>; log: ChunkedList<TextContent> } | undefined;
+}
+
+/** What a request's units were made from (RenderMemo.lastUnits). */
+export interface MeasuredUnits {
+	/** The system prompt and the declarations' JSON: units 0 and 1. */
+	head: readonly [string, string];
+	messages: readonly Assembled[];
+	units: ChunkedList<RequestUnit>;
+}
+
+/**
+ * A message of a request as assembled: one made whole (`message`: the catalogue, a closed segment's
+ * log or advice), or the open message, whose log parts are a chunked list shared with the previous
+ * request's and whose volatile parts (`tail`) follow.
+ */
+export interface Assembled {
+	role: "user" | "assistant";
+	message: Message | undefined;
+	log: ChunkedList<TextContent>;
+	tail: readonly TextContent[];
+}
+
+function whole(message: UserMessage | AssistantMessage): Assembled {
+	return { role: message.role, message, log: emptyList(), tail: textParts(message) };
+}
+
+function partCount(message: Assembled): number {
+	return message.log.length + message.tail.length;
+}
+
+function partAt(message: Assembled, p: number): TextContent {
+	return p < message.log.length ? itemAt(message.log, p)! : message.tail[p - message.log.length]!;
+}
+
+/** The message as pi-ai takes it. */
+function messageOf(message: Assembled): Message {
+	return message.message ?? { role: "user", content: [...listItems(message.log), ...message.tail], timestamp: 0 };
 }
 
 /** A closed segment as two messages, with the part texts each was made from. */
@@ -251,7 +303,7 @@ function selectTail(state: LedgerState, config: LedgerConfig, from = 0): TailSel
 	const rounds: { pos: number; round: Round }[] = [];
 	let firstTail = state.open.length;
 	for (let i = state.open.length - 1; i >= from && needBlocks > 0; i--) {
-		const block = state.open[i]!;
+		const block = itemAt(state.open, i)!;
 		if (block.kind !== "round") continue;
 		firstTail = i;
 		// Verbatim as the executor's context holds it now: a context edit after its card was made shows here.
@@ -290,12 +342,12 @@ interface ProseAt {
 function newestProse(state: LedgerState): ProseAt | undefined {
 	for (let s = state.closed.length; s >= 0; s--) {
 		const closed = s === state.closed.length ? undefined : state.closed[s]!;
-		const blocks = closed === undefined ? state.open : closed.blocks;
+		const count = closed === undefined ? state.open.length : closed.blocks.length;
 		// The prose beside a completed advisor call comes after the segment's blocks.
 		if (closed !== undefined && closed.closedBy === "consultation" && closed.question.trim().length > 0)
-			return { segment: s, block: blocks.length, pos: closed.questionPos, text: closed.question, question: true };
-		for (let b = blocks.length - 1; b >= 0; b--) {
-			const block = blocks[b]!;
+			return { segment: s, block: count, pos: closed.questionPos, text: closed.question, question: true };
+		for (let b = count - 1; b >= 0; b--) {
+			const block = closed === undefined ? itemAt(state.open, b)! : closed.blocks[b]!;
 			if (block.kind === "prose") return { segment: s, block: b, pos: block.pos, text: block.text, question: false };
 		}
 	}
@@ -333,7 +385,7 @@ function appendixPart(
 			cut !== undefined &&
 			(prose.segment < cut.firstSegment || (prose.segment === cut.firstSegment && prose.block < cut.firstBlock));
 		// Repeated as the executor's context holds it now; not at all when a context edit took it out.
-		const id = state.events[prose.pos - 1]?.id;
+		const id = itemAt(state.events, prose.pos - 1)?.id;
 		const text = id === undefined ? prose.text : editedProse(id, prose.text, state.contextEdits);
 		if (
 			text !== undefined &&
@@ -364,32 +416,22 @@ function keptBlocks(blocks: readonly Block[], from: number, config: LedgerConfig
 	return out;
 }
 
-/**
- * The open segment's blocks when nothing is trimmed: the leading blocks the previous request
- * rendered (the same block objects, the reducers never change one) keep their texts.
- */
-function openBlocks(blocks: readonly Block[], config: LedgerConfig, memo: RenderMemo): string[] {
-	const last = memo.lastOpen?.key === configKey(config) ? memo.lastOpen : undefined;
-	let same = 0;
-	if (last !== undefined) {
-		const n = Math.min(last.blocks.length, blocks.length);
-		while (same < n && last.blocks[same] === blocks[same]) same++;
-	}
-	const out = same === 0 ? [] : last!.parts.slice(0, same);
-	for (let b = same; b < blocks.length; b++) out.push(memo.block(blocks[b]!, config));
-	return out;
+function textPart(text: string): TextContent {
+	return { type: "text", text };
 }
 
-/** The open message, reusing the previous open message's content objects for the parts it repeats. */
-function openMessage(parts: readonly string[], memo: RenderMemo): { message: UserMessage; content: TextContent[] } {
-	const previous = memo.lastOpen?.content;
-	const content: TextContent[] = [];
-	for (let i = 0; i < parts.length; i++) {
-		const text = parts[i]!;
-		const old = previous?.[i];
-		content.push(old !== undefined && old.text === text ? old : { type: "text", text });
-	}
-	return { message: { role: "user", content, timestamp: 0 }, content };
+/**
+ * The open message's log when nothing is trimmed: the parts the previous open message had for the
+ * blocks it shares with this one (shared, not copied: chunked.ts), new parts after them.
+ */
+function untrimmedOpen(blocks: ChunkedList<Block>, config: LedgerConfig, memo: RenderMemo): ChunkedList<TextContent> {
+	const last = memo.lastOpen?.key === configKey(config) ? memo.lastOpen : undefined;
+	// The blocks the previous render had too: the chunks both hold are skipped whole.
+	const same = last === undefined ? 0 : sharedItems(last.blocks, blocks);
+	const log = last === undefined ? listOf([textPart(LOG_OPEN)]) : listPrefix(last.log, 1 + same);
+	const fresh: TextContent[] = [];
+	for (let b = same; b < blocks.length; b++) fresh.push(textPart(memo.block(itemAt(blocks, b)!, config)));
+	return appended(log, fresh);
 }
 
 function questionSection(question: string, id: string, config: LedgerConfig): string {
@@ -464,17 +506,12 @@ export function renderRequest(
 	memo: RenderMemo = sharedMemo,
 ): LedgerRequest {
 	const { config } = options;
-	const messages: Message[] = [];
-	const partsOf: string[][] = [];
-	const push = (message: Message, parts: string[]) => {
-		messages.push(message);
-		partsOf.push(parts);
-	};
+	const messages: Assembled[] = [];
 
 	const catalogue = [memo.catalogue(options.catalogue)];
 	const instructions = renderInstructions(instructionSource(state, options), config, state.cwd);
 	if (instructions !== undefined) catalogue.push(instructions);
-	push(userMessage(catalogue), catalogue);
+	messages.push(whole(userMessage(catalogue)));
 
 	// Trimming: the stand-in part opens the first log message that is kept.
 	const anchor = options.trim?.anchorEntryId;
@@ -491,18 +528,35 @@ export function renderRequest(
 				? memo.segment(segment, config, () => closedSegment(segment, 0, undefined, config, memo))
 				: closedSegment(segment, from, trimPart, config, memo);
 		trimPart = undefined;
-		push(rendered.log, rendered.logParts);
-		push(rendered.advice, rendered.adviceParts);
+		messages.push(whole(rendered.log), whole(rendered.advice));
 	}
 
 	const openFrom = cut !== undefined && cut.firstSegment === state.closed.length ? cut.firstBlock : 0;
-	const open = [LOG_OPEN];
-	if (trimPart !== undefined) open.push(trimPart);
 	const untrimmed = openFrom === 0 && trimPart === undefined;
-	const logged = untrimmed ? openBlocks(state.open, config, memo) : keptBlocks(state.open, openFrom, config, memo);
-	for (const part of logged) open.push(part);
-	const stablePartCount = open.length;
+	const log = untrimmed
+		? untrimmedOpen(state.open, config, memo)
+		: listOf(
+				[
+					LOG_OPEN,
+					...(trimPart === undefined ? [] : [trimPart]),
+					...keptBlocks(listItems(state.open), openFrom, config, memo),
+				].map(textPart),
+			);
+	const tail = volatileParts(state, options, cut, openFrom, tailConfig).map(textPart);
+	messages.push({ role: "user", message: undefined, log, tail });
+	if (untrimmed) memo.lastOpen = { key: configKey(config), blocks: state.open, log };
+	return measure(advisorSystemPrompt(options.toolsMode), [...options.tools], messages, log.length, memo);
+}
 
+/** What follows the open log: the appendix (if any), then the question and instruction, or the review instruction. */
+function volatileParts(
+	state: LedgerState,
+	options: RenderOptions,
+	cut: ReturnType<typeof locateCut>,
+	openFrom: number,
+	tailConfig: LedgerConfig,
+): string[] {
+	const { config } = options;
 	const tail = selectTail(state, config, openFrom);
 	const consultation = options.mode === "consult" ? inFlight(state, options.inFlightCallId) : undefined;
 	const reasoning = [...tail.reasoning];
@@ -512,105 +566,184 @@ export function renderRequest(
 		}
 	}
 	const appendix = appendixPart(state, tail, reasoning, config, tailConfig, cut);
-	if (appendix !== undefined) open.push(appendix);
-
-	for (const part of closingParts(options.mode, consultation, tailConfig)) open.push(part);
-	if (untrimmed) {
-		const { message, content } = openMessage(open, memo);
-		memo.lastOpen = { key: configKey(config), blocks: state.open, parts: logged, content };
-		push(message, open);
-	} else push(userMessage(open), open);
-
-	const systemPrompt = advisorSystemPrompt(options.toolsMode);
-	const tools = [...options.tools];
-	const context: Context = { systemPrompt, messages, tools };
-	return measure(context, partsOf, stablePartCount, memo);
+	const closing = closingParts(options.mode, consultation, tailConfig);
+	return appendix === undefined ? closing : [appendix, ...closing];
 }
 
-/** Units, hashes and token counts of an assembled request. */
+/** Role marker of a message's parts in the flattened form; the first part also carries a message-start mark. */
+function roleMarker(role: Message["role"]): string {
+	return role === "assistant" ? "a\u0000" : "u\u0000";
+}
+
+const MESSAGE_START = "\u0001";
+
+/** A message's parts: every message the renderer makes has text parts only. */
+function textParts(message: Message): readonly TextContent[] {
+	return message.content as readonly TextContent[];
+}
+
+/**
+ * How many leading units a request shares with the one measured before it: the same head, then
+ * message by message the same role and part texts (a message made whole is the same object when
+ * the memo made it, skipped whole; the open message's log parts shared with the previous one's are
+ * the same chunks). A part that differs ends the shared run.
+ */
+function sharedUnits(
+	previous: MeasuredUnits | undefined,
+	head: readonly [string, string],
+	messages: readonly Assembled[],
+): number {
+	if (previous === undefined || previous.head[0] !== head[0]) return 0;
+	if (previous.head[1] !== head[1]) return 1;
+	let count = 2;
+	const shown = Math.min(messages.length, previous.messages.length);
+	for (let m = 0; m < shown; m++) {
+		const a = previous.messages[m]!;
+		const b = messages[m]!;
+		const before = partCount(a);
+		const after = partCount(b);
+		if (a.message !== undefined && a.message === b.message) {
+			count += after;
+			continue;
+		}
+		if (roleMarker(a.role) !== roleMarker(b.role)) return count;
+		const n = Math.min(before, after);
+		let p = Math.min(sharedItems(a.log, b.log), n);
+		while (p < n && partAt(a, p).text === partAt(b, p).text) p++;
+		count += p;
+		// A message with more or fewer parts moves the next message's start: nothing after is shared.
+		if (p < before || p < after) return count;
+	}
+	return count;
+}
+
+/** Where the stable portion ends, as `measure` finds it. */
+interface StableEnd {
+	units: number;
+	hash: string;
+	chars: number;
+	tokens: number;
+}
+
+/**
+ * Units, hashes and token counts of an assembled request. While this request repeats the previous
+ * one part for part (the usual case: the ledger only grows), its units are the previous request's,
+ * shared (a chunked list); hashing starts at the first part that differs. A new part's text is
+ * hashed on its own (memoised by content, unless volatile) with the role marker chained beside it.
+ */
 function measure(
-	context: Context,
-	partsOf: readonly string[][],
+	systemPrompt: string,
+	tools: Tool[],
+	messages: readonly Assembled[],
 	stablePartCount: number,
 	memo: RenderMemo,
 ): LedgerRequest {
-	const units: RequestUnit[] = [];
-	const markers: string[] = [];
-	const parts: string[] = [];
-	let prefixHash = "";
-	let prefixChars = 0;
-	// While this request repeats the previous one part for part (the usual case: the ledger only
-	// grows), its units are reused as they are; hashing starts at the first part that differs.
-	// A new part's text is hashed on its own (memoised by content) with the role marker chained
-	// beside it.
+	const head: [string, string] = [systemPrompt, JSON.stringify(tools)];
 	const previous = memo.lastUnits;
-	let reusing = previous !== undefined;
-	const addUnit = (marker: string, text: string) => {
-		const i = units.length;
-		markers.push(marker);
-		parts.push(text);
-		if (
-			reusing &&
-			previous !== undefined &&
-			i < previous.units.length &&
-			previous.markers[i] === marker &&
-			previous.parts[i] === text
-		) {
-			const unit = previous.units[i]!;
-			prefixHash = unit.prefixHash;
-			prefixChars = unit.prefixChars;
-			units.push(unit);
-			return;
-		}
-		reusing = false;
-		prefixHash = chainHash(prefixHash, marker + memo.partHash(text));
+	const shared = sharedUnits(previous, head, messages);
+	const units = listBuilder(shared === 0 ? emptyList<RequestUnit>() : listPrefix(previous!.units, shared));
+	let prefixHash = shared === 0 ? "" : units.at(shared - 1)!.prefixHash;
+	let prefixChars = shared === 0 ? 0 : units.at(shared - 1)!.prefixChars;
+	const addUnit = (marker: string, text: string, volatile: boolean) => {
+		// A volatile part changes at every point: memoising its hash would keep every version.
+		prefixHash = chainHash(prefixHash, marker + (volatile ? hashString(text) : memo.partHash(text)));
 		prefixChars += marker.length + text.length;
 		units.push({ prefixHash, prefixChars, text: marker + text });
 	};
-	const systemPrompt = context.systemPrompt ?? "";
-	const toolsJson = JSON.stringify(context.tools ?? []);
-	addUnit("", systemPrompt);
-	addUnit("", toolsJson);
+	for (let u = shared; u < 2; u++) addUnit("", head[u]!, false);
 
-	let tokens = tokensForChars(systemPrompt.length) + estimateToolsTokens(context.tools ?? []);
-	const lastMessage = partsOf.length - 1;
-	let stableTokens = tokens;
-	let stableUnits = 0;
-	let stableHash = "";
-	let stableChars = 0;
-	for (let m = 0; m < partsOf.length; m++) {
-		const role = context.messages[m]!.role === "assistant" ? "a\u0000" : "u\u0000";
-		const parts = partsOf[m]!;
-		let messageChars = 0;
-		for (let p = 0; p < parts.length; p++) {
-			const text = parts[p]!;
-			addUnit(p === 0 ? `\u0001${role}` : role, text);
-			messageChars += text.length;
-			if (m === lastMessage && p === stablePartCount - 1) {
-				stableUnits = units.length;
-				stableHash = prefixHash;
-				stableChars = prefixChars;
-				stableTokens = tokens + tokensForChars(messageChars);
-			}
+	const headTokens = tokensForChars(systemPrompt.length) + estimateToolsTokens(tools);
+	let tokens = headTokens;
+	const lastMessage = messages.length - 1;
+	let stable: StableEnd = { units: 0, hash: "", chars: 0, tokens: headTokens };
+	let first = 2;
+	for (let m = 0; m < messages.length; m++) {
+		const message = messages[m]!;
+		const parts = partCount(message);
+		const marker = roleMarker(message.role);
+		for (let p = Math.max(0, shared - first); p < parts; p++) {
+			const volatile = m === lastMessage && p >= stablePartCount;
+			addUnit(p === 0 ? MESSAGE_START + marker : marker, partAt(message, p).text, volatile);
 		}
-		tokens += tokensForChars(messageChars);
+		// The message's characters without the markers, from the chained counts.
+		const charsBefore = units.at(first - 1)!.prefixChars;
+		const markers = (count: number) => (count === 0 ? 0 : MESSAGE_START.length + count * marker.length);
+		if (m === lastMessage && stablePartCount > 0 && stablePartCount <= parts) {
+			const end = units.at(first + stablePartCount - 1)!;
+			const chars = end.prefixChars - charsBefore - markers(stablePartCount);
+			stable = {
+				units: first + stablePartCount,
+				hash: end.prefixHash,
+				chars: end.prefixChars,
+				tokens: tokens + tokensForChars(chars),
+			};
+		}
+		const end = parts === 0 ? undefined : units.at(first + parts - 1)!;
+		tokens += tokensForChars(end === undefined ? 0 : end.prefixChars - charsBefore - markers(parts));
+		first += parts;
 	}
-	memo.lastUnits = { markers, parts, units };
-	return {
-		context,
-		stable: {
-			messageIndex: lastMessage,
-			partCount: stablePartCount,
-			unitCount: stableUnits,
-			hash: stableHash,
-			chars: stableChars,
-			tokens: stableTokens,
-		},
-		units,
-		hash: prefixHash,
-		tokens,
-		messageCount: context.messages.length,
+	const list = units.done();
+	memo.lastUnits = { head, messages, units: list };
+	const portion: StablePortion = {
+		messageIndex: lastMessage,
+		partCount: stablePartCount,
+		unitCount: stable.units,
+		hash: stable.hash,
+		chars: stable.chars,
+		tokens: stable.tokens,
 	};
+	return requestOf({ systemPrompt, tools, messages, units: list }, portion, { hash: prefixHash, tokens });
+}
+
+/** What a request is made from, for the arrays made when first read. */
+interface RequestParts {
+	systemPrompt: string;
+	tools: Tool[];
+	messages: readonly Assembled[];
+	units: ChunkedList<RequestUnit>;
+}
+
+const partsOfRequest = new WeakMap<object, RequestParts>();
+
+function requestOf(
+	parts: RequestParts,
+	stable: StablePortion,
+	totals: { hash: string; tokens: number },
+): LedgerRequest {
+	let context: Context | undefined;
+	let units: RequestUnit[] | undefined;
+	const request: LedgerRequest = {
+		get context() {
+			context ??= { systemPrompt: parts.systemPrompt, messages: parts.messages.map(messageOf), tools: parts.tools };
+			return context;
+		},
+		stable,
+		get units() {
+			units ??= listItems(parts.units);
+			return units;
+		},
+		hash: totals.hash,
+		tokens: totals.tokens,
+		messageCount: parts.messages.length,
+	};
+	partsOfRequest.set(request, parts);
+	return request;
+}
+
+/** How many units a request has, without making its array of units. */
+export function unitCount(request: Pick<LedgerRequest, "units">): number {
+	return partsOfRequest.get(request)?.units.length ?? request.units.length;
+}
+
+/** A request's unit by index, without making its array of units. */
+export function unitAt(request: Pick<LedgerRequest, "units">, index: number): RequestUnit | undefined {
+	const parts = partsOfRequest.get(request);
+	return parts === undefined ? request.units[index] : itemAt(parts.units, index);
+}
+
+/** How many tool declarations a request sends, without making its context. */
+export function declarationCount(request: Pick<LedgerRequest, "context">): number {
+	return partsOfRequest.get(request)?.tools.length ?? request.context.tools?.length ?? 0;
 }
 
 /** The provider-neutral flattened form: what the prefix invariant compares. */

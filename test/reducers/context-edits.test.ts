@@ -5,6 +5,7 @@
  */
 
 import { describe, expect, it } from "vitest";
+import { lastItem, listItems } from "../../src/reducers/chunked.ts";
 import { editedEvent, editedRound } from "../../src/reducers/context-edits.ts";
 import { foldLedger, ledgerOf, spendOf } from "../../src/reducers/index.ts";
 import {
@@ -51,7 +52,7 @@ describe("editedEvent", () => {
 			assistant("a1", { thinking: "why", calls: [call("c1", "read", { path: "a.ts" })] }),
 			result("r1", "c1", "read", "ORIGINAL"),
 		]);
-		const block = state.open.at(-1)!;
+		const block = lastItem(state.open)!;
 		if (block.kind !== "round") throw new Error("expected a round");
 		const round = block.round;
 		expect(editedRound(round, {}, OMIT)).toBe(round);
@@ -83,7 +84,7 @@ describe("the fold", () => {
 		const before = ledgerOf([user("u1", "ORIGINAL"), assistant("a1", { text: "ORIGINAL prose" })]);
 		const after = foldLedger(before, [contextEdit("e1", "u1", "new"), contextEdit("e2", "a1", null)]);
 		expect(after.open).toEqual(before.open);
-		expect(after.open[0]).toBe(before.open[0]);
+		expect(listItems(after.open)[0]).toBe(listItems(before.open)[0]);
 		expect(after.contextEdits).toEqual({
 			u1: { parts: [{ type: "text", text: "new" }], thinking: "", calls: [] },
 			a1: null,
@@ -100,7 +101,7 @@ describe("the fold", () => {
 			contextEdit("e1", "a1", null),
 			assistant("a2", { text: "next" }),
 		]);
-		expect(omitted.open.filter((b) => b.kind === "round")).toEqual([]);
+		expect(listItems(omitted.open).filter((b) => b.kind === "round")).toEqual([]);
 		resetParents();
 		const replaced = ledgerOf([
 			assistant("a1", {
@@ -109,7 +110,7 @@ describe("the fold", () => {
 			contextEdit("e1", "a1", { thinking: "t", calls: [call("c1", "bash", { command: "echo replaced" })] }),
 			assistant("a2", { text: "next" }),
 		]);
-		const rounds = replaced.open.flatMap((b) => (b.kind === "round" ? [b.round] : []));
+		const rounds = listItems(replaced.open).flatMap((b) => (b.kind === "round" ? [b.round] : []));
 		expect(rounds.map((r) => [r.call.id, r.call.arguments, r.status, r.reasoning])).toEqual([
 			["c1", { command: "echo replaced" }, "no-result", "t"],
 		]);
@@ -131,13 +132,13 @@ describe("the fold", () => {
 		]);
 		const json = JSON.stringify(state.open);
 		expect(json).not.toContain("ORIGINAL");
-		const summary = state.open[0]!;
+		const summary = listItems(state.open)[0]!;
 		expect(summary.kind === "summary" && summary.words.map((w) => [w.id, w.parts])).toEqual([
 			["u1", [{ type: "text", text: "edited request" }]],
 		]);
-		const round = state.open.find((b) => b.kind === "round");
+		const round = listItems(state.open).find((b) => b.kind === "round");
 		expect(round?.kind === "round" && round.round.resultParts).toEqual([{ type: "text", text: "pruned" }]);
-		expect(state.open.some((b) => b.kind === "user")).toBe(false);
+		expect(listItems(state.open).some((b) => b.kind === "user")).toBe(false);
 	});
 
 	it("folding in pieces equals folding at once", () => {

@@ -6,7 +6,8 @@
  */
 
 import type { Message } from "@mariozechner/pi-ai";
-import { type AuditUnits, unitsOf } from "../../render/index.ts";
+import type { AuditUnits } from "../../render/index.ts";
+import { commonPrefix, type MessageView, viewAt } from "./view.ts";
 
 const texts = new WeakMap<Message, string>();
 
@@ -38,7 +39,21 @@ export function messageText(message: Message): string {
 	return text;
 }
 
-/** The units of a baseline request: one per message, keyed by the message object (a kept message is the same object). */
-export function baselineAuditUnits(messages: readonly Message[]): AuditUnits {
-	return unitsOf(messages, (message) => message, messageText);
+/**
+ * The units of a baseline request: one per message, keyed by the message object (a kept message is
+ * the same object). Two requests' views tell how many leading messages they share (view.ts).
+ */
+export function baselineAuditUnits(view: MessageView): AuditUnits {
+	const at = (index: number) => viewAt(view, index)!;
+	return {
+		length: view.length,
+		key: at,
+		text: (index) => messageText(at(index)),
+		source: view,
+		shared: (previous) => (isView(previous.source) ? commonPrefix(previous.source, view) : 0),
+	};
+}
+
+function isView(value: unknown): value is MessageView {
+	return typeof value === "object" && value !== null && "pieces" in value && "length" in value;
 }

@@ -16,11 +16,10 @@ import type { Message } from "@mariozechner/pi-ai";
 import { assertNever } from "../../events/index.ts";
 import { LOOKBACK_BLOCKS } from "../../policy/index.ts";
 import { estimateMessageTokens, IMAGE_TOKENS } from "../../render/index.ts";
+import { arrayView, commonPrefix, type MessageView, viewAt } from "./view.ts";
 
-/** A message's content parts as the cache sees them. */
+/** A message's content parts as the cache sees them: their sizes (their identities are made on demand, partKeys). */
 interface MessageUnits {
-	/** Identity of each part: the message role and ids on the first, then the part as sent. */
-	keys: string[];
 	/** Characters the token estimate counts for each part (an image counts its token allowance × 4). */
 	chars: number[];
 	total: number;
@@ -29,7 +28,8 @@ interface MessageUnits {
 }
 
 export interface BaselineRequest {
-	messages: readonly Message[];
+	/** Its messages: a view (view.ts), so that a replay point's request is not a copy of the branch. */
+	view: MessageView;
 	/** The estimate the replay reports for this baseline (Pi's chars/4 rule, per message). */
 	tokens: number;
 	/** Characters of every part, as the shares count them. */
@@ -78,28 +78,31 @@ function blocksOf(message: Message, parts: readonly unknown[]): number {
 	return n;
 }
 
-// Messages are immutable once built, and a replay meets each one at many points.
-const unitsMemo = new WeakMap<Message, MessageUnits>();
+function partsOf(message: Message): readonly unknown[] {
+	return typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+}
 
+/**
+ * A message's part sizes, made when asked: a replay asks once for each message it adds and for
+ * the few around where two points' requests part, so nothing is kept (a memo would hold an entry
+ * per message of the branch; docs/decisions.md).
+ */
 function unitsOf(message: Message): MessageUnits {
-	let units = unitsMemo.get(message);
-	if (units === undefined) {
-		const marker = messageMarker(message);
-		const parts: readonly unknown[] =
-			typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
-		const keys: string[] = [];
-		const chars: number[] = [];
-		let total = 0;
-		parts.forEach((part, p) => {
-			keys.push((p === 0 ? marker : "\u0000") + JSON.stringify(part));
-			const n = partChars(part);
-			chars.push(n);
-			total += n;
-		});
-		units = { keys, chars, total, blocks: blocksOf(message, parts) };
-		unitsMemo.set(message, units);
+	const parts = partsOf(message);
+	const chars: number[] = [];
+	let total = 0;
+	for (const part of parts) {
+		const n = partChars(part);
+		chars.push(n);
+		total += n;
 	}
-	return units;
+	return { chars, total, blocks: blocksOf(message, parts) };
+}
+
+/** Identity of each part: the message role and ids on the first, then the part as sent. */
+function partKeys(message: Message): string[] {
+	const marker = messageMarker(message);
+	return partsOf(message).map((part, p) => (p === 0 ? marker : "\u0000") + JSON.stringify(part));
 }
 
 /** Characters a message's parts count in the cache model. */
@@ -112,14 +115,15 @@ export function baselineRequest(
 	messages: readonly Message[],
 	sums?: { tokens: number; chars: number },
 ): BaselineRequest {
-	if (sums !== undefined) return { messages, tokens: sums.tokens, chars: sums.chars };
+	const view = arrayView(messages);
+	if (sums !== undefined) return { view, tokens: sums.tokens, chars: sums.chars };
 	let tokens = 0;
 	let chars = 0;
 	for (const message of messages) {
 		tokens += estimateMessageTokens(message);
 		chars += messageChars(message);
 	}
-	return { messages, tokens, chars };
+	return { view, tokens, chars };
 }
 
 export interface BaselineShares {
@@ -145,24 +149,26 @@ export function baselineShares(
 ): BaselineShares {
 	const total = previous.chars;
 	if (total === 0) return { tokenPrefix: 0, breakpoint: 0, breakpointNoBridges: 0 };
-	const before = previous.messages;
-	const after = next.messages;
+	const before = previous.view;
+	const after = next.view;
+	const at = (view: MessageView, i: number) => viewAt(view, i)!;
 	// The same message objects are the same parts: skip them by identity, compare parts after that.
-	let m = 0;
+	let m = commonPrefix(before, after);
 	const n = Math.min(before.length, after.length);
-	while (m < n && before[m] === after[m]) m++;
 	let prefix = total;
-	for (let i = m; i < before.length; i++) prefix -= unitsOf(before[i]!).total;
+	for (let i = m; i < before.length; i++) prefix -= unitsOf(at(before, i)).total;
 	let whole = m === before.length;
 	let headMatched = m >= 1;
 	// Blocks the next request adds after the previous one's last: what the lookback must span.
 	let added = 0;
 	for (; m < n; m++) {
-		const a = unitsOf(before[m]!);
-		const b = unitsOf(after[m]!);
+		const a = unitsOf(at(before, m));
+		const b = unitsOf(at(after, m));
+		const aKeys = partKeys(at(before, m));
+		const bKeys = partKeys(at(after, m));
 		let u = 0;
-		while (u < a.keys.length && u < b.keys.length && a.keys[u] === b.keys[u]) prefix += a.chars[u++]!;
-		if (u < a.keys.length) break;
+		while (u < aKeys.length && u < bKeys.length && aKeys[u] === bKeys[u]) prefix += a.chars[u++]!;
+		if (u < aKeys.length) break;
 		// Every part of the previous message is repeated: a breakpoint after it is read.
 		if (m === 0) headMatched = true;
 		if (m === before.length - 1) {
@@ -171,11 +177,11 @@ export function baselineShares(
 			added += Math.max(0, b.blocks - a.blocks);
 		}
 		// Parts the next message adds come before anything that follows: the prefix ends here.
-		if (u < b.keys.length) break;
+		if (u < bKeys.length) break;
 	}
-	if (whole) for (let i = before.length; i < after.length; i++) added += unitsOf(after[i]!).blocks;
+	if (whole) for (let i = before.length; i < after.length; i++) added += unitsOf(at(after, i)).blocks;
 	const reached = whole && added <= lookback;
-	const breakpoint = reached ? total : headMatched && before.length > 0 ? unitsOf(before[0]!).total : 0;
+	const breakpoint = reached ? total : headMatched && before.length > 0 ? unitsOf(at(before, 0)).total : 0;
 	const share = breakpoint / total;
 	return { tokenPrefix: prefix / total, breakpoint: share, breakpointNoBridges: share };
 }

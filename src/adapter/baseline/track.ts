@@ -14,8 +14,9 @@ import type { Message, UserMessage } from "@mariozechner/pi-ai";
 import { buildSessionContext, convertToLlm, type SessionEntry } from "@mariozechner/pi-coding-agent";
 import type { EntryRecord } from "../../events/index.ts";
 import { estimateMessageTokens } from "../../render/index.ts";
-import { messageChars } from "./cache-share.ts";
+import { type BaselineRequest, messageChars } from "./cache-share.ts";
 import { llmMessages } from "./messages.ts";
+import { viewMessages, viewOf } from "./view.ts";
 
 export interface BaselineCursor {
 	/** Backing store; only the first `length` items belong to this cursor. */
@@ -48,17 +49,24 @@ function alone(record: EntryRecord): SessionEntry {
 	return entry.parentId === null ? entry : ({ ...entry, parentId: null } as SessionEntry);
 }
 
-const added = new WeakMap<EntryRecord, Message[]>();
+const added = new WeakMap<EntryRecord, readonly Message[]>();
 const summaries = new WeakMap<EntryRecord, Message[]>();
+const NONE: readonly Message[] = Object.freeze([]);
+
+/** The messages an entry makes, in an array of exactly their number (one per entry of a long branch is kept). */
+function compact(messages: readonly Message[]): readonly Message[] {
+	if (messages.length === 0) return NONE;
+	return messages.length === 1 ? [messages[0]!] : messages.slice();
+}
 
 /** What an entry appends to the context after the last compaction (nothing for a compaction itself). */
-function appendedBy(record: EntryRecord): Message[] {
+function appendedBy(record: EntryRecord): readonly Message[] {
 	let messages = added.get(record);
 	if (messages === undefined) {
 		const isCompaction = record.kind !== "opaque" && record.entry.type === "compaction";
 		messages = isCompaction
-			? []
-			: llmMessages(convertToLlm(buildSessionContext([alone(record)], record.id).messages));
+			? NONE
+			: compact(llmMessages(convertToLlm(buildSessionContext([alone(record)], record.id).messages)));
 		added.set(record, messages);
 	}
 	return messages;
@@ -130,39 +138,78 @@ export function cursorMessages(cursor: BaselineCursor): Message[] {
 	return cursor.list.slice(0, cursor.length);
 }
 
+/** Where the tool calls of a backing list are, by call id: indexed as far as asked, once per list. */
+interface CallIndex {
+	scanned: number;
+	positions: Map<string, number[]>;
+}
+
+// Items of a backing list never change once pushed, so an index of its first items stays true.
+const callIndexes = new WeakMap<readonly Message[], CallIndex>();
+
+/** Positions below `count` of the assistant messages that make the call `callId`. */
+function holdersOf(list: readonly Message[], count: number, callId: string): number[] {
+	let index = callIndexes.get(list);
+	if (index === undefined) {
+		index = { scanned: 0, positions: new Map() };
+		callIndexes.set(list, index);
+	}
+	for (; index.scanned < count; index.scanned++) {
+		const message = list[index.scanned]!;
+		if (message.role !== "assistant") continue;
+		for (const part of message.content) {
+			if (part.type !== "toolCall") continue;
+			const at = index.positions.get(part.id);
+			if (at === undefined) index.positions.set(part.id, [index.scanned]);
+			else if (at.at(-1) !== index.scanned) at.push(index.scanned);
+		}
+	}
+	return (index.positions.get(callId) ?? []).filter((i) => i < count);
+}
+
 /**
  * The baseline request at a point: the inventory, then the context with the in-flight advisor
  * call left out of its message (a message left empty leaves the context), as `baselineMessages`.
+ * A view (view.ts), not a copy: the cursor's list up to the first message holding the call, then
+ * the messages from there with the call left out.
  */
+export function pointRequest(
+	cursor: BaselineCursor,
+	inventory: UserMessage,
+	inFlightCallId: string | undefined,
+): BaselineRequest {
+	const head = { list: [inventory], from: 0, to: 1 };
+	let tokens = estimateMessageTokens(inventory) + cursor.tokens;
+	let chars = messageChars(inventory) + cursor.chars;
+	const holders = inFlightCallId === undefined ? [] : holdersOf(cursor.list, cursor.length, inFlightCallId);
+	const first = holders[0] ?? cursor.length;
+	const tail: Message[] = [];
+	for (let i = first; i < cursor.length; i++) {
+		const message = cursor.list[i]!;
+		if (message.role !== "assistant" || !holders.includes(i)) {
+			tail.push(message);
+			continue;
+		}
+		// Every message holding the call loses it.
+		tokens -= estimateMessageTokens(message);
+		chars -= messageChars(message);
+		const content = message.content.filter((p) => !(p.type === "toolCall" && p.id === inFlightCallId));
+		if (content.length === 0) continue;
+		const stripped = { ...message, content };
+		tail.push(stripped);
+		tokens += estimateMessageTokens(stripped);
+		chars += messageChars(stripped);
+	}
+	const pieces = [head, { list: cursor.list, from: 0, to: first }, { list: tail, from: 0, to: tail.length }];
+	return { view: viewOf(pieces), tokens, chars };
+}
+
+/** `pointRequest`'s messages as one array, with its sums. */
 export function pointMessages(
 	cursor: BaselineCursor,
 	inventory: UserMessage,
 	inFlightCallId: string | undefined,
 ): { messages: Message[]; tokens: number; chars: number } {
-	const messages: Message[] = [inventory];
-	for (let i = 0; i < cursor.length; i++) messages.push(cursor.list[i]!);
-	let tokens = estimateMessageTokens(inventory) + cursor.tokens;
-	let chars = messageChars(inventory) + cursor.chars;
-	if (inFlightCallId === undefined) return { messages, tokens, chars };
-	// The call sits in one of the newest messages; every message holding it loses it.
-	for (let i = messages.length - 1; i >= 1; i--) {
-		const message = messages[i]!;
-		if (
-			message.role !== "assistant" ||
-			!message.content.some((p) => p.type === "toolCall" && p.id === inFlightCallId)
-		)
-			continue;
-		tokens -= estimateMessageTokens(message);
-		chars -= messageChars(message);
-		const content = message.content.filter((p) => !(p.type === "toolCall" && p.id === inFlightCallId));
-		if (content.length === 0) {
-			messages.splice(i, 1);
-			continue;
-		}
-		const stripped = { ...message, content };
-		messages[i] = stripped;
-		tokens += estimateMessageTokens(stripped);
-		chars += messageChars(stripped);
-	}
-	return { messages, tokens, chars };
+	const request = pointRequest(cursor, inventory, inFlightCallId);
+	return { messages: viewMessages(request.view), tokens: request.tokens, chars: request.chars };
 }

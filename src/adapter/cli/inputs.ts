@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { assertNever } from "../../events/index.ts";
+import { assertNever, type ParsedSession, parseSessionText } from "../../events/index.ts";
 import { errnoReason, readRegularFile } from "../pi/regular-file.ts";
 import type { UnreadableInput } from "./report/report.ts";
 
@@ -117,6 +117,15 @@ export function readInput(file: string, maxBytes: number = MAX_SESSION_BYTES): R
 		default:
 			return assertNever(read, "file read");
 	}
+}
+
+/**
+ * A session file read and parsed. The text is not kept: `replay` and `render` hold the parsed
+ * entries, not the file twice (docs/decisions.md, "A replay's memory follows the branch").
+ */
+export function readParsedInput(file: string): { ok: true; parsed: ParsedSession } | { ok: false; error: string } {
+	const read = readInput(file);
+	return read.ok ? { ok: true, parsed: parseSessionText(read.text) } : read;
 }
 
 /** How a file is named in reports: relative to the working folder when inside it. */

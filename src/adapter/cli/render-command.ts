@@ -34,7 +34,7 @@ import { EXIT, errorPrefix, type RenderArgs } from "./args.ts";
 import { cliConfig, privacyOf } from "./config.ts";
 import { diagnosticsNote, noEntriesReason } from "./diagnostics.ts";
 import { visible, visibleLine } from "./escape.ts";
-import { displayPath, readInput } from "./inputs.ts";
+import { displayPath, readParsedInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
 import { calledToolNames, sessionTools } from "./replay/tool-set.ts";
 import { formatTokens, type Style } from "./report/text.ts";
@@ -167,8 +167,18 @@ export function renderAt(
 	at: string | undefined,
 	options: RenderAtOptions = {},
 ): Rendered {
+	return renderParsed(file, parseSessionText(text), leaf, at, options);
+}
+
+/** `renderAt` on a file already parsed (`render` does not keep the file's text beside its entries). */
+export function renderParsed(
+	file: string,
+	parsed: ParsedSession,
+	leaf: string | undefined,
+	at: string | undefined,
+	options: RenderAtOptions = {},
+): Rendered {
 	const config = options.config ?? DEFAULT_ADVISOR_CONFIG;
-	const parsed = parseSessionText(text);
 	const entries = migrateEntries(parsed);
 	if (entries.length === 0) throw new RenderInputError(`${file}: ${noEntriesReason(parsed)}`, EXIT.nothingToReplay);
 	const { branch, index } = resolveAt(file, entries, leaf, at);
@@ -335,7 +345,7 @@ export function runRender(args: RenderArgs, io: Io): number {
 		io.stderr(`${errorPrefix("render")}${visibleLine(loaded.line)}\n`);
 		return EXIT.usage;
 	}
-	const read = readInput(args.file);
+	const read = readParsedInput(args.file);
 	if (!read.ok) {
 		io.stderr(`${errorPrefix("render")}cannot read ${visibleLine(args.file)}: ${visibleLine(read.error)}\n`);
 		return EXIT.unreadable;
@@ -343,7 +353,7 @@ export function runRender(args: RenderArgs, io: Io): number {
 	const file = displayPath(args.file, io.cwd);
 	let rendered: Rendered;
 	try {
-		rendered = renderAt(file, read.text, args.leaf, args.at, { config: loaded.config });
+		rendered = renderParsed(file, read.parsed, args.leaf, args.at, { config: loaded.config });
 	} catch (error) {
 		if (error instanceof RenderInputError) {
 			io.stderr(`${errorPrefix("render")}${visibleLine(error.message)}\n`);

@@ -1,7 +1,7 @@
 /** `advisor-ledger replay`: collect inputs, replay each file, print the report, write the chart. */
 
 import { writeFileSync } from "node:fs";
-import { parseSessionText } from "../../events/index.ts";
+import type { ParsedSession } from "../../events/index.ts";
 import { type AdvisorConfig, DEFAULT_ADVISOR_CONFIG } from "../config/load.ts";
 import { errnoReason } from "../pi/regular-file.ts";
 import { EXIT, errorPrefix, type ReplayArgs } from "./args.ts";
@@ -9,10 +9,10 @@ import { cliConfig, privacyOf } from "./config.ts";
 import { defaultReplayInputs } from "./default-inputs.ts";
 import { noEntriesReason, SHOWN_DIAGNOSTICS } from "./diagnostics.ts";
 import { visibleLine, visibleStrings } from "./escape.ts";
-import { collectInputs, displayPath, readInput } from "./inputs.ts";
+import { collectInputs, displayPath, readParsedInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
 import { refusalLine, svgOutputRefusal } from "./output-guard.ts";
-import { replayText } from "./replay/engine.ts";
+import { replayParsed } from "./replay/engine.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel, resolveRegistryModel } from "./report/price-lookup.ts";
 import {
 	buildReport,
@@ -38,8 +38,8 @@ function unreadableLine(path: string, error: string): string {
 }
 
 /** A file that was read but holds no session entry: said once, in the reader's words. */
-function noEntriesLine(path: string, text: string): string {
-	return `${PREFIX}${visibleLine(path)}: ${noEntriesReason(parseSessionText(text))}\n`;
+function noEntriesLine(path: string, parsed: ParsedSession): string {
+	return `${PREFIX}${visibleLine(path)}: ${noEntriesReason(parsed)}\n`;
 }
 
 /** What a replay reads: the paths named (or the defaults, said once on stderr) and the files under them. */
@@ -75,15 +75,15 @@ export function replayPaths(
 	collected.files.forEach((file, index) => {
 		const shown = displayPath(file, io.cwd);
 		progress?.(index, collected.files.length, shown);
-		const read = readInput(file);
+		const read = readParsedInput(file);
 		if (!read.ok) {
 			unreadable.push({ path: shown, error: read.error });
 			io.stderr(unreadableLine(shown, read.error));
 			return;
 		}
-		let replayed: ReturnType<typeof replayText>;
+		let replayed: ReturnType<typeof replayParsed>;
 		try {
-			replayed = replayText(shown, read.text, {
+			replayed = replayParsed(shown, read.parsed, {
 				every: args.every,
 				allLeaves: args.allLeaves,
 				now: io.now,
@@ -101,7 +101,7 @@ export function replayPaths(
 		}
 		if (replayed.sessions.every((session) => session.pathEntries === 0)) {
 			withoutEntries++;
-			io.stderr(noEntriesLine(shown, read.text));
+			io.stderr(noEntriesLine(shown, read.parsed));
 		}
 		sessions.push(...replayed.sessions);
 		files.push(replayed.diagnostics);

@@ -21,8 +21,8 @@ import {
 	priceUncached,
 	splitPrompt,
 } from "../baseline/cache-cost.ts";
-import { type BaselineRequest, baselineRequest, baselineShares } from "../baseline/cache-share.ts";
-import { advanceBaseline, type BaselineCursor, emptyBaseline, pointMessages } from "../baseline/track.ts";
+import { type BaselineRequest, baselineShares } from "../baseline/cache-share.ts";
+import { advanceBaseline, type BaselineCursor, emptyBaseline, pointRequest } from "../baseline/track.ts";
 import { parseModelKey } from "../pi/model-key.ts";
 
 /** A model's prompt prices and how its provider caches ("none": no cache price listed). */
@@ -129,8 +129,7 @@ export function fullContextCost(input: FullContextInput): FullContextCost {
 		const index = path.findIndex((e) => e.id === record.entryId);
 		if (index === -1) continue;
 		out.points++;
-		const sent = pointMessages(cursorBefore(path, index, memo), input.inventory, callIdOf(path[index]));
-		const now = baselineRequest(sent.messages, sent);
+		const now = pointRequest(cursorBefore(path, index, memo), input.inventory, callIdOf(path[index]));
 		let previous: BaselineRequest | undefined;
 		for (let k = index - 1; k >= 0 && previous === undefined; k--) previous = measured.get(path[k]!.id);
 		measured.set(record.entryId, now);

@@ -15,7 +15,7 @@
  * a later mark within the lookback reads their prefix too.
  */
 
-import type { LedgerRequest } from "../../render/index.ts";
+import { declarationCount, type LedgerRequest, unitAt, unitCount } from "../../render/index.ts";
 
 /** Anthropic's limit of cache_control blocks per request (more is a 400). */
 export const MAX_BREAKPOINTS = 4;
@@ -38,7 +38,7 @@ export interface ExtensionMarks {
 /** True when `request` starts with the prefix `end` records. */
 export function repeatsStableEnd(request: Pick<LedgerRequest, "units">, end: StableEnd): boolean {
 	const unit = end.stableUnits - 1;
-	return unit >= 0 && unit < request.units.length && request.units[unit]!.prefixHash === end.stableHash;
+	return unit >= 0 && unit < unitCount(request) && unitAt(request, unit)!.prefixHash === end.stableHash;
 }
 
 /**
@@ -74,10 +74,11 @@ export function requestMarks(
 	options: MarkOptions,
 ): number[] {
 	const own = extensionMarks(request, options.bridges ? previous : undefined, options.lookback);
-	const marks = new Set<number>([0, request.units.length - 1, own.stable]);
-	if ((request.context.tools?.length ?? 0) > 0) marks.add(1);
+	const count = unitCount(request);
+	const marks = new Set<number>([0, count - 1, own.stable]);
+	if (declarationCount(request) > 0) marks.add(1);
 	if (own.bridge !== undefined) marks.add(own.bridge);
-	const sorted = [...marks].filter((u) => u >= 0 && u < request.units.length).sort((a, b) => a - b);
+	const sorted = [...marks].filter((u) => u >= 0 && u < count).sort((a, b) => a - b);
 	return sorted.slice(Math.max(0, sorted.length - MAX_BREAKPOINTS));
 }
 

@@ -3,7 +3,7 @@
  * (docs/architecture.md, docs/request-format.md §7). Both are pure functions of the two requests' units.
  */
 
-import type { LedgerRequest } from "../../render/index.ts";
+import { type LedgerRequest, unitAt, unitCount } from "../../render/index.ts";
 import { LOOKBACK_BLOCKS, requestMarks, type StableEnd, withinReach } from "./breakpoints.ts";
 
 /**
@@ -12,10 +12,10 @@ import { LOOKBACK_BLOCKS, requestMarks, type StableEnd, withinReach } from "./br
  */
 function commonUnits(previous: LedgerRequest, next: LedgerRequest): number {
 	let low = 0;
-	let high = Math.min(previous.units.length, next.units.length);
+	let high = Math.min(unitCount(previous), unitCount(next));
 	while (low < high) {
 		const mid = (low + high) >> 1;
-		if (previous.units[mid]!.prefixHash === next.units[mid]!.prefixHash) low = mid + 1;
+		if (unitAt(previous, mid)!.prefixHash === unitAt(next, mid)!.prefixHash) low = mid + 1;
 		else high = mid;
 	}
 	return low;
@@ -31,9 +31,9 @@ function commonPrefixLength(a: string, b: string): number {
 /** Token-prefix model (OpenAI-style): characters of the longest common prefix of the flattened requests. */
 export function tokenPrefixChars(previous: LedgerRequest, next: LedgerRequest): number {
 	const k = commonUnits(previous, next);
-	const before = k === 0 ? 0 : previous.units[k - 1]!.prefixChars;
-	if (k >= previous.units.length || k >= next.units.length) return before;
-	return before + commonPrefixLength(previous.units[k]!.text, next.units[k]!.text);
+	const before = k === 0 ? 0 : unitAt(previous, k - 1)!.prefixChars;
+	if (k >= unitCount(previous) || k >= unitCount(next)) return before;
+	return before + commonPrefixLength(unitAt(previous, k)!.text, unitAt(next, k)!.text);
 }
 
 /**
@@ -54,15 +54,16 @@ export function breakpointChars(
 	const mine = requestMarks(next, end, { bridges, lookback });
 	let best = 0;
 	for (const unit of written) {
-		const theirs = previous.units[unit]!;
-		if (unit >= next.units.length || next.units[unit]!.prefixHash !== theirs.prefixHash) continue;
+		const theirs = unitAt(previous, unit)!;
+		if (unit >= unitCount(next) || unitAt(next, unit)!.prefixHash !== theirs.prefixHash) continue;
 		if (withinReach(unit, mine, lookback)) best = Math.max(best, theirs.prefixChars);
 	}
 	return best;
 }
 
 export function totalChars(request: LedgerRequest): number {
-	return request.units.length === 0 ? 0 : request.units[request.units.length - 1]!.prefixChars;
+	const count = unitCount(request);
+	return count === 0 ? 0 : unitAt(request, count - 1)!.prefixChars;
 }
 
 /**

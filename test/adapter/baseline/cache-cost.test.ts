@@ -16,6 +16,7 @@ import {
 	splitPrompt,
 } from "../../../src/adapter/baseline/cache-cost.ts";
 import { baselineRequest, baselineShares } from "../../../src/adapter/baseline/cache-share.ts";
+import { viewMessages } from "../../../src/adapter/baseline/view.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../../src/adapter/cli/report/price-lookup.ts";
 import { addCacheTotals, cacheOf, type PointReport, priceReport } from "../../../src/adapter/cli/report/report.ts";
 import { formatUsdFixed, usdDigits } from "../../../src/adapter/cli/report/text.ts";
@@ -318,8 +319,12 @@ describe("the baseline's prefix shares", () => {
 		// Text that is only whitespace is no block on the wire; a tool result is one whatever its parts.
 		const blank = { ...user, content: [text("  "), text("\n")] };
 		const spread = { ...result("abc"), content: [text("a"), text("b"), text("c")] };
-		expect(baselineShares(before, baselineRequest([...far.messages.slice(0, -1), blank, blank]))).toEqual(bs(1, 1));
-		expect(baselineShares(before, baselineRequest([...near.messages.slice(0, -1), spread]))).toEqual(bs(1, 1));
+		expect(baselineShares(before, baselineRequest([...viewMessages(far.view).slice(0, -1), blank, blank]))).toEqual(
+			bs(1, 1),
+		);
+		expect(baselineShares(before, baselineRequest([...viewMessages(near.view).slice(0, -1), spread]))).toEqual(
+			bs(1, 1),
+		);
 	});
 });
 

@@ -11,11 +11,18 @@
  */
 
 import type { Message, UserMessage } from "@mariozechner/pi-ai";
-import type { EntryRecord, LedgerEvent, NormalizeOptions, PrivacyOptions } from "../../../events/index.ts";
+import type {
+	EntryRecord,
+	LedgerEvent,
+	NormalizeOptions,
+	PrivacyOptions,
+	ToolResultEvent,
+} from "../../../events/index.ts";
 import {
 	listLeaves,
 	migrateEntries,
 	normalizeBranch,
+	type ParsedSession,
 	parseSessionText,
 	selectBranches,
 } from "../../../events/index.ts";
@@ -48,13 +55,16 @@ import {
 	type RenderMemo,
 	type RenderOptions,
 	renderRequest,
+	unitAt,
+	unitCount,
 	userWords,
 } from "../../../render/index.ts";
 import { baselineAuditUnits } from "../../baseline/audit-units.ts";
-import { type BaselineRequest, baselineRequest, baselineShares } from "../../baseline/cache-share.ts";
+import { type BaselineRequest, baselineShares } from "../../baseline/cache-share.ts";
 import { maskedPointRequest } from "../../baseline/masked.ts";
 import { inventoryMessage } from "../../baseline/messages.ts";
-import { advanceBaseline, type BaselineCursor, emptyBaseline, pointMessages } from "../../baseline/track.ts";
+import { advanceBaseline, type BaselineCursor, emptyBaseline, pointRequest } from "../../baseline/track.ts";
+import type { MessageView } from "../../baseline/view.ts";
 import { countDiagnostics, mergeDiagnostics } from "../diagnostics.ts";
 import { type ConsultationPoint, type PointScan, pointsOfScan, scanPoints } from "./points.ts";
 
@@ -149,17 +159,17 @@ function checkUsers(
 	let flat: string | undefined;
 	for (const user of users) {
 		const at = found.get(user.id);
-		if (at !== undefined && request.units[at.unit]?.prefixHash === at.hash) continue;
+		if (at !== undefined && unitAt(request, at.unit)?.prefixHash === at.hash) continue;
 		next.delete(user.id);
 		let unit = -1;
-		for (let i = request.units.length - 1; i >= 0; i--) {
-			if (request.units[i]!.text.includes(user.expected)) {
+		for (let i = unitCount(request) - 1; i >= 0; i--) {
+			if (unitAt(request, i)!.text.includes(user.expected)) {
 				unit = i;
 				break;
 			}
 		}
 		if (unit >= 0) {
-			next.set(user.id, { unit, hash: request.units[unit]!.prefixHash });
+			next.set(user.id, { unit, hash: unitAt(request, unit)!.prefixHash });
 			continue;
 		}
 		flat ??= flatten(request);
@@ -181,8 +191,13 @@ interface BranchInput {
 	readerDiagnostics: Diagnostics;
 }
 
-/** Everything a point leaves for the next one; a later branch that shares the point resumes here. */
-interface PointState {
+/**
+ * What a point leaves in its branch's report: figures, never the request or the state they were
+ * measured on (docs/decisions.md, "A replay's memory follows the branch"). A point's request, baseline
+ * and folded state are dropped once the next point is measured, except at the one point the next
+ * branch of an `--all-leaves` replay resumes from.
+ */
+interface PointStep {
 	point: ConsultationPoint;
 	/** What the request was rendered with (declarations and catalogue). */
 	tools: BranchInput["tools"];
@@ -190,6 +205,13 @@ interface PointState {
 	report: PointReport;
 	/** Users missing at this point (ids). */
 	missing: string[];
+	mismatch: boolean;
+	/** Where a later branch sharing this point resumes: kept only at the point the next branch shares last. */
+	resume?: PointResume;
+}
+
+/** Everything a point leaves for the next one: what a branch resuming at it continues from. */
+interface PointResume {
 	state: LedgerState;
 	/** What the branch holds for the fact audit, folded to this point. */
 	facts: FactState;
@@ -201,10 +223,9 @@ interface PointState {
 	/** The masked baseline at this point (baseline/masked.ts). */
 	maskedRequest: BaselineRequest;
 	found: ReadonlyMap<string, Found>;
-	mismatch: boolean;
 }
 
-/** What one file's branches share: the render memo, and the point states of the branch replayed last. */
+/** What one file's branches share: the render memo, and the points of the branch replayed last. */
 export interface ReplayShared {
 	memo: RenderMemo;
 	/** Points still to be built from scratch for the timing comparison, for the whole file. */
@@ -214,7 +235,7 @@ export interface ReplayShared {
 	userIndex: number[];
 	userChecks: WeakMap<LedgerEvent, UserCheck>;
 	path: readonly EntryRecord[];
-	trail: PointState[];
+	trail: PointStep[];
 	/**
 	 * The fact audit's memos, one per side, for the whole file: a fact found in a unit is found while
 	 * the unit (by its key) is there, on whichever branch (render/fact-audit.ts).
@@ -266,10 +287,16 @@ function samePoint(a: ConsultationPoint, b: ConsultationPoint): boolean {
 	return a.upTo === b.upTo && a.kind === b.kind && a.callId === b.callId && a.result === b.result;
 }
 
+/**
+ * Replays one branch's points in order. `next` is the path of the branch replayed after this one
+ * with the same `shared`, when there is one: the point it can resume from keeps its state; no
+ * other point keeps more than its figures.
+ */
 export function replayBranch(
 	input: BranchInput,
 	options: ReplayOptions,
 	shared: ReplayShared = createReplayShared(options.scratchSamples),
+	next: readonly EntryRecord[] = [],
 ): SessionReport {
 	const config = options.config ?? DEFAULT_LEDGER_CONFIG;
 	const scan = scanPoints(input.events, shared.scan);
@@ -285,7 +312,7 @@ export function replayBranch(
 	const sampled = sampledPoints(points.length, reused, shared);
 	if (points.length > reused) warmUp(input.events.slice(0, points[reused]!.upTo), renderOptions);
 	const { userIndex, users } = userChecks(input, shared, common, config);
-	const last = trail.at(-1);
+	const last = trail.at(-1)?.resume;
 	const run: BranchRun = {
 		input,
 		renderOptions,
@@ -301,19 +328,44 @@ export function replayBranch(
 		cost: options.cost ?? defaultCostSetup(),
 		audit: shared.audit,
 		baseline: last?.baseline ?? emptyBaseline,
-		folded: last?.point.upTo ?? 0,
+		folded: reused === 0 ? 0 : trail[reused - 1]!.point.upTo,
 		previous: last?.request,
 		previousBaseline: last?.baselineRequest,
 		previousMasked: last?.maskedRequest,
 		found: last?.found ?? new Map(),
 		usersSoFar: 0,
 	};
-	for (let index = reused; index < points.length; index++) trail.push(replayPoint(run, points[index]!, index, config));
+	// The resume state of the point the next branch shares last; every other one is released.
+	const keepUpTo = sharedLength(input.path, next);
+	let keeper = trail.at(-1);
+	if (keeper !== undefined && keeper.point.upTo > keepUpTo) keeper = releaseResume(keeper);
+	for (let index = reused; index < points.length; index++) {
+		const step = replayPoint(run, points[index]!, index, config);
+		trail.push(step);
+		if (step.point.upTo <= keepUpTo) {
+			if (keeper !== undefined) releaseResume(keeper);
+			keeper = step;
+		} else releaseResume(step);
+	}
 	shared.path = input.path;
 	shared.trail = trail;
 	shared.scan = scan;
 	shared.userIndex = userIndex;
 	return branchReport(input, points, trail, userIndex);
+}
+
+/** Leading entries two paths share (the same records). */
+function sharedLength(a: readonly EntryRecord[], b: readonly EntryRecord[]): number {
+	const limit = Math.min(a.length, b.length);
+	let k = 0;
+	while (k < limit && a[k] === b[k]) k++;
+	return k;
+}
+
+/** Drops a point's resume state; its figures stay. */
+function releaseResume(step: PointStep): undefined {
+	delete step.resume;
+	return undefined;
 }
 
 /**
@@ -326,11 +378,8 @@ function reusedPoints(
 	points: readonly ConsultationPoint[],
 	shared: ReplayShared,
 	config: LedgerConfig,
-): { common: number; reused: number; trail: PointState[] } {
-	const { path } = input;
-	let common = 0;
-	const limit = Math.min(path.length, shared.path.length);
-	while (common < limit && path[common] === shared.path[common]) common++;
+): { common: number; reused: number; trail: PointStep[] } {
+	const common = sharedLength(input.path, shared.path);
 	let reused = 0;
 	while (
 		reused < points.length &&
@@ -342,6 +391,9 @@ function reusedPoints(
 		shared.trail[reused]!.config === config
 	)
 		reused++;
+	// A branch resumes where a point kept its state (the one the previous branch expected this one
+	// to share); before it, the previous branch's figures are this branch's too.
+	while (reused > 0 && shared.trail[reused - 1]!.resume === undefined) reused--;
 	return { common, reused, trail: shared.trail.slice(0, reused) };
 }
 
@@ -416,7 +468,7 @@ interface BranchRun {
 }
 
 /** One point: fold what is new, render, measure, and compare with the baseline and the previous point. */
-function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, config: LedgerConfig): PointState {
+function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, config: LedgerConfig): PointStep {
 	const { input, now } = run;
 	const { events } = input;
 	const options: RenderOptions = { ...run.renderOptions, inFlightCallId: point.callId };
@@ -443,9 +495,8 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 	const checked = checkUsers(request, run.users.slice(0, run.usersSoFar), run.found);
 	run.found = checked.found;
 
-	const sent = pointMessages(run.baseline, run.inventory, point.callId);
-	const baselineNow = baselineRequest(sent.messages, sent);
-	const maskedNow = maskedPointRequest(run.baseline, sent);
+	const baselineNow = pointRequest(run.baseline, run.inventory, point.callId);
+	const maskedNow = maskedPointRequest(run.baseline, baselineNow);
 	const report = pointReport(
 		run,
 		point,
@@ -454,7 +505,7 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 		incrementalMs,
 		scratchMs,
 	);
-	report.facts = auditPoint(run, request, sent.messages);
+	report.facts = auditPoint(run, request, baselineNow.view);
 	run.previous = request;
 	run.previousBaseline = baselineNow;
 	run.previousMasked = maskedNow;
@@ -464,20 +515,22 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 		config,
 		report,
 		missing: checked.missing,
-		state: run.state,
-		facts: run.facts,
-		spend: run.spend,
-		request,
-		baseline: run.baseline,
-		baselineRequest: baselineNow,
-		maskedRequest: maskedNow,
-		found: run.found,
 		mismatch,
+		resume: {
+			state: run.state,
+			facts: run.facts,
+			spend: run.spend,
+			request,
+			baseline: run.baseline,
+			baselineRequest: baselineNow,
+			maskedRequest: maskedNow,
+			found: run.found,
+		},
 	};
 }
 
 /** The fact audit at a point: the branch's facts against the ledger request and against Pi's context. */
-function auditPoint(run: BranchRun, request: LedgerRequest, baseline: readonly Message[]): PointReport["facts"] {
+function auditPoint(run: BranchRun, request: LedgerRequest, baseline: MessageView): PointReport["facts"] {
 	const facts = branchFacts(run.facts);
 	return {
 		ledger: auditRequest(request, facts, run.audit.ledger).counts,
@@ -539,7 +592,7 @@ function pointReport(
 function branchReport(
 	input: BranchInput,
 	points: readonly ConsultationPoint[],
-	trail: readonly PointState[],
+	trail: readonly PointStep[],
 	userIndex: readonly number[],
 ): SessionReport {
 	const { file } = input;
@@ -646,7 +699,11 @@ function branchEvents(
 
 /** Replays one session file's text. Never throws on content. */
 export function replayText(file: string, text: string, options: ReplayOptions): FileReplay {
-	const parsed = parseSessionText(text);
+	return replayParsed(file, parseSessionText(text), options);
+}
+
+/** Replays one parsed session file. Never throws on content. */
+export function replayParsed(file: string, parsed: ParsedSession, options: ReplayOptions): FileReplay {
 	const entries = migrateEntries(parsed);
 	const readerDiagnostics = countDiagnostics(file, parsed.diagnostics, parsed);
 	const cwd = parsed.header?.cwd ?? process.cwd();
@@ -691,6 +748,7 @@ export function replayText(file: string, text: string, options: ReplayOptions): 
 				},
 				options,
 				shared,
+				selected[i + 1]?.path,
 			),
 		);
 	});

@@ -1,0 +1,122 @@
+/**
+ * An append-only list shared between ledger states (docs/decisions.md, "A replay's memory follows
+ * the branch"). A fold that appends to a plain array copies the whole array: one copy of the
+ * branch per consultation point, which a long replay turns into gigabytes of garbage. Here the
+ * items sit in chunks of CHUNK; appending copies the last chunk (when it is not full) and the list
+ * of chunks, never the items of the others, which every later list shares.
+ *
+ * A chunk is never changed once a list holding it has been made; a fold builds its new chunks in
+ * private (`ListBuilder`) and hands the finished list over. Every chunk but the last is full, so
+ * the chunks of a list depend on its items alone: lists of the same items are deep-equal however
+ * they were appended.
+ */
+
+export const CHUNK = 1024;
+
+export interface ChunkedList<T> {
+	readonly chunks: readonly (readonly T[])[];
+	readonly length: number;
+}
+
+const EMPTY: ChunkedList<never> = Object.freeze({ chunks: Object.freeze([]), length: 0 });
+
+export function emptyList<T>(): ChunkedList<T> {
+	return EMPTY;
+}
+
+export function itemAt<T>(list: ChunkedList<T>, index: number): T | undefined {
+	if (index < 0 || index >= list.length) return undefined;
+	return list.chunks[Math.floor(index / CHUNK)]![index % CHUNK];
+}
+
+export function lastItem<T>(list: ChunkedList<T>): T | undefined {
+	return itemAt(list, list.length - 1);
+}
+
+/** The items as one array (a copy: for callers that need the whole list once, not per point). */
+export function listItems<T>(list: ChunkedList<T>): T[] {
+	const out: T[] = [];
+	for (const chunk of list.chunks) for (const item of chunk) out.push(item);
+	return out;
+}
+
+/**
+ * How many leading items two lists share. A chunk both hold is the same chunk object (a chunk never
+ * changes), so shared chunks are skipped whole; items are compared from the first chunk that differs.
+ */
+export function sharedItems<T>(a: ChunkedList<T>, b: ChunkedList<T>): number {
+	const n = Math.min(a.length, b.length);
+	let k = 0;
+	for (let c = 0; c < a.chunks.length && c < b.chunks.length && a.chunks[c] === b.chunks[c]; c++)
+		k += a.chunks[c]!.length;
+	k = Math.min(k, n);
+	while (k < n && itemAt(a, k) === itemAt(b, k)) k++;
+	return k;
+}
+
+/** A list being appended to by one fold: the last chunk and the list of chunks are its own copies. */
+export interface ListBuilder<T> {
+	readonly length: number;
+	at(index: number): T | undefined;
+	push(item: T): void;
+	/** The finished list; the builder must not be used after. */
+	done(): ChunkedList<T>;
+}
+
+export function listBuilder<T>(from: ChunkedList<T>): ListBuilder<T> {
+	const chunks: T[][] = from.chunks.slice(0, -1) as T[][];
+	const lastChunk = from.chunks.at(-1);
+	let tail: T[] | undefined;
+	if (lastChunk !== undefined) {
+		if (lastChunk.length === CHUNK) chunks.push(lastChunk as T[]);
+		else tail = lastChunk.slice();
+	}
+	let length = from.length;
+	return {
+		get length() {
+			return length;
+		},
+		at(index) {
+			if (index < 0 || index >= length) return undefined;
+			const c = Math.floor(index / CHUNK);
+			return c < chunks.length ? chunks[c]![index % CHUNK] : tail![index % CHUNK];
+		},
+		push(item) {
+			if (tail === undefined) tail = [];
+			tail.push(item);
+			length++;
+			if (tail.length === CHUNK) {
+				chunks.push(tail);
+				tail = undefined;
+			}
+		},
+		done() {
+			if (tail !== undefined) chunks.push(tail);
+			tail = undefined;
+			// Frozen (the list and its directory, not the chunks): immer passes over a frozen value.
+			return Object.freeze({ chunks: Object.freeze(chunks), length });
+		},
+	};
+}
+
+/** `list` with `items` appended. */
+export function appended<T>(list: ChunkedList<T>, items: readonly T[]): ChunkedList<T> {
+	if (items.length === 0) return list;
+	const builder = listBuilder(list);
+	for (const item of items) builder.push(item);
+	return builder.done();
+}
+
+/** The first `count` items of `list`: its full chunks below `count` shared, the chunk `count` cuts copied. */
+export function listPrefix<T>(list: ChunkedList<T>, count: number): ChunkedList<T> {
+	if (count >= list.length) return list;
+	const full = Math.floor(count / CHUNK);
+	const rest = list.chunks[full]?.slice(0, count % CHUNK) ?? [];
+	const chunks = rest.length === 0 ? list.chunks.slice(0, full) : [...list.chunks.slice(0, full), rest];
+	return Object.freeze({ chunks: Object.freeze(chunks), length: count });
+}
+
+/** A list of the items. */
+export function listOf<T>(items: readonly T[]): ChunkedList<T> {
+	return appended(emptyList<T>(), items);
+}
