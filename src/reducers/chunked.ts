@@ -107,6 +107,21 @@ export function appended<T>(list: ChunkedList<T>, items: readonly T[]): ChunkedL
 	return builder.done();
 }
 
+/**
+ * `list` with the item at `index` replaced (or appended, when `index` is its length): the chunk it
+ * falls in is copied, the others shared.
+ */
+export function withItem<T>(list: ChunkedList<T>, index: number, item: T): ChunkedList<T> {
+	if (index === list.length) return appended(list, [item]);
+	if (index < 0 || index > list.length) throw new RangeError(`withItem: index ${index} of ${list.length}`);
+	const c = Math.floor(index / CHUNK);
+	const chunk = list.chunks[c]!.slice();
+	chunk[index % CHUNK] = item;
+	const chunks = list.chunks.slice();
+	chunks[c] = chunk;
+	return Object.freeze({ chunks: Object.freeze(chunks), length: list.length });
+}
+
 /** The first `count` items of `list`: its full chunks below `count` shared, the chunk `count` cuts copied. */
 export function listPrefix<T>(list: ChunkedList<T>, count: number): ChunkedList<T> {
 	if (count >= list.length) return list;

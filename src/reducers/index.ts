@@ -16,6 +16,7 @@ export {
 	listOf,
 	listPrefix,
 	sharedItems,
+	withItem,
 } from "./chunked.ts";
 export { type ContextEdits, editedEvent, editedProse, editedRound } from "./context-edits.ts";
 export { failureLine } from "./error-line.ts";

@@ -27,6 +27,7 @@ import {
 	type PendingConsultation,
 	type RoundBlock,
 	type RoundStatus,
+	type UserWordsRecord,
 	unansweredRound,
 } from "./ledger-state.ts";
 import { runFailed } from "./shell.ts";
@@ -101,7 +102,10 @@ const ignore = (): void => {};
 const handlers: Handlers = {
 	user: (draft, event, ctx) => {
 		pushBlock(ctx.blocks, { kind: "user", id: event.id, pos: ctx.pos, parts: event.parts });
-		if (!ctx.replay) draft.userWords.push(Object.freeze({ id: event.id, parts: event.parts, index: ctx.index }));
+		if (!ctx.replay) {
+			const words = Object.freeze({ id: event.id, parts: event.parts, index: ctx.index });
+			draft.userWords = appended(plain(draft.userWords), [words]) as Draft<ChunkedList<UserWordsRecord>>;
+		}
 	},
 	assistant: (draft, event, ctx) => {
 		// Pi writes every result of a message before the next assistant message, so calls still
@@ -444,7 +448,7 @@ function compact(
 	}
 	const edits = plain(draft.contextEdits);
 	// The words re-stated as the executor's context holds them now: replaced, or left out when omitted.
-	const words = current(draft.userWords)
+	const words = listItems(plain(draft.userWords))
 		.filter((w) => w.index < kept)
 		.flatMap((w) => {
 			const edit = Object.hasOwn(edits, w.id) ? edits[w.id] : undefined;

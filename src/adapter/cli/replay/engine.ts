@@ -29,14 +29,19 @@ import {
 } from "../../../events/index.ts";
 import { cacheShares } from "../../../policy/index.ts";
 import {
+	appended,
 	branchFacts,
+	type ChunkedList,
 	emptyFacts,
 	emptyLedger,
+	emptyList,
 	type FactState,
 	foldFacts,
 	foldLedger,
+	itemAt,
 	type LedgerState,
 	ledgerOf,
+	withItem,
 } from "../../../reducers/index.ts";
 import {
 	type AuditMemo,
@@ -160,20 +165,29 @@ interface Found {
  * Every user message folded so far must be in the request verbatim. A message found in a unit of
  * the previous request is still there when this request has the same chained hash at that unit
  * (the same bytes up to it); the others are looked for unit by unit from the end, where new blocks
- * are, and a message no single unit holds is looked for in the whole flattened request.
+ * are, and a message no single unit holds is looked for in the whole flattened request. `found` is
+ * by user, in the order of `users` (a chunked list: a point copies what changed, not every user).
  */
 function checkUsers(
 	request: LedgerRequest,
 	users: readonly UserCheck[],
-	found: ReadonlyMap<string, Found>,
-): { found: Map<string, Found>; missing: string[] } {
-	const next = new Map(found);
+	count: number,
+	found: ChunkedList<Found | undefined>,
+): { found: ChunkedList<Found | undefined>; missing: string[] } {
+	let next = found;
 	const missing: string[] = [];
 	let flat: string | undefined;
-	for (const user of users) {
-		const at = found.get(user.id);
+	const record = (k: number, at: Found | undefined) => {
+		if (itemAt(next, k) === at) return;
+		// Users not found so far have no entry yet: the list is padded up to this one.
+		if (k < next.length) next = withItem(next, k, at);
+		else next = appended(next, [...new Array<undefined>(k - next.length).fill(undefined), at]);
+	};
+	for (let k = 0; k < count; k++) {
+		const user = users[k]!;
+		const at = itemAt(found, k);
 		if (at !== undefined && unitAt(request, at.unit)?.prefixHash === at.hash) continue;
-		next.delete(user.id);
+		record(k, undefined);
 		let unit = -1;
 		for (let i = unitCount(request) - 1; i >= 0; i--) {
 			if (unitAt(request, i)!.text.includes(user.expected)) {
@@ -182,7 +196,7 @@ function checkUsers(
 			}
 		}
 		if (unit >= 0) {
-			next.set(user.id, { unit, hash: unitAt(request, unit)!.prefixHash });
+			record(k, { unit, hash: unitAt(request, unit)!.prefixHash });
 			continue;
 		}
 		flat ??= flatten(request);
@@ -233,7 +247,7 @@ interface PointResume {
 	baselineRequest: BaselineRequest;
 	/** The masked baseline at this point (baseline/masked.ts). */
 	maskedRequest: BaselineRequest;
-	found: ReadonlyMap<string, Found>;
+	found: ChunkedList<Found | undefined>;
 }
 
 /** What one file's branches share: the render memo, and the points of the branch replayed last. */
@@ -341,7 +355,7 @@ export function replayBranch(
 		previous: last?.request,
 		previousBaseline: last?.baselineRequest,
 		previousMasked: last?.maskedRequest,
-		found: last?.found ?? new Map(),
+		found: last?.found ?? emptyList(),
 		usersSoFar: 0,
 	};
 	// The resume state of the point the next branch shares last; every other one is released.
@@ -469,7 +483,7 @@ interface BranchRun {
 	previous: LedgerRequest | undefined;
 	previousBaseline: BaselineRequest | undefined;
 	previousMasked: BaselineRequest | undefined;
-	found: ReadonlyMap<string, Found>;
+	found: ChunkedList<Found | undefined>;
 	/** Users before the current point. */
 	usersSoFar: number;
 }
@@ -498,7 +512,7 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 	run.baseline = advanceBaseline(run.baseline, input.path, run.folded, point.upTo);
 	run.folded = point.upTo;
 	while (run.usersSoFar < run.users.length && run.userIndex[run.usersSoFar]! < point.upTo) run.usersSoFar++;
-	const checked = checkUsers(request, run.users.slice(0, run.usersSoFar), run.found);
+	const checked = checkUsers(request, run.users, run.usersSoFar, run.found);
 	run.found = checked.found;
 
 	const baselineNow = pointRequest(run.baseline, run.inventory, point.callId);
