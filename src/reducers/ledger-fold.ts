@@ -353,7 +353,8 @@ function pushBlock(blocks: OpenBlocks, block: Block): void {
 		let i = open.length - 1;
 		while (i >= 0 && open.at(i)!.kind === "prose") i--;
 		const above = open.at(i);
-		if (above?.kind === "round") block = { ...block, previous: above.round };
+		// Set on the new block itself (every block is made fresh for its push), not on a copy of it.
+		if (above?.kind === "round") block.previous = above.round;
 	}
 	open.push(Object.freeze(block) as Block);
 }

@@ -646,7 +646,7 @@ function measure(
 	let prefixChars = shared === 0 ? 0 : units.at(shared - 1)!.prefixChars;
 	const addUnit = (marker: string, text: string, volatile: boolean) => {
 		// A volatile part changes at every point: memoising its hash would keep every version.
-		prefixHash = chainHash(prefixHash, marker + (volatile ? hashString(text) : memo.partHash(text)));
+		prefixHash = chainHash(prefixHash, marker, volatile ? hashString(text) : memo.partHash(text));
 		prefixChars += marker.length + text.length;
 		units.push({ prefixHash, prefixChars, text: marker + text });
 	};

@@ -338,13 +338,14 @@ export function replayBranch(
 	if (points.length > reused) warmUp(input.events.slice(0, points[reused]!.upTo), renderOptions);
 	const { userIndex, users } = userChecks(input, shared, common, config);
 	const last = trail.at(-1)?.resume;
+	const now = options.now ?? (() => performance.now());
 	const run: BranchRun = {
 		input,
 		renderOptions,
 		inventory: inventoryOf(input.tools),
 		memo: shared.memo,
-		now: options.now ?? (() => performance.now()),
-		sampled,
+		now,
+		scratch: scratchBuilds(input, points, sampled, renderOptions, now),
 		userIndex,
 		users,
 		state: last?.state ?? emptyLedger(input.cwd),
@@ -375,6 +376,40 @@ export function replayBranch(
 	shared.scan = scan;
 	shared.userIndex = userIndex;
 	return branchReport(input, points, trail, userIndex);
+}
+
+/** A point built from scratch: how long it took, and the request's hash. */
+interface ScratchBuild {
+	ms: number;
+	hash: string;
+}
+
+/**
+ * The sampled points built from scratch (`ledgerOf` of the prefix, a fresh memo), before the
+ * incremental replay starts: each folds its whole prefix, and done first its garbage goes with
+ * the events' before the replay's own state grows (docs/decisions.md, "A replay's memory follows
+ * the branch"). The incremental request of the same point is compared with the hash kept here.
+ */
+function scratchBuilds(
+	input: BranchInput,
+	points: readonly ConsultationPoint[],
+	sampled: ReadonlySet<number>,
+	renderOptions: RenderOptions,
+	now: () => number,
+): Map<number, ScratchBuild> {
+	const builds = new Map<number, ScratchBuild>();
+	for (const index of [...sampled].sort((a, b) => a - b)) {
+		const point = points[index]!;
+		const options: RenderOptions = { ...renderOptions, inFlightCallId: point.callId };
+		const t0 = now();
+		const request = renderRequest(
+			ledgerOf(input.events.slice(0, point.upTo), input.cwd),
+			options,
+			createRenderMemo(),
+		);
+		builds.set(index, { ms: now() - t0, hash: request.hash });
+	}
+	return builds;
 }
 
 /** Leading entries two paths share (the same records). */
@@ -470,8 +505,8 @@ interface BranchRun {
 	readonly inventory: UserMessage;
 	readonly memo: RenderMemo;
 	readonly now: () => number;
-	/** Point indices also built from scratch (the timing comparison and the bytes check). */
-	readonly sampled: ReadonlySet<number>;
+	/** The points also built from scratch (the timing comparison and the bytes check), by index. */
+	readonly scratch: ReadonlyMap<number, ScratchBuild>;
 	readonly userIndex: readonly number[];
 	readonly users: readonly UserCheck[];
 	state: LedgerState;
@@ -498,15 +533,10 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 	const request = renderRequest(run.state, options, run.memo);
 	const incrementalMs = now() - t0;
 
-	let scratchMs: number | undefined;
-	let mismatch = false;
-	if (run.sampled.has(index)) {
-		const t1 = now();
-		const scratch = renderRequest(ledgerOf(events.slice(0, point.upTo), input.cwd), options, createRenderMemo());
-		scratchMs = now() - t1;
-		// Incremental ≡ batch fold is an invariant; a difference is a bug worth seeing, not a crash.
-		mismatch = scratch.hash !== request.hash;
-	}
+	const scratch = run.scratch.get(index);
+	const scratchMs = scratch?.ms;
+	// Incremental ≡ batch fold is an invariant; a difference is a bug worth seeing, not a crash.
+	const mismatch = scratch !== undefined && scratch.hash !== request.hash;
 
 	run.facts = foldFacts(run.facts, events.slice(run.folded, point.upTo));
 	run.baseline = advanceBaseline(run.baseline, input.path, run.folded, point.upTo);
