@@ -54,7 +54,10 @@ export function sharedItems<T>(a: ChunkedList<T>, b: ChunkedList<T>): number {
 	return k;
 }
 
-/** A list being appended to by one fold: the last chunk and the list of chunks are its own copies. */
+/**
+ * A list being appended to by one fold: the first `count` items of a list, then the items pushed,
+ * which become chunks only when it is done (each made once, at its size).
+ */
 export interface ListBuilder<T> {
 	readonly length: number;
 	at(index: number): T | undefined;
@@ -63,48 +66,49 @@ export interface ListBuilder<T> {
 	done(): ChunkedList<T>;
 }
 
-export function listBuilder<T>(from: ChunkedList<T>): ListBuilder<T> {
-	const chunks: T[][] = from.chunks.slice(0, -1) as T[][];
-	const lastChunk = from.chunks.at(-1);
-	let tail: T[] | undefined;
-	if (lastChunk !== undefined) {
-		if (lastChunk.length === CHUNK) chunks.push(lastChunk as T[]);
-		else tail = lastChunk.slice();
-	}
-	let length = from.length;
+export function listBuilder<T>(from: ChunkedList<T>, count: number = from.length): ListBuilder<T> {
+	const pending: T[] = [];
 	return {
 		get length() {
-			return length;
+			return count + pending.length;
 		},
 		at(index) {
-			if (index < 0 || index >= length) return undefined;
-			const c = Math.floor(index / CHUNK);
-			return c < chunks.length ? chunks[c]![index % CHUNK] : tail![index % CHUNK];
+			if (index < 0) return undefined;
+			return index < count ? itemAt(from, index) : pending[index - count];
 		},
 		push(item) {
-			if (tail === undefined) tail = [];
-			tail.push(item);
-			length++;
-			if (tail.length === CHUNK) {
-				chunks.push(tail);
-				tail = undefined;
-			}
+			pending.push(item);
 		},
 		done() {
-			if (tail !== undefined) chunks.push(tail);
-			tail = undefined;
-			// Frozen (the list and its directory, not the chunks): immer passes over a frozen value.
-			return Object.freeze({ chunks: Object.freeze(chunks), length });
+			return appendedAt(from, count, pending);
 		},
 	};
 }
 
+/**
+ * The first `count` items of `list`, then `items`: the full chunks below `count` shared, the chunk
+ * `count` cuts into made once with the items that fill it, the rest in new chunks.
+ */
+export function appendedAt<T>(list: ChunkedList<T>, count: number, items: readonly T[]): ChunkedList<T> {
+	if (items.length === 0 && count === list.length) return list;
+	const full = Math.floor(count / CHUNK);
+	const chunks: (readonly T[])[] = list.chunks.slice(0, full);
+	const cut = count % CHUNK;
+	let taken = 0;
+	if (cut > 0) {
+		taken = Math.min(items.length, CHUNK - cut);
+		const head = list.chunks[full]!;
+		const kept = head.length === cut ? head : head.slice(0, cut);
+		chunks.push(taken === 0 ? kept : kept.concat(items.slice(0, taken)));
+	}
+	for (let i = taken; i < items.length; i += CHUNK) chunks.push(items.slice(i, i + CHUNK));
+	// Frozen (the list and its directory, not the chunks): immer passes over a frozen value.
+	return Object.freeze({ chunks: Object.freeze(chunks), length: count + items.length });
+}
+
 /** `list` with `items` appended. */
 export function appended<T>(list: ChunkedList<T>, items: readonly T[]): ChunkedList<T> {
-	if (items.length === 0) return list;
-	const builder = listBuilder(list);
-	for (const item of items) builder.push(item);
-	return builder.done();
+	return appendedAt(list, list.length, items);
 }
 
 /**
@@ -124,11 +128,7 @@ export function withItem<T>(list: ChunkedList<T>, index: number, item: T): Chunk
 
 /** The first `count` items of `list`: its full chunks below `count` shared, the chunk `count` cuts copied. */
 export function listPrefix<T>(list: ChunkedList<T>, count: number): ChunkedList<T> {
-	if (count >= list.length) return list;
-	const full = Math.floor(count / CHUNK);
-	const rest = list.chunks[full]?.slice(0, count % CHUNK) ?? [];
-	const chunks = rest.length === 0 ? list.chunks.slice(0, full) : [...list.chunks.slice(0, full), rest];
-	return Object.freeze({ chunks: Object.freeze(chunks), length: count });
+	return count >= list.length ? list : appendedAt(list, count, []);
 }
 
 /** A list of the items. */

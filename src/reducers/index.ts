@@ -7,6 +7,7 @@ export { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
 export { type BranchState, branchOf, foldBranch } from "./branch.ts";
 export {
 	appended,
+	appendedAt,
 	type ChunkedList,
 	emptyList,
 	itemAt,
