@@ -75,8 +75,12 @@ function foldPiece(state: LedgerState, newEvents: readonly LedgerEvent[], from: 
 		draft.events = events as Draft<ChunkedList<LedgerEvent>>;
 		// The blocks are never drafted: a fold appends to a private copy of the open segment's last chunk.
 		const blocks: OpenBlocks = { open: listBuilder(state.open) };
+		// One context for the piece, moved along it (a handler reads it while it runs, never keeps it).
+		const ctx: ApplyContext = { events, index: first, pos: first + 1, replay: false, blocks };
 		for (let index = first; index < events.length; index++) {
-			apply(draft, newEvents[from + index - first]!, { events, index, pos: index + 1, replay: false, blocks });
+			ctx.index = index;
+			ctx.pos = index + 1;
+			apply(draft, newEvents[from + index - first]!, ctx);
 		}
 		draft.open = blocks.open.done() as Draft<ChunkedList<Block>>;
 	});

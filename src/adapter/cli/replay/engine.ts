@@ -711,7 +711,7 @@ export function depthFirstLeaves(entries: readonly EntryRecord[], leaves: readon
 function branchEvents(
 	path: readonly EntryRecord[],
 	entries: readonly EntryRecord[],
-	cache: WeakMap<EntryRecord, LedgerEvent>,
+	cache: WeakMap<EntryRecord, LedgerEvent> | undefined,
 	previous: { path: readonly EntryRecord[]; events: readonly LedgerEvent[] },
 	normalize: NormalizeOptions,
 ): LedgerEvent[] {
@@ -729,11 +729,11 @@ function branchEvents(
 			events.push(normalizeBranch(path.slice(0, i + 1), entries, normalize).at(-1)!);
 			continue;
 		}
-		let event = cache.get(record);
+		let event = cache?.get(record);
 		if (event === undefined) {
 			// A result's event also depends on its call, above it on every branch that holds it.
 			event = normalizeBranch([record], entries, normalize)[0]!;
-			cache.set(record, event);
+			cache?.set(record, event);
 		}
 		events.push(event);
 	}
@@ -765,12 +765,17 @@ export function replayParsed(file: string, parsed: ParsedSession, options: Repla
 
 	const branches = emptyDiagnostics();
 	const shared = createReplayShared(options.scratchSamples);
-	const eventCache = new WeakMap<EntryRecord, LedgerEvent>();
 	const byLeaf = new Map<string | undefined, SessionReport>();
 	const selected = selectBranches(entries, leaves);
+	// Events by entry, for the branches after the first; and the entries normalisation looks calls
+	// and abandoned branches up in: a copy, so the index normalisation keeps of it goes once every
+	// branch is normalised, not at the end of the replay.
+	const eventCache = selected.length > 1 ? new WeakMap<EntryRecord, LedgerEvent>() : undefined;
+	let lookup: readonly EntryRecord[] | undefined = entries.slice();
 	let previous: { path: readonly EntryRecord[]; events: readonly LedgerEvent[] } = { path: [], events: [] };
 	selected.forEach((branch, i) => {
-		const events = branchEvents(branch.path, entries, eventCache, previous, normalize);
+		const events = branchEvents(branch.path, lookup!, eventCache, previous, normalize);
+		if (i === selected.length - 1) lookup = undefined;
 		previous = { path: branch.path, events };
 		const branchDiagnostics = countDiagnostics(file, branch.diagnostics);
 		const merged = mergeDiagnostics(branches, branchDiagnostics);
