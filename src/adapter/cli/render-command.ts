@@ -197,8 +197,7 @@ function prepareBranch(
 	config: AdvisorConfig,
 	repo: boolean | undefined,
 ): PreparedBranch {
-	const parsed = load();
-	const entries = migrateEntries(parsed);
+	const { parsed, entries } = loadEntries(load);
 	if (entries.length === 0) throw new RenderInputError(`${file}: ${noEntriesReason(parsed)}`, EXIT.nothingToReplay);
 	const { branch, index } = resolveAt(file, entries, leaf, at);
 	const cwd = parsed.header?.cwd;
@@ -218,6 +217,15 @@ function prepareBranch(
 		diagnostics: [...parsed.diagnostics, ...branch.diagnostics],
 		stats: parsed.stats,
 	};
+}
+
+/** The session's entries, migrated; of the reader's output only what a render reports (its raw entries go). */
+function loadEntries(load: () => ParsedSession): {
+	parsed: Omit<ParsedSession, "entries">;
+	entries: EntryRecord[];
+} {
+	const { entries: raw, ...parsed } = load();
+	return { parsed, entries: migrateEntries({ ...parsed, entries: raw }) };
 }
 
 /**

@@ -21,6 +21,8 @@ export type RegularFileRead =
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 const CHUNK_BYTES = 1024 * 1024;
+/** Pieces a file read by lines is decoded in: small enough that each piece's text dies young. */
+const LINE_CHUNK_BYTES = 64 * 1024;
 
 /** A read that gave no text: why. */
 type NotRead = Exclude<RegularFileRead, { kind: "ok" }>;
@@ -145,14 +147,15 @@ export function readRegularLines(
 	path: string,
 	maxBytes: number,
 	line: (text: string) => void,
-	chunkBytes: number = CHUNK_BYTES,
+	chunkBytes: number = LINE_CHUNK_BYTES,
 ): RegularLinesRead {
 	const decoder = new StringDecoder("utf8");
 	let rest = "";
 	let started = false;
 	let sawNewline = false;
+	// The unfinished line of the previous pieces is joined to its end only: a piece is never copied whole.
 	const split = (decoded: string) => {
-		let text = rest + decoded;
+		let text = decoded;
 		if (!started && text.length > 0) {
 			started = true;
 			if (text.startsWith("\uFEFF")) text = text.slice(1);
@@ -160,10 +163,12 @@ export function readRegularLines(
 		let at = 0;
 		for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", at)) {
 			sawNewline = true;
-			line(text.slice(at, nl));
+			const piece = text.slice(at, nl);
+			line(rest.length === 0 ? piece : rest + piece);
+			rest = "";
 			at = nl + 1;
 		}
-		rest = text.slice(at);
+		rest += text.slice(at);
 	};
 	const read = readChunks(path, maxBytes, (chunk) => split(decoder.write(chunk)), chunkBytes);
 	if (read.kind !== "ok") return read;
