@@ -37,6 +37,7 @@ import { diagnosticsNote, noEntriesReason } from "./diagnostics.ts";
 import { visible, visibleLine } from "./escape.ts";
 import { displayPath, readParsedInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
+import { writeJson } from "./json-stream.ts";
 import { calledToolNames, sessionTools } from "./replay/tool-set.ts";
 import { formatTokens, type Style } from "./report/text.ts";
 
@@ -333,9 +334,19 @@ function redactionsSaid(count: number): string {
 }
 
 export function renderReadable(rendered: Rendered, style: Style): string {
+	const out: string[] = [];
+	readableLines(rendered, style, (line) => out.push(line));
+	return out.join("\n");
+}
+
+/**
+ * `renderReadable`, a line at a time: `render` writes them as they come, so a long request is never
+ * held as one text beside itself.
+ */
+function readableLines(rendered: Rendered, style: Style, line: (text: string) => void): void {
 	const { request, summary, marks } = rendered;
 	const { context, stable } = request;
-	const out: string[] = [];
+	const out = { push: line };
 	const rule = (title: string) => style.bold(`═══ ${title} ═══`);
 	out.push(
 		style.bold(
@@ -389,7 +400,23 @@ export function renderReadable(rendered: Rendered, style: Style): string {
 		});
 		out.push("");
 	});
-	return `${out.join("\n")}`;
+}
+
+/** Lines written in pieces of about this many characters. */
+const WRITE_CHARS = 1 << 16;
+
+function writeReadable(rendered: Rendered, style: Style, write: (text: string) => void): void {
+	let pending: string[] = [];
+	let size = 0;
+	readableLines(rendered, style, (text) => {
+		pending.push(text);
+		size += text.length + 1;
+		if (size < WRITE_CHARS) return;
+		write(`${pending.join("\n")}\n`);
+		pending = [];
+		size = 0;
+	});
+	if (pending.length > 0) write(`${pending.join("\n")}\n`);
 }
 
 export function runRender(args: RenderArgs, io: Io): number {
@@ -415,8 +442,10 @@ export function runRender(args: RenderArgs, io: Io): number {
 		}
 		throw error;
 	}
-	if (args.json) io.stdout(`${JSON.stringify(renderJson(rendered), null, 2)}\n`);
-	else io.stdout(`${renderReadable(rendered, io.style)}\n`);
+	if (args.json) {
+		writeJson(renderJson(rendered), io.stdout);
+		io.stdout("\n");
+	} else writeReadable(rendered, io.style, io.stdout);
 	io.stderr(diagnosticsNote("render", file, rendered.diagnostics, rendered.parsed));
 	return EXIT.ok;
 }
