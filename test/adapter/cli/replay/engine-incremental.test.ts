@@ -331,6 +331,7 @@ describe("--all-leaves", () => {
 					b: (typeof branches)[number],
 					events: LedgerEvent[],
 					shared: ReturnType<typeof createReplayShared>,
+					next: readonly EntryRecord[] = [],
 				) =>
 					replayBranch(
 						{
@@ -346,16 +347,18 @@ describe("--all-leaves", () => {
 						},
 						{ every, allLeaves: true, scratchSamples: 1 },
 						shared,
+						next,
 					);
 				const shared = createReplayShared(1);
 				let previous = { path: [] as readonly EntryRecord[], events: [] as readonly LedgerEvent[] };
-				for (const { b } of order) {
+				order.forEach(({ b }, i) => {
 					const events = sharingWith(previous, b);
 					previous = { path: b.path, events };
-					const together = replay(b, events, shared);
+					// Told which branch comes next, a branch keeps the state of the point that one resumes from.
+					const together = replay(b, events, shared, order[i + 1]?.b.path);
 					const alone = replay(b, b.events, createReplayShared(1));
 					expect(withoutTimings(together)).toEqual(withoutTimings(alone));
-				}
+				});
 			}),
 			{ numRuns: Math.min(40, RUNS) },
 		);
