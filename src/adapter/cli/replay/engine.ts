@@ -313,15 +313,15 @@ function samePoint(a: ConsultationPoint, b: ConsultationPoint): boolean {
 }
 
 /**
- * Replays one branch's points in order. `next` is the path of the branch replayed after this one
- * with the same `shared`, when there is one: the point it can resume from keeps its state; no
- * other point keeps more than its figures.
+ * Replays one branch's points in order. `keep`: lengths of this branch's path that later branches
+ * replayed with the same `shared` resume at (resumeLengths): the last point at or before each keeps
+ * its state; no other point keeps more than its figures.
  */
 export function replayBranch(
 	input: BranchInput,
 	options: ReplayOptions,
 	shared: ReplayShared = createReplayShared(options.scratchSamples),
-	next: readonly EntryRecord[] = [],
+	keep: readonly number[] = [],
 ): SessionReport {
 	const config = options.config ?? DEFAULT_LEDGER_CONFIG;
 	const scan = scanPoints(input.events, shared.scan);
@@ -359,17 +359,13 @@ export function replayBranch(
 		found: last?.found ?? emptyList(),
 		usersSoFar: 0,
 	};
-	// The resume state of the point the next branch shares last; every other one is released.
-	const keepUpTo = sharedLength(input.path, next);
-	let keeper = trail.at(-1);
-	if (keeper !== undefined && keeper.point.upTo > keepUpTo) keeper = releaseResume(keeper);
+	// A point's state stays only while a later branch will resume from it; its figures always stay.
+	const resumed = resumedPoints(points, keep);
+	for (let index = 0; index < reused; index++) if (!resumed(index)) releaseResume(trail[index]!);
 	for (let index = reused; index < points.length; index++) {
 		const step = replayPoint(run, points[index]!, index, config);
 		trail.push(step);
-		if (step.point.upTo <= keepUpTo) {
-			if (keeper !== undefined) releaseResume(keeper);
-			keeper = step;
-		} else releaseResume(step);
+		if (!resumed(index)) releaseResume(step);
 	}
 	shared.path = input.path;
 	shared.trail = trail;
@@ -410,6 +406,44 @@ function scratchBuilds(
 		builds.set(index, { ms: now() - t0, hash: request.hash });
 	}
 	return builds;
+}
+
+/** Whether a later branch resumes at point `index`: the last point at or before one of `keep`. */
+function resumedPoints(points: readonly ConsultationPoint[], keep: readonly number[]): (index: number) => boolean {
+	const lengths = [...keep].sort((a, b) => a - b);
+	return (index) => {
+		const upTo = points[index]!.upTo;
+		const next = points[index + 1]?.upTo ?? Number.POSITIVE_INFINITY;
+		// The smallest length at or after this point must come before the next point.
+		let low = 0;
+		let high = lengths.length;
+		while (low < high) {
+			const mid = (low + high) >> 1;
+			if (lengths[mid]! < upTo) low = mid + 1;
+			else high = mid;
+		}
+		return low < lengths.length && lengths[low]! < next;
+	};
+}
+
+/**
+ * For each branch replayed in this order, the path lengths later branches resume at that lie on
+ * it: branch j resumes where it parts from branch j − 1, and that point is on every branch between
+ * that shares so much with both (a branch's common prefix with a later one is the least of the
+ * consecutive ones in between). Each branch's list: the lengths where the next branch parts from it,
+ * then those of later branches not longer than every one before them.
+ */
+export function resumeLengths(paths: readonly (readonly EntryRecord[])[]): number[][] {
+	const lengths: number[][] = paths.map(() => []);
+	// Kept from the last branch backwards: longest on top, never longer than the one below.
+	const stack: number[] = [];
+	for (let k = paths.length - 2; k >= 0; k--) {
+		const parting = sharedLength(paths[k]!, paths[k + 1]!);
+		while (stack.length > 0 && stack.at(-1)! > parting) stack.pop();
+		stack.push(parting);
+		lengths[k] = [...stack];
+	}
+	return lengths;
 }
 
 /** Leading entries two paths share (the same records). */
@@ -773,6 +807,7 @@ export function replayParsed(file: string, parsed: ParsedSession, options: Repla
 	const eventCache = selected.length > 1 ? new WeakMap<EntryRecord, LedgerEvent>() : undefined;
 	let lookup: readonly EntryRecord[] | undefined = entries.slice();
 	let previous: { path: readonly EntryRecord[]; events: readonly LedgerEvent[] } = { path: [], events: [] };
+	const keep = resumeLengths(selected.map((branch) => branch.path));
 	selected.forEach((branch, i) => {
 		const events = branchEvents(branch.path, lookup!, eventCache, previous, normalize);
 		if (i === selected.length - 1) lookup = undefined;
@@ -796,7 +831,7 @@ export function replayParsed(file: string, parsed: ParsedSession, options: Repla
 				},
 				options,
 				shared,
-				selected[i + 1]?.path,
+				keep[i],
 			),
 		);
 	});
