@@ -221,8 +221,8 @@ interface BranchInput {
 /**
  * What a point leaves in its branch's report: figures, never the request or the state they were
  * measured on (docs/decisions.md, "A replay's memory follows the branch"). A point's request, baseline
- * and folded state are dropped once the next point is measured, except at the one point the next
- * branch of an `--all-leaves` replay resumes from.
+ * and folded state are dropped once the next point is measured, except at the points later branches
+ * of an `--all-leaves` replay resume from (resumeLengths).
  */
 interface PointStep {
 	point: ConsultationPoint;
@@ -233,7 +233,7 @@ interface PointStep {
 	/** Users missing at this point (ids). */
 	missing: string[];
 	mismatch: boolean;
-	/** Where a later branch sharing this point resumes: kept only at the point the next branch shares last. */
+	/** Where a later branch sharing this point resumes: kept only at a point one will resume from. */
 	resume?: PointResume;
 }
 
