@@ -1,6 +1,6 @@
 /**
  * A replay's memory follows the branch, not the number of points (docs/decisions.md): once a point
- * is measured only its figures stay — no request, folded state or baseline — except at the one
+ * is measured only its figures stay — no request, folded state or baseline — except at the
  * points later branches of an --all-leaves replay resume from. Structural checks, not sizes or
  * timings (the audit's text cache: test/render/fact-audit.test.ts).
  */
