@@ -5,8 +5,9 @@
  *
  * Inputs, all in the repository so a fresh clone measures every row: the two real sessions in
  * samples/long (pi-mono's own and a Pi fork's), a generated, deterministic 10 000-entry session; the
- * fact audit also covers the bundled samples. The file is never rewritten with fewer rows than it has
- * (bench/rows.ts).
+ * fact audit also covers the bundled samples; the memory rows (bench/memory.ts) replay and render a
+ * generated 200 000-entry chain in child processes (`BENCH_ONLY=memory` measures only those). The
+ * file is never rewritten with fewer rows than it has (bench/rows.ts).
  */
 
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -30,6 +31,7 @@ import {
 	renderRequest,
 } from "../src/render/index.ts";
 import { generateSession, generateTree } from "./generate.ts";
+import { measureMemory, memorySection, withMemorySection } from "./memory.ts";
 import { droppedNote, droppedRows, REAL_SESSIONS } from "./rows.ts";
 import { v3ChoicesSection } from "./v3-choices.ts";
 
@@ -239,6 +241,16 @@ function factTable(rows: readonly Row[]): { table: string[]; verdicts: string[] 
 	return { table, verdicts };
 }
 
+/** `BENCH_ONLY=memory`: the memory rows alone, written into their section of the existing BENCHMARKS.md. */
+function memoryOnly(): void {
+	console.error("bench: memory (replay and render of a 200,000-entry chain, in child processes) …");
+	const section = memorySection(measureMemory());
+	const previous = existsSync(BENCHMARKS) ? readFileSync(BENCHMARKS, "utf8") : "# Benchmarks\n";
+	writeFileSync(BENCHMARKS, withMemorySection(previous, section));
+	console.log(section.join("\n"));
+	console.log("\nWritten to the Memory section of BENCHMARKS.md.");
+}
+
 function main(): void {
 	// The project ships the real sessions: a fresh clone measures the same rows, under the same names.
 	const cases: Case[] = REAL_SESSIONS.map((name) => ({ name, text: readFileSync(path.join(repoRoot, name), "utf8") }));
@@ -264,6 +276,8 @@ function main(): void {
 		replayRows.push(measureReplay("pi-mono session ×10", text, body.length * 10, false));
 	}
 	const maxRssMb = process.resourceUsage().maxRSS / 1024;
+	console.error("bench: memory (replay and render of a 200,000-entry chain, in child processes) …");
+	const memory = memorySection(measureMemory());
 	const replayTable: string[] = [
 		"| input | entries | branches | points | replay | per 10k entries |",
 		"| --- | ---: | ---: | ---: | ---: | ---: |",
@@ -380,6 +394,8 @@ function main(): void {
 		"",
 		...absolute,
 		"",
+		...memory,
+		"",
 		"## How it is measured",
 		"",
 		`- Every timing is the median of ${REPS} runs after ${WARMUP} warm-up runs, in one process, with \`performance.now()\`.`,
@@ -396,6 +412,8 @@ function main(): void {
 	console.log(replayTable.join("\n"));
 	console.log("");
 	console.log(verdicts.join("\n"));
+	console.log("");
+	console.log(memory.join("\n"));
 	console.log(`\nPeak RSS ${maxRssMb.toFixed(0)} MB. Written to BENCHMARKS.md.`);
 }
 
@@ -418,4 +436,5 @@ function writeBenchmarks(md: string): boolean {
 	return true;
 }
 
-main();
+if (process.env.BENCH_ONLY === "memory") memoryOnly();
+else main();

@@ -16,7 +16,7 @@ import { classifyEntry, DEEP_NESTING_MESSAGE, isRecord } from "./validate.ts";
 // What the other layers use, by name; the layer's own tests import the module files.
 export { listLeaves, selectBranch, selectBranches } from "./branch.ts";
 export type { EntryRecord } from "./entries.ts";
-export { type ParsedSession, parseSessionText } from "./jsonl.ts";
+export { BOM, type ParsedSession, parseSessionText, type SessionLineParser, sessionLineParser } from "./jsonl.ts";
 export { migrateEntries } from "./migrate.ts";
 export { assertNever } from "./never.ts";
 export { type NormalizeOptions, normalizeBranch, privacyKey } from "./normalize.ts";

@@ -107,39 +107,48 @@ interface SplitLines {
 	blankLines: number;
 }
 
-/** Phase 1: text → JSON values by line. A bad line is skipped; an unfinished last line is one still being written. */
-function parseLines(text: string, tally: Tally): SplitLines {
-	const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
-	const segments = body.split("\n");
-	// "a\nb\n" splits into ["a", "b", ""]: the empty tail is not a line.
-	if (segments.at(-1) === "") segments.pop();
-	const endsWithNewline = body.endsWith("\n");
+/**
+ * Phase 1, a line at a time: text → JSON values by line. A bad line is skipped; an unfinished last
+ * line is one still being written — which a line that does not parse can only be known to be once
+ * the lines end, so its verdict waits for the next line or the end.
+ */
+interface LineReader {
+	line(text: string): void;
+	end(endsWithNewline: boolean): SplitLines;
+}
 
+function lineReader(tally: Tally): LineReader {
+	let lines = 0;
 	let blankLines = 0;
 	const parsed: ParsedLine[] = [];
-	for (let i = 0; i < segments.length; i++) {
-		const raw = segments[i]!;
-		const lineText = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-		const line = i + 1;
-		if (lineText.trim() === "") {
-			blankLines++;
-			continue;
-		}
-		let value: unknown;
-		try {
-			value = JSON.parse(lineText);
-		} catch (error) {
-			const isLast = i === segments.length - 1;
-			if (isLast && !endsWithNewline && isJsonObjectPrefix(lineText)) {
-				skip(tally, "truncated-last-line", line, "last line is incomplete (file still being written?)");
-			} else {
-				skip(tally, "invalid-json", line, error instanceof Error ? error.message : "invalid JSON");
+	let unparsed: { line: number; text: string; error: string } | undefined;
+	const invalid = (bad: { line: number; error: string }) => skip(tally, "invalid-json", bad.line, bad.error);
+	return {
+		line(raw) {
+			if (unparsed !== undefined) invalid(unparsed);
+			unparsed = undefined;
+			const line = ++lines;
+			const lineText = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+			if (lineText.trim() === "") {
+				blankLines++;
+				return;
 			}
-			continue;
-		}
-		parsed.push({ line, index: parsed.length, value });
-	}
-	return { parsed, lines: segments.length, blankLines };
+			try {
+				parsed.push({ line, index: parsed.length, value: JSON.parse(lineText) });
+			} catch (error) {
+				unparsed = { line, text: lineText, error: error instanceof Error ? error.message : "invalid JSON" };
+			}
+		},
+		end(endsWithNewline) {
+			if (unparsed !== undefined) {
+				if (!endsWithNewline && isJsonObjectPrefix(unparsed.text)) {
+					skip(tally, "truncated-last-line", unparsed.line, "last line is incomplete (file still being written?)");
+				} else invalid(unparsed);
+			}
+			unparsed = undefined;
+			return { parsed, lines, blankLines };
+		},
+	};
 }
 
 /** Phase 2: the header, when the first value is one; a header that does not fit is skipped. */
@@ -209,7 +218,18 @@ function classifyLines(lines: readonly ParsedLine[], needsIds: boolean, tally: T
 	return entries;
 }
 
-export function parseSessionText(text: string): ParsedSession {
+/**
+ * A session read a line at a time (`line` for each line, without its newline, in file order, the
+ * file's byte-order mark left out; `end` when the lines end): what `parseSessionText` gives for the whole text, without the text — a long
+ * session's file is read in pieces and never held whole (docs/decisions.md).
+ */
+export interface SessionLineParser {
+	line(text: string): void;
+	/** `endsWithNewline`: a newline followed the last line (an unfinished last line has none). */
+	end(endsWithNewline: boolean): ParsedSession;
+}
+
+export function sessionLineParser(): SessionLineParser {
 	const tally: Tally = {
 		diagnostics: [],
 		skipped: new Map(),
@@ -217,7 +237,28 @@ export function parseSessionText(text: string): ParsedSession {
 		unknownEntryTypes: new Map(),
 		unknownFields: new Map(),
 	};
-	const { parsed, lines, blankLines } = parseLines(text, tally);
+	const reader = lineReader(tally);
+	return {
+		line: (text) => reader.line(text),
+		end: (endsWithNewline) => sessionOf(reader.end(endsWithNewline), tally),
+	};
+}
+
+export function parseSessionText(text: string): ParsedSession {
+	const parser = sessionLineParser();
+	const body = text.startsWith(BOM) ? text.slice(1) : text;
+	const segments = body.split("\n");
+	// "a\nb\n" splits into ["a", "b", ""]: the empty tail is not a line.
+	if (segments.at(-1) === "") segments.pop();
+	for (const segment of segments) parser.line(segment);
+	return parser.end(body.endsWith("\n"));
+}
+
+/** A byte-order mark the file may start with: not part of its first line. */
+export const BOM = "\uFEFF";
+
+/** Phases 2 and 3: the lines' values → header, entries and the read's stats. */
+function sessionOf({ parsed, lines, blankLines }: SplitLines, tally: Tally): ParsedSession {
 	const { header, present } = readHeader(parsed[0], tally);
 	const body = present ? parsed.slice(1) : parsed;
 	const versionInferred = header === undefined;

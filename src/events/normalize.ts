@@ -434,32 +434,43 @@ export function normalizeBranch(
 		return lookup;
 	};
 	// The calls of this path's assistant messages, as written: a read's path is judged unredacted.
-	const calls = new Map<string, ToolCallInfo>();
-	const privacy = privacyOf(
-		options,
-		(result) => calls.get(result.toolCallId) ?? callAbove(result.parentId, result.toolCallId, getLookup()),
-	);
-	const onPath = new Set<string>(options.pathBefore ?? []);
+	// The parts themselves are kept (a long path has one per call), made into ToolCallInfo when asked.
+	const calls = new Map<string, { id: string; name: string; arguments?: unknown }>();
+	const privacy = privacyOf(options, (result) => {
+		const part = calls.get(result.toolCallId);
+		if (part === undefined) return callAbove(result.parentId, result.toolCallId, getLookup());
+		return { id: part.id, name: part.name, arguments: toolArguments(part.arguments) };
+	});
+	// Ids on the path so far, for a branch summary (which names the words its branch hid): made when
+	// the first one is met, then kept up to date.
+	let onPath: Set<string> | undefined;
+	let onPathUpTo = 0;
+	const pathUpTo = (end: number): ReadonlySet<string> => {
+		onPath ??= new Set<string>(options.pathBefore ?? []);
+		for (; onPathUpTo < end; onPathUpTo++) onPath.add(path[onPathUpTo]!.id);
+		return onPath;
+	};
 	const events: LedgerEvent[] = [];
-	for (const record of path) {
+	path.forEach((record, i) => {
 		const base: Base = { id: record.id, parentId: record.parentId };
 		if (record.kind === "opaque") {
 			events.push({ id: base.id, parentId: base.parentId, kind: "other", entryType: record.entry.type });
-		} else {
-			const entry = record.entry;
-			if (privacy.withholds && entry.type === "message" && entry.message.role === "assistant") {
-				for (const part of entry.message.content)
-					if (part.type === "toolCall")
-						calls.set(part.id, { id: part.id, name: part.name, arguments: toolArguments(part.arguments) });
-			}
-			const hidden = () =>
-				entry.type === "branch_summary" ? hiddenUserWords(record, entry.fromId, onPath, getLookup(), privacy) : [];
-			events.push(entryEvent(base, entry, hidden, privacy));
+			return;
 		}
-		onPath.add(record.id);
-	}
+		const entry = record.entry;
+		if (privacy.withholds && entry.type === "message" && entry.message.role === "assistant") {
+			for (const part of entry.message.content) if (part.type === "toolCall") calls.set(part.id, part);
+		}
+		const hidden =
+			entry.type === "branch_summary"
+				? () => hiddenUserWords(record, entry.fromId, pathUpTo(i), getLookup(), privacy)
+				: noHiddenWords;
+		events.push(entryEvent(base, entry, hidden, privacy));
+	});
 	return events;
 }
+
+const noHiddenWords = (): HiddenUserWords[] => [];
 
 function privacyOf(
 	options: NormalizeOptions,

@@ -21,6 +21,7 @@ import {
 	type ToolCallInfo,
 } from "../events/index.ts";
 import { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
+import { type ChunkedList, emptyList, type ListBuilder, listBuilder, listItems } from "./chunked.ts";
 import { failureLine } from "./error-line.ts";
 import { changedPaths, runKey } from "./hidden-work.ts";
 import { mergeSections, standingInstructions } from "./instructions.ts";
@@ -56,10 +57,18 @@ interface OpenCall {
 
 export interface FactState {
 	readonly cwd: string | undefined;
-	/** Facts that only accumulate, each once, in the order first seen (frozen objects, reused across folds). */
-	readonly kept: readonly Fact[];
-	/** `category\0text` of every kept fact. Never mutated once the fold that made it returns. */
-	readonly seen: ReadonlySet<string>;
+	/**
+	 * Facts that only accumulate, each once, in the order first seen (frozen objects, reused across
+	 * folds): a chunked list (chunked.ts), so a fold does not copy them all.
+	 */
+	readonly kept: ChunkedList<Fact>;
+	/**
+	 * `category\0text` of every kept fact, to its position in `kept`. Shared along a line of folds:
+	 * a key whose position is `kept.length` or more belongs to a later state, not this one; a fold
+	 * adds to the map in place only from the state that owns all of it (its size is `kept.length`),
+	 * else it works on a copy (docs/decisions.md, "A replay's memory follows the branch").
+	 */
+	readonly seen: ReadonlyMap<string, number>;
 	/** Failures no later success of the same run resolved, by run key. */
 	readonly failures: ReadonlyMap<string, Fact>;
 	/** The newest summary line of each test command, by its command fact. */
@@ -75,8 +84,8 @@ export interface FactState {
 export function emptyFacts(cwd?: string): FactState {
 	return {
 		cwd,
-		kept: [],
-		seen: new Set(),
+		kept: emptyList(),
+		seen: new Map(),
 		failures: new Map(),
 		tests: new Map(),
 		prose: undefined,
@@ -95,8 +104,8 @@ function isName(span: string): boolean {
 /** The state a fold works on: copies of the input's parts, made when the fold starts. */
 interface Draft {
 	cwd: string | undefined;
-	kept: Fact[];
-	seen: Set<string>;
+	kept: ListBuilder<Fact>;
+	seen: Map<string, number>;
 	failures: Map<string, Fact>;
 	tests: Map<string, Fact>;
 	prose: Fact | undefined;
@@ -107,8 +116,9 @@ interface Draft {
 function keep(draft: Draft, category: FactCategory, text: string): void {
 	if (text.trim().length === 0) return;
 	const key = `${category}\u0000${text}`;
-	if (draft.seen.has(key)) return;
-	draft.seen.add(key);
+	const at = draft.seen.get(key);
+	if (at !== undefined && at < draft.kept.length) return;
+	draft.seen.set(key, draft.kept.length);
 	draft.kept.push(Object.freeze({ category, text }));
 }
 
@@ -216,10 +226,13 @@ function apply(draft: Draft, event: LedgerEvent): void {
 /** Folding a branch in one go or in any number of pieces gives the same state; the input is never changed. */
 export function foldFacts(state: FactState, events: readonly LedgerEvent[]): FactState {
 	if (events.length === 0) return state;
+	const owned = state.seen.size === state.kept.length;
 	const draft: Draft = {
 		cwd: state.cwd,
-		kept: [...state.kept],
-		seen: new Set(state.seen),
+		kept: listBuilder(state.kept),
+		seen: owned
+			? (state.seen as Map<string, number>)
+			: new Map([...state.seen].filter(([, at]) => at < state.kept.length)),
 		failures: new Map(state.failures),
 		tests: new Map(state.tests),
 		prose: state.prose,
@@ -227,12 +240,12 @@ export function foldFacts(state: FactState, events: readonly LedgerEvent[]): Fac
 		system: state.system,
 	};
 	for (const event of events) apply(draft, event);
-	return draft;
+	return { ...draft, kept: draft.kept.done() };
 }
 
 /** Every fact of the branch, by category in FACT_CATEGORIES order within each kind of source. */
 export function branchFacts(state: FactState): Fact[] {
-	const out: Fact[] = [...state.kept];
+	const out: Fact[] = listItems(state.kept);
 	out.push(...state.failures.values(), ...state.tests.values());
 	if (state.prose !== undefined) out.push(state.prose);
 	if (state.system !== undefined) out.push(...instructionFacts(state.system));

@@ -7,6 +7,7 @@ export { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
 export { type BranchState, branchOf, foldBranch } from "./branch.ts";
 export {
 	appended,
+	appendedAt,
 	type ChunkedList,
 	emptyList,
 	itemAt,
@@ -16,6 +17,7 @@ export {
 	listOf,
 	listPrefix,
 	sharedItems,
+	withItem,
 } from "./chunked.ts";
 export { type ContextEdits, editedEvent, editedProse, editedRound } from "./context-edits.ts";
 export { failureLine } from "./error-line.ts";

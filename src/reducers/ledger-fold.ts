@@ -27,6 +27,7 @@ import {
 	type PendingConsultation,
 	type RoundBlock,
 	type RoundStatus,
+	type UserWordsRecord,
 	unansweredRound,
 } from "./ledger-state.ts";
 import { runFailed } from "./shell.ts";
@@ -74,8 +75,12 @@ function foldPiece(state: LedgerState, newEvents: readonly LedgerEvent[], from: 
 		draft.events = events as Draft<ChunkedList<LedgerEvent>>;
 		// The blocks are never drafted: a fold appends to a private copy of the open segment's last chunk.
 		const blocks: OpenBlocks = { open: listBuilder(state.open) };
+		// One context for the piece, moved along it (a handler reads it while it runs, never keeps it).
+		const ctx: ApplyContext = { events, index: first, pos: first + 1, replay: false, blocks };
 		for (let index = first; index < events.length; index++) {
-			apply(draft, newEvents[from + index - first]!, { events, index, pos: index + 1, replay: false, blocks });
+			ctx.index = index;
+			ctx.pos = index + 1;
+			apply(draft, newEvents[from + index - first]!, ctx);
 		}
 		draft.open = blocks.open.done() as Draft<ChunkedList<Block>>;
 	});
@@ -101,7 +106,10 @@ const ignore = (): void => {};
 const handlers: Handlers = {
 	user: (draft, event, ctx) => {
 		pushBlock(ctx.blocks, { kind: "user", id: event.id, pos: ctx.pos, parts: event.parts });
-		if (!ctx.replay) draft.userWords.push(Object.freeze({ id: event.id, parts: event.parts, index: ctx.index }));
+		if (!ctx.replay) {
+			const words = Object.freeze({ id: event.id, parts: event.parts, index: ctx.index });
+			draft.userWords = appended(plain(draft.userWords), [words]) as Draft<ChunkedList<UserWordsRecord>>;
+		}
 	},
 	assistant: (draft, event, ctx) => {
 		// Pi writes every result of a message before the next assistant message, so calls still
@@ -349,7 +357,8 @@ function pushBlock(blocks: OpenBlocks, block: Block): void {
 		let i = open.length - 1;
 		while (i >= 0 && open.at(i)!.kind === "prose") i--;
 		const above = open.at(i);
-		if (above?.kind === "round") block = { ...block, previous: above.round };
+		// Set on the new block itself (every block is made fresh for its push), not on a copy of it.
+		if (above?.kind === "round") block.previous = above.round;
 	}
 	open.push(Object.freeze(block) as Block);
 }
@@ -444,7 +453,7 @@ function compact(
 	}
 	const edits = plain(draft.contextEdits);
 	// The words re-stated as the executor's context holds them now: replaced, or left out when omitted.
-	const words = current(draft.userWords)
+	const words = listItems(plain(draft.userWords))
 		.filter((w) => w.index < kept)
 		.flatMap((w) => {
 			const edit = Object.hasOwn(edits, w.id) ? edits[w.id] : undefined;

@@ -198,7 +198,7 @@ export interface LedgerState {
 	/** Entries that must never reach the advisor: hidden extension messages and `!!` runs. */
 	hidden: string[];
 	/** Every user message on the branch, in order; a compaction re-states those it hides. */
-	userWords: UserWordsRecord[];
+	userWords: ChunkedList<UserWordsRecord>;
 	/** The newest compaction or branch summary on the branch. */
 	summaryBoundary: SummaryBoundary | undefined;
 	/**
@@ -236,7 +236,7 @@ export function emptyLedger(cwd?: string): LedgerState {
 		pendingCalls: [],
 		pendingConsultations: [],
 		hidden: [],
-		userWords: [],
+		userWords: emptyList(),
 		summaryBoundary: undefined,
 		events: emptyList(),
 		indexById: {},

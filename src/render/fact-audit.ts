@@ -203,16 +203,23 @@ export interface AuditResult {
 }
 
 /**
- * Texts of units no longer in use are dropped once the cache holds this many more than the request:
- * a request's volatile units are new at every point, so the cache would otherwise keep every version.
+ * Texts of units no longer in use are dropped once the cache holds this many more than the request
+ * (a stable unit goes out of use when a compaction or a trim rewrites the log).
  */
 const TEXT_CACHE_SLACK = 1024;
 
 /**
  * The units new since the previous audit (from the first position whose key differs), and every
- * unit's text, cached by key: the work of one point is the units it adds, not the whole request.
+ * unit's text: a stable unit's cached by key, so the work of one point is the units it adds, not
+ * the whole request; a volatile unit's only for this audit (it is new at every point: a cache
+ * would keep every version).
  */
-function unitTexts(units: AuditUnits, memo: AuditMemo, as: AuditSide): { first: number; text: (i: number) => string } {
+function unitTexts(
+	units: AuditUnits,
+	stable: number,
+	memo: AuditMemo,
+	as: AuditSide,
+): { first: number; text: (i: number) => string } {
 	const keys = memo.keys;
 	const known = memo.last === undefined || units.shared === undefined ? 0 : units.shared(memo.last);
 	let first = Math.min(known, units.length, keys.length);
@@ -228,13 +235,15 @@ function unitTexts(units: AuditUnits, memo: AuditMemo, as: AuditSide): { first: 
 		}
 		memo.texts = kept;
 	}
+	const volatile = new Map<number, string>();
 	const text = (i: number): string => {
-		const key = keys[i];
-		let t = memo.texts.get(key);
+		const cache = i < stable ? memo.texts : volatile;
+		const key = i < stable ? keys[i] : i;
+		let t = cache.get(key);
 		if (t === undefined) {
 			const raw = units.text(i);
 			t = as === "ledger" ? collapse(raw) : raw;
-			memo.texts.set(key, t);
+			cache.set(key, t);
 		}
 		return t;
 	};
@@ -253,9 +262,9 @@ export function auditUnits(
 	memo: AuditMemo,
 	as: AuditSide,
 ): AuditResult {
-	const { first, text } = unitTexts(units, memo, as);
-	const audit = ++memo.audits;
 	const stable = Math.min(stableUnits, units.length);
+	const { first, text } = unitTexts(units, stable, memo, as);
+	const audit = ++memo.audits;
 	// New units first (a new fact is almost always in one), stable ones before volatile ones so that a
 	// find is remembered; then, for a fact not known missing, the units seen before, newest first.
 	const fresh: number[] = [];

@@ -12,7 +12,7 @@
 import type { AssistantMessage, Context, Message, TextContent, Tool, UserMessage } from "@mariozechner/pi-ai";
 import { countMarks } from "../events/index.ts";
 import {
-	appended,
+	appendedAt,
 	type Block,
 	type ChunkedList,
 	type ClosedSegment,
@@ -25,7 +25,6 @@ import {
 	listBuilder,
 	listItems,
 	listOf,
-	listPrefix,
 	type PendingCall,
 	type PendingConsultation,
 	type RenderTrim,
@@ -428,10 +427,9 @@ function untrimmedOpen(blocks: ChunkedList<Block>, config: LedgerConfig, memo: R
 	const last = memo.lastOpen?.key === configKey(config) ? memo.lastOpen : undefined;
 	// The blocks the previous render had too: the chunks both hold are skipped whole.
 	const same = last === undefined ? 0 : sharedItems(last.blocks, blocks);
-	const log = last === undefined ? listOf([textPart(LOG_OPEN)]) : listPrefix(last.log, 1 + same);
-	const fresh: TextContent[] = [];
+	const fresh: TextContent[] = last === undefined ? [textPart(LOG_OPEN)] : [];
 	for (let b = same; b < blocks.length; b++) fresh.push(textPart(memo.block(itemAt(blocks, b)!, config)));
-	return appended(log, fresh);
+	return last === undefined ? listOf(fresh) : appendedAt(last.log, 1 + same, fresh);
 }
 
 function questionSection(question: string, id: string, config: LedgerConfig): string {
@@ -641,12 +639,12 @@ function measure(
 	const head: [string, string] = [systemPrompt, JSON.stringify(tools)];
 	const previous = memo.lastUnits;
 	const shared = sharedUnits(previous, head, messages);
-	const units = listBuilder(shared === 0 ? emptyList<RequestUnit>() : listPrefix(previous!.units, shared));
+	const units = listBuilder(previous?.units ?? emptyList<RequestUnit>(), shared);
 	let prefixHash = shared === 0 ? "" : units.at(shared - 1)!.prefixHash;
 	let prefixChars = shared === 0 ? 0 : units.at(shared - 1)!.prefixChars;
 	const addUnit = (marker: string, text: string, volatile: boolean) => {
 		// A volatile part changes at every point: memoising its hash would keep every version.
-		prefixHash = chainHash(prefixHash, marker + (volatile ? hashString(text) : memo.partHash(text)));
+		prefixHash = chainHash(prefixHash, marker, volatile ? hashString(text) : memo.partHash(text));
 		prefixChars += marker.length + text.length;
 		units.push({ prefixHash, prefixChars, text: marker + text });
 	};

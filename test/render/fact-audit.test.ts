@@ -57,6 +57,25 @@ describe("the audit is incremental over the points of a branch", () => {
 	});
 });
 
+describe("the audit's cache of unit texts", () => {
+	it("keeps the stable units' texts, never a volatile unit's (a new one at every point)", () => {
+		const facts = [fact("identifier", "foo"), fact("command", "npm test")];
+		const memo = createAuditMemo();
+		for (let point = 0; point < 200; point++) {
+			// The same stable log; the volatile appendix differs at every point and is where `foo` is.
+			const counts = auditUnits(
+				units("head", "#1 bash npm test · 1k", `[appendix ${point}] \`foo\``),
+				2,
+				facts,
+				memo,
+				"ledger",
+			).counts;
+			expect(counts.identifier).toEqual({ total: 1, carried: 1 });
+		}
+		expect([...memo.texts.keys()].sort()).toEqual(["0:head", "1:#1 bash npm test · 1k"]);
+	});
+});
+
 describe("property: the incremental audit equals a fresh one at every point", () => {
 	it("over growing, cut and rewritten unit lists, with facts coming and going", () => {
 		const word = fc.constantFrom("npm test", "src/a.ts", "a.ts", "foo", "Tests 1 failed", "bar baz", "x");

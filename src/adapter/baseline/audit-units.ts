@@ -9,8 +9,6 @@ import type { Message } from "@mariozechner/pi-ai";
 import type { AuditUnits } from "../../render/index.ts";
 import { commonPrefix, type MessageView, viewAt } from "./view.ts";
 
-const texts = new WeakMap<Message, string>();
-
 function argumentTexts(value: unknown, out: string[]): void {
 	if (typeof value === "string") out.push(value);
 	else if (Array.isArray(value)) for (const item of value) argumentTexts(item, out);
@@ -18,10 +16,8 @@ function argumentTexts(value: unknown, out: string[]): void {
 		for (const item of Object.values(value)) argumentTexts(item, out);
 }
 
-/** Everything a message says as text, one part per line. */
+/** Everything a message says as text, one part per line (the audit caches it by message: render/fact-audit.ts). */
 export function messageText(message: Message): string {
-	let text = texts.get(message);
-	if (text !== undefined) return text;
 	const out: string[] = [];
 	if (typeof message.content === "string") out.push(message.content);
 	else {
@@ -34,9 +30,7 @@ export function messageText(message: Message): string {
 			}
 		}
 	}
-	text = out.join("\n");
-	texts.set(message, text);
-	return text;
+	return out.join("\n");
 }
 
 /**

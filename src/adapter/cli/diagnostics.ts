@@ -16,7 +16,11 @@ export function diagnosticLine(file: string, diagnostic: Diagnostic): string {
 }
 
 /** @param parsed the file's reader output, for the line and entry counts (absent for branch diagnostics). */
-export function countDiagnostics(file: string, list: readonly Diagnostic[], parsed?: ParsedSession): Diagnostics {
+export function countDiagnostics(
+	file: string,
+	list: readonly Diagnostic[],
+	parsed?: Pick<ParsedSession, "stats">,
+): Diagnostics {
 	const d = emptyDiagnostics();
 	for (const diagnostic of list) {
 		d.byReason[diagnostic.reason] = (d.byReason[diagnostic.reason] ?? 0) + 1;
@@ -47,7 +51,12 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
  * `render`'s stderr note: what the reader could not use, which the printed request therefore
  * lacks. Empty when there is nothing to say.
  */
-export function diagnosticsNote(command: string, file: string, list: readonly Diagnostic[], parsed: ParsedSession) {
+export function diagnosticsNote(
+	command: string,
+	file: string,
+	list: readonly Diagnostic[],
+	parsed: Pick<ParsedSession, "stats">,
+) {
 	if (list.length === 0) return "";
 	const d = countDiagnostics(file, list, parsed);
 	const shown = visibleLine(file);

@@ -8,8 +8,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { assertNever, type ParsedSession, parseSessionText } from "../../events/index.ts";
-import { errnoReason, readRegularFile } from "../pi/regular-file.ts";
+import { assertNever, type ParsedSession, sessionLineParser } from "../../events/index.ts";
+import { errnoReason, readRegularFile, readRegularLines } from "../pi/regular-file.ts";
 import type { UnreadableInput } from "./report/report.ts";
 
 const PACKAGE_NAME = "pi-advisor-ledger";
@@ -120,12 +120,26 @@ export function readInput(file: string, maxBytes: number = MAX_SESSION_BYTES): R
 }
 
 /**
- * A session file read and parsed. The text is not kept: `replay` and `render` hold the parsed
- * entries, not the file twice (docs/decisions.md, "A replay's memory follows the branch").
+ * A session file read and parsed as it is read, line by line: the text is never held whole —
+ * `replay` and `render` hold the parsed entries, not the file as well (docs/decisions.md, "A
+ * replay's memory follows the branch"). The same checks as `readInput`.
  */
-export function readParsedInput(file: string): { ok: true; parsed: ParsedSession } | { ok: false; error: string } {
-	const read = readInput(file);
-	return read.ok ? { ok: true, parsed: parseSessionText(read.text) } : read;
+export function readParsedInput(
+	file: string,
+	maxBytes: number = MAX_SESSION_BYTES,
+): { ok: true; parsed: ParsedSession } | { ok: false; error: string } {
+	const parser = sessionLineParser();
+	const read = readRegularLines(file, maxBytes, parser.line);
+	switch (read.kind) {
+		case "ok":
+			return { ok: true, parsed: parser.end(read.endsWithNewline) };
+		case "missing":
+			return { ok: false, error: "no such file or directory" };
+		case "refused":
+			return { ok: false, error: read.reason };
+		default:
+			return assertNever(read, "file read");
+	}
 }
 
 /** How a file is named in reports: relative to the working folder when inside it. */

@@ -10,6 +10,7 @@ import {
 	ADVISOR_TOOL_NAME,
 	type Diagnostic,
 	type EntryRecord,
+	type LedgerEvent,
 	migrateEntries,
 	normalizeBranch,
 	type ParsedSession,
@@ -36,6 +37,7 @@ import { diagnosticsNote, noEntriesReason } from "./diagnostics.ts";
 import { visible, visibleLine } from "./escape.ts";
 import { displayPath, readParsedInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
+import { writeJson } from "./json-stream.ts";
 import { calledToolNames, sessionTools } from "./replay/tool-set.ts";
 import { formatTokens, type Style } from "./report/text.ts";
 
@@ -90,7 +92,8 @@ export interface Rendered {
 	summary: RenderSummary;
 	/** What the reader and the branch walk could not use; printed on stderr, never in the JSON. */
 	diagnostics: Diagnostic[];
-	parsed: ParsedSession;
+	/** The reader's counts, for that note. */
+	parsed: Pick<ParsedSession, "stats">;
 }
 
 export class RenderInputError extends Error {
@@ -167,34 +170,85 @@ export function renderAt(
 	at: string | undefined,
 	options: RenderAtOptions = {},
 ): Rendered {
-	return renderParsed(file, parseSessionText(text), leaf, at, options);
+	return renderSession(file, () => parseSessionText(text), leaf, at, options);
 }
 
-/** `renderAt` on a file already parsed (`render` does not keep the file's text beside its entries). */
-export function renderParsed(
+/** What a render takes from the session file: the branch's events up to `--at`, and what it says about them. */
+interface PreparedBranch {
+	events: LedgerEvent[];
+	index: number;
+	cwd: string | undefined;
+	sessionId: string | null;
+	leafId: string | null;
+	tools: ReturnType<typeof sessionTools>;
+	diagnostics: Diagnostic[];
+	stats: ParsedSession["stats"];
+}
+
+/**
+ * The session, parsed by `load`, down to the branch's events up to `--at`: the parsed entries go
+ * when this returns (only what the events hold stays), so a long session is not held twice while
+ * the request is folded and rendered (docs/decisions.md, "A replay's memory follows the branch").
+ */
+function prepareBranch(
 	file: string,
-	parsed: ParsedSession,
+	load: () => ParsedSession,
+	leaf: string | undefined,
+	at: string | undefined,
+	config: AdvisorConfig,
+	repo: boolean | undefined,
+): PreparedBranch {
+	const { parsed, entries } = loadEntries(load);
+	if (entries.length === 0) throw new RenderInputError(`${file}: ${noEntriesReason(parsed)}`, EXIT.nothingToReplay);
+	const { branch, index } = resolveAt(file, entries, leaf, at);
+	const cwd = parsed.header?.cwd;
+	// An event depends on its entry and the path before it, never on what follows: the path up to --at.
+	const events = normalizeBranch(branch.path.slice(0, index + 1), entries, {
+		...privacyOf(config),
+		...(cwd !== undefined ? { cwd } : {}),
+	});
+	const toolsConfig = repo === undefined ? config.tools : { ...config.tools, repo };
+	return {
+		events,
+		index,
+		cwd,
+		sessionId: parsed.header?.id ?? null,
+		leafId: branch.leafId ?? null,
+		tools: sessionTools(cwd ?? process.cwd(), calledToolNames(entries), toolsConfig),
+		diagnostics: [...parsed.diagnostics, ...branch.diagnostics],
+		stats: parsed.stats,
+	};
+}
+
+/** The session's entries, migrated; of the reader's output only what a render reports (its raw entries go). */
+function loadEntries(load: () => ParsedSession): {
+	parsed: Omit<ParsedSession, "entries">;
+	entries: EntryRecord[];
+} {
+	const { entries: raw, ...parsed } = load();
+	return { parsed, entries: migrateEntries({ ...parsed, entries: raw }) };
+}
+
+/**
+ * `renderAt` on a session `load` parses: `render` reads and parses its file there, so that nothing
+ * outside holds the parsed entries while the request is built.
+ */
+export function renderSession(
+	file: string,
+	load: () => ParsedSession,
 	leaf: string | undefined,
 	at: string | undefined,
 	options: RenderAtOptions = {},
 ): Rendered {
 	const config = options.config ?? DEFAULT_ADVISOR_CONFIG;
-	const entries = migrateEntries(parsed);
-	if (entries.length === 0) throw new RenderInputError(`${file}: ${noEntriesReason(parsed)}`, EXIT.nothingToReplay);
-	const { branch, index } = resolveAt(file, entries, leaf, at);
-	const atId = branch.path[index]!.id;
-	const cwd = parsed.header?.cwd;
-	const events = normalizeBranch(branch.path, entries, {
-		...privacyOf(config),
-		...(cwd !== undefined ? { cwd } : {}),
-	}).slice(0, index + 1);
-	const state = ledgerOf(events, parsed.header?.cwd);
+	const prepared = prepareBranch(file, load, leaf, at, config, options.repo);
+	const { events, index, cwd, tools } = prepared;
+	const atId = events[index]!.id;
+	const state = ledgerOf(events, cwd);
 	// At an advisor call itself: the in-flight form for that call (the newest pending one otherwise).
 	const last = events[index]!;
 	const ownCall = last.kind === "assistant" ? last.calls.find((c) => c.name === ADVISOR_TOOL_NAME) : undefined;
 	const inFlightCallId = options.inFlightCallId ?? ownCall?.id ?? state.pendingConsultations.at(-1)?.callId;
-	const toolsConfig = options.repo === undefined ? config.tools : { ...config.tools, repo: options.repo };
-	const tools = sessionTools(cwd ?? process.cwd(), calledToolNames(entries), toolsConfig);
 	const renderOptions = (callId: string | undefined): RenderOptions => ({
 		config: config.ledger,
 		catalogue: tools.catalogue,
@@ -211,7 +265,7 @@ export function renderParsed(
 			const e = events[j]!;
 			const call = e.kind === "assistant" ? e.calls.find((c) => c.name === ADVISOR_TOOL_NAME) : undefined;
 			if (call === undefined) continue;
-			const earlier = ledgerOf(events.slice(0, j + 1), parsed.header?.cwd);
+			const earlier = ledgerOf(events.slice(0, j + 1), cwd);
 			return { atEntryId: e.id, request: renderRequest(earlier, renderOptions(call.id), createRenderMemo()) };
 		}
 		return undefined;
@@ -226,8 +280,8 @@ export function renderParsed(
 		},
 		summary: {
 			file,
-			sessionId: parsed.header?.id ?? null,
-			leafId: branch.leafId ?? null,
+			sessionId: prepared.sessionId,
+			leafId: prepared.leafId,
 			atEntryId: atId,
 			atOrdinal: `#${ordinalId(index + 1)}`,
 			inFlightCallId: inFlightCallId ?? null,
@@ -236,8 +290,8 @@ export function renderParsed(
 			messageCount: request.messageCount,
 			redactions: redactionCount(request.context.messages, request.context.systemPrompt ?? ""),
 		},
-		diagnostics: [...parsed.diagnostics, ...branch.diagnostics],
-		parsed,
+		diagnostics: prepared.diagnostics,
+		parsed: { stats: prepared.stats },
 	};
 }
 
@@ -280,9 +334,19 @@ function redactionsSaid(count: number): string {
 }
 
 export function renderReadable(rendered: Rendered, style: Style): string {
+	const out: string[] = [];
+	readableLines(rendered, style, (line) => out.push(line));
+	return out.join("\n");
+}
+
+/**
+ * `renderReadable`, a line at a time: `render` writes them as they come, so a long request is never
+ * held as one text beside itself.
+ */
+function readableLines(rendered: Rendered, style: Style, line: (text: string) => void): void {
 	const { request, summary, marks } = rendered;
 	const { context, stable } = request;
-	const out: string[] = [];
+	const out = { push: line };
 	const rule = (title: string) => style.bold(`═══ ${title} ═══`);
 	out.push(
 		style.bold(
@@ -336,7 +400,23 @@ export function renderReadable(rendered: Rendered, style: Style): string {
 		});
 		out.push("");
 	});
-	return `${out.join("\n")}`;
+}
+
+/** Lines written in pieces of about this many characters. */
+const WRITE_CHARS = 1 << 16;
+
+function writeReadable(rendered: Rendered, style: Style, write: (text: string) => void): void {
+	let pending: string[] = [];
+	let size = 0;
+	readableLines(rendered, style, (text) => {
+		pending.push(text);
+		size += text.length + 1;
+		if (size < WRITE_CHARS) return;
+		write(`${pending.join("\n")}\n`);
+		pending = [];
+		size = 0;
+	});
+	if (pending.length > 0) write(`${pending.join("\n")}\n`);
 }
 
 export function runRender(args: RenderArgs, io: Io): number {
@@ -345,15 +425,16 @@ export function runRender(args: RenderArgs, io: Io): number {
 		io.stderr(`${errorPrefix("render")}${visibleLine(loaded.line)}\n`);
 		return EXIT.usage;
 	}
-	const read = readParsedInput(args.file);
-	if (!read.ok) {
-		io.stderr(`${errorPrefix("render")}cannot read ${visibleLine(args.file)}: ${visibleLine(read.error)}\n`);
-		return EXIT.unreadable;
-	}
 	const file = displayPath(args.file, io.cwd);
+	// Read and parsed inside the render, so that nothing here holds the parsed entries (renderSession).
+	const load = (): ParsedSession => {
+		const read = readParsedInput(args.file);
+		if (read.ok) return read.parsed;
+		throw new RenderInputError(`cannot read ${args.file}: ${read.error}`, EXIT.unreadable);
+	};
 	let rendered: Rendered;
 	try {
-		rendered = renderParsed(file, read.parsed, args.leaf, args.at, { config: loaded.config });
+		rendered = renderSession(file, load, args.leaf, args.at, { config: loaded.config });
 	} catch (error) {
 		if (error instanceof RenderInputError) {
 			io.stderr(`${errorPrefix("render")}${visibleLine(error.message)}\n`);
@@ -361,8 +442,10 @@ export function runRender(args: RenderArgs, io: Io): number {
 		}
 		throw error;
 	}
-	if (args.json) io.stdout(`${JSON.stringify(renderJson(rendered), null, 2)}\n`);
-	else io.stdout(`${renderReadable(rendered, io.style)}\n`);
+	if (args.json) {
+		writeJson(renderJson(rendered), io.stdout);
+		io.stdout("\n");
+	} else writeReadable(rendered, io.style, io.stdout);
 	io.stderr(diagnosticsNote("render", file, rendered.diagnostics, rendered.parsed));
 	return EXIT.ok;
 }

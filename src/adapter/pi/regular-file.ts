@@ -9,6 +9,7 @@
  */
 
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
 
 export type RegularFileRead =
 	| { kind: "ok"; text: string; bytes: number }
@@ -20,8 +21,13 @@ export type RegularFileRead =
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 const CHUNK_BYTES = 1024 * 1024;
+/** Pieces a file read by lines is decoded in: small enough that each piece's text dies young. */
+const LINE_CHUNK_BYTES = 64 * 1024;
 
-function notRegular(stats: Stats): RegularFileRead {
+/** A read that gave no text: why. */
+type NotRead = Exclude<RegularFileRead, { kind: "ok" }>;
+
+function notRegular(stats: Stats): NotRead {
 	let kind = "";
 	if (stats.isDirectory()) kind = "a folder, ";
 	else if (stats.isFIFO()) kind = "a FIFO (named pipe), ";
@@ -31,7 +37,7 @@ function notRegular(stats: Stats): RegularFileRead {
 	return { kind: "refused", reason: `is ${kind}not a regular file` };
 }
 
-function openError(error: unknown): RegularFileRead {
+function openError(error: unknown): NotRead {
 	return (error as NodeJS.ErrnoException).code === "ENOENT"
 		? { kind: "missing" }
 		: { kind: "refused", reason: errnoReason(error) };
@@ -62,7 +68,7 @@ export function errnoReason(error: unknown): string {
 	return code !== undefined && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
 }
 
-function tooLarge(bytes: number, maxBytes: number): RegularFileRead {
+function tooLarge(bytes: number, maxBytes: number): NotRead {
 	const [size, limit] = [formatBytes(bytes), formatBytes(maxBytes)];
 	// "1 MB, larger than the 1 MB limit" would read as a contradiction: then exact bytes.
 	return {
@@ -74,8 +80,16 @@ function tooLarge(bytes: number, maxBytes: number): RegularFileRead {
 	};
 }
 
-/** Reads a whole regular file as UTF-8, up to `maxBytes`. Never blocks on a FIFO or a device. */
-export function readRegularFile(path: string, maxBytes: number): RegularFileRead {
+/**
+ * Reads a regular file chunk by chunk, up to `maxBytes`; `take` gets each chunk as it is read (the
+ * buffer is reused for the next one). Never blocks on a FIFO or a device.
+ */
+function readChunks(
+	path: string,
+	maxBytes: number,
+	take: (chunk: Buffer) => void,
+	chunkBytes: number = CHUNK_BYTES,
+): { kind: "ok"; bytes: number } | NotRead {
 	// A device is not even opened when the path already shows what it is (opening some has effects).
 	try {
 		const stats = statSync(path);
@@ -95,21 +109,70 @@ export function readRegularFile(path: string, maxBytes: number): RegularFileRead
 		if (stats.size > maxBytes) return tooLarge(stats.size, maxBytes);
 		// The size is a hint, not a promise (a session may still be written): read to the end, one
 		// byte past the cap at most, so growth beyond it is seen and refused.
-		const chunks: Buffer[] = [];
+		const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(chunkBytes, maxBytes + 1)));
 		let total = 0;
 		for (;;) {
-			const want = Math.min(CHUNK_BYTES, maxBytes + 1 - total);
+			const want = Math.min(buffer.length, maxBytes + 1 - total);
 			if (want <= 0) return tooLarge(total, maxBytes);
-			const chunk = Buffer.allocUnsafe(want);
-			const read = readSync(fd, chunk, 0, want, null);
+			const read = readSync(fd, buffer, 0, want, null);
 			if (read === 0) break;
-			chunks.push(read === want ? chunk : chunk.subarray(0, read));
+			take(buffer.subarray(0, read));
 			total += read;
 		}
-		return { kind: "ok", text: Buffer.concat(chunks, total).toString("utf8"), bytes: total };
+		return { kind: "ok", bytes: total };
 	} catch (error) {
 		return { kind: "refused", reason: errnoReason(error) };
 	} finally {
 		closeSync(fd);
 	}
+}
+
+/** Reads a whole regular file as UTF-8, up to `maxBytes`. Never blocks on a FIFO or a device. */
+export function readRegularFile(path: string, maxBytes: number): RegularFileRead {
+	const chunks: Buffer[] = [];
+	const read = readChunks(path, maxBytes, (chunk) => chunks.push(Buffer.from(chunk)));
+	return read.kind === "ok"
+		? { kind: "ok", text: Buffer.concat(chunks, read.bytes).toString("utf8"), bytes: read.bytes }
+		: read;
+}
+
+export type RegularLinesRead = { kind: "ok"; bytes: number; endsWithNewline: boolean } | NotRead;
+
+/**
+ * Reads a regular file as UTF-8 lines, up to `maxBytes`, without holding it whole: `line` gets each
+ * line, its newline and the file's byte-order mark left out, as `text.split("\n")` gives them (a
+ * newline at the end starts no line). A long session is parsed as it is read (docs/decisions.md).
+ */
+export function readRegularLines(
+	path: string,
+	maxBytes: number,
+	line: (text: string) => void,
+	chunkBytes: number = LINE_CHUNK_BYTES,
+): RegularLinesRead {
+	const decoder = new StringDecoder("utf8");
+	let rest = "";
+	let started = false;
+	let sawNewline = false;
+	// The unfinished line of the previous pieces is joined to its end only: a piece is never copied whole.
+	const split = (decoded: string) => {
+		let text = decoded;
+		if (!started && text.length > 0) {
+			started = true;
+			if (text.startsWith("\uFEFF")) text = text.slice(1);
+		}
+		let at = 0;
+		for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", at)) {
+			sawNewline = true;
+			const piece = text.slice(at, nl);
+			line(rest.length === 0 ? piece : rest + piece);
+			rest = "";
+			at = nl + 1;
+		}
+		rest += text.slice(at);
+	};
+	const read = readChunks(path, maxBytes, (chunk) => split(decoder.write(chunk)), chunkBytes);
+	if (read.kind !== "ok") return read;
+	split(decoder.end());
+	if (rest.length > 0) line(rest);
+	return { kind: "ok", bytes: read.bytes, endsWithNewline: rest.length === 0 && sawNewline };
 }

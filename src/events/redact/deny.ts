@@ -41,7 +41,7 @@ export function createDenyMatcher(patterns: readonly string[]): DenyMatcher {
 		.map((raw) => ({ raw, normalised: normalisePattern(raw) }))
 		.filter((p) => p.normalised !== "")
 		.map((p) => ({ raw: p.raw, anchored: p.normalised.includes("/"), test: compileGlob(p.normalised) }));
-	return (relativePath) => {
+	const judge = (relativePath: string): string | undefined => {
 		const segments = splitSegments(relativePath);
 		for (const p of compiled) {
 			if (p.anchored) {
@@ -54,4 +54,16 @@ export function createDenyMatcher(patterns: readonly string[]): DenyMatcher {
 		}
 		return undefined;
 	};
+	// A session reads the same few paths over and over: each is judged once (up to a bound).
+	const verdicts = new Map<string, string | undefined>();
+	return (relativePath) => {
+		if (verdicts.has(relativePath)) return verdicts.get(relativePath);
+		const verdict = judge(relativePath);
+		if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
+		verdicts.set(relativePath, verdict);
+		return verdict;
+	};
 }
+
+/** Paths whose verdict a matcher keeps. */
+const VERDICTS_KEPT = 4096;

@@ -10,14 +10,8 @@
  * compares the two, and the bytes must agree.
  */
 
-import type { Message, UserMessage } from "@mariozechner/pi-ai";
-import type {
-	EntryRecord,
-	LedgerEvent,
-	NormalizeOptions,
-	PrivacyOptions,
-	ToolResultEvent,
-} from "../../../events/index.ts";
+import type { UserMessage } from "@mariozechner/pi-ai";
+import type { EntryRecord, LedgerEvent, NormalizeOptions, PrivacyOptions } from "../../../events/index.ts";
 import {
 	listLeaves,
 	migrateEntries,
@@ -28,17 +22,22 @@ import {
 } from "../../../events/index.ts";
 import { cacheShares } from "../../../policy/index.ts";
 import {
+	appended,
 	branchFacts,
+	type ChunkedList,
 	emptyFacts,
 	emptyLedger,
+	emptyList,
 	emptySpend,
 	type FactState,
 	foldFacts,
 	foldLedger,
 	foldSpend,
+	itemAt,
 	type LedgerState,
 	ledgerOf,
 	type SpendState,
+	withItem,
 } from "../../../reducers/index.ts";
 import {
 	type AuditMemo,
@@ -147,20 +146,29 @@ interface Found {
  * Every user message folded so far must be in the request verbatim. A message found in a unit of
  * the previous request is still there when this request has the same chained hash at that unit
  * (the same bytes up to it); the others are looked for unit by unit from the end, where new blocks
- * are, and a message no single unit holds is looked for in the whole flattened request.
+ * are, and a message no single unit holds is looked for in the whole flattened request. `found` is
+ * by user, in the order of `users` (a chunked list: a point copies what changed, not every user).
  */
 function checkUsers(
 	request: LedgerRequest,
 	users: readonly UserCheck[],
-	found: ReadonlyMap<string, Found>,
-): { found: Map<string, Found>; missing: string[] } {
-	const next = new Map(found);
+	count: number,
+	found: ChunkedList<Found | undefined>,
+): { found: ChunkedList<Found | undefined>; missing: string[] } {
+	let next = found;
 	const missing: string[] = [];
 	let flat: string | undefined;
-	for (const user of users) {
-		const at = found.get(user.id);
+	const record = (k: number, at: Found | undefined) => {
+		if (itemAt(next, k) === at) return;
+		// Users not found so far have no entry yet: the list is padded up to this one.
+		if (k < next.length) next = withItem(next, k, at);
+		else next = appended(next, [...new Array<undefined>(k - next.length).fill(undefined), at]);
+	};
+	for (let k = 0; k < count; k++) {
+		const user = users[k]!;
+		const at = itemAt(found, k);
 		if (at !== undefined && unitAt(request, at.unit)?.prefixHash === at.hash) continue;
-		next.delete(user.id);
+		record(k, undefined);
 		let unit = -1;
 		for (let i = unitCount(request) - 1; i >= 0; i--) {
 			if (unitAt(request, i)!.text.includes(user.expected)) {
@@ -169,7 +177,7 @@ function checkUsers(
 			}
 		}
 		if (unit >= 0) {
-			next.set(user.id, { unit, hash: unitAt(request, unit)!.prefixHash });
+			record(k, { unit, hash: unitAt(request, unit)!.prefixHash });
 			continue;
 		}
 		flat ??= flatten(request);
@@ -194,8 +202,8 @@ interface BranchInput {
 /**
  * What a point leaves in its branch's report: figures, never the request or the state they were
  * measured on (docs/decisions.md, "A replay's memory follows the branch"). A point's request, baseline
- * and folded state are dropped once the next point is measured, except at the one point the next
- * branch of an `--all-leaves` replay resumes from.
+ * and folded state are dropped once the next point is measured, except at the points later branches
+ * of an `--all-leaves` replay resume from (resumeLengths).
  */
 interface PointStep {
 	point: ConsultationPoint;
@@ -206,7 +214,7 @@ interface PointStep {
 	/** Users missing at this point (ids). */
 	missing: string[];
 	mismatch: boolean;
-	/** Where a later branch sharing this point resumes: kept only at the point the next branch shares last. */
+	/** Where a later branch sharing this point resumes: kept only at a point one will resume from. */
 	resume?: PointResume;
 }
 
@@ -222,7 +230,7 @@ interface PointResume {
 	baselineRequest: BaselineRequest;
 	/** The masked baseline at this point (baseline/masked.ts). */
 	maskedRequest: BaselineRequest;
-	found: ReadonlyMap<string, Found>;
+	found: ChunkedList<Found | undefined>;
 }
 
 /** What one file's branches share: the render memo, and the points of the branch replayed last. */
@@ -288,15 +296,15 @@ function samePoint(a: ConsultationPoint, b: ConsultationPoint): boolean {
 }
 
 /**
- * Replays one branch's points in order. `next` is the path of the branch replayed after this one
- * with the same `shared`, when there is one: the point it can resume from keeps its state; no
- * other point keeps more than its figures.
+ * Replays one branch's points in order. `keep`: lengths of this branch's path that later branches
+ * replayed with the same `shared` resume at (resumeLengths): the last point at or before each keeps
+ * its state; no other point keeps more than its figures.
  */
 export function replayBranch(
 	input: BranchInput,
 	options: ReplayOptions,
 	shared: ReplayShared = createReplayShared(options.scratchSamples),
-	next: readonly EntryRecord[] = [],
+	keep: readonly number[] = [],
 ): SessionReport {
 	const config = options.config ?? DEFAULT_LEDGER_CONFIG;
 	const scan = scanPoints(input.events, shared.scan);
@@ -313,13 +321,14 @@ export function replayBranch(
 	if (points.length > reused) warmUp(input.events.slice(0, points[reused]!.upTo), renderOptions);
 	const { userIndex, users } = userChecks(input, shared, common, config);
 	const last = trail.at(-1)?.resume;
+	const now = options.now ?? (() => performance.now());
 	const run: BranchRun = {
 		input,
 		renderOptions,
 		inventory: inventoryOf(input.tools),
 		memo: shared.memo,
-		now: options.now ?? (() => performance.now()),
-		sampled,
+		now,
+		scratch: scratchBuilds(input, points, sampled, renderOptions, now),
 		userIndex,
 		users,
 		state: last?.state ?? emptyLedger(input.cwd),
@@ -332,26 +341,94 @@ export function replayBranch(
 		previous: last?.request,
 		previousBaseline: last?.baselineRequest,
 		previousMasked: last?.maskedRequest,
-		found: last?.found ?? new Map(),
+		found: last?.found ?? emptyList(),
 		usersSoFar: 0,
 	};
-	// The resume state of the point the next branch shares last; every other one is released.
-	const keepUpTo = sharedLength(input.path, next);
-	let keeper = trail.at(-1);
-	if (keeper !== undefined && keeper.point.upTo > keepUpTo) keeper = releaseResume(keeper);
+	// A point's state stays only while a later branch will resume from it; its figures always stay.
+	const resumed = resumedPoints(points, keep);
+	for (let index = 0; index < reused; index++) if (!resumed(index)) releaseResume(trail[index]!);
 	for (let index = reused; index < points.length; index++) {
 		const step = replayPoint(run, points[index]!, index, config);
 		trail.push(step);
-		if (step.point.upTo <= keepUpTo) {
-			if (keeper !== undefined) releaseResume(keeper);
-			keeper = step;
-		} else releaseResume(step);
+		if (!resumed(index)) releaseResume(step);
 	}
 	shared.path = input.path;
 	shared.trail = trail;
 	shared.scan = scan;
 	shared.userIndex = userIndex;
 	return branchReport(input, points, trail, userIndex);
+}
+
+/** A point built from scratch: how long it took, and the request's hash. */
+interface ScratchBuild {
+	ms: number;
+	hash: string;
+}
+
+/**
+ * The sampled points built from scratch (`ledgerOf` of the prefix, a fresh memo), before the
+ * incremental replay starts: each folds its whole prefix, and done first its garbage goes with
+ * the events' before the replay's own state grows (docs/decisions.md, "A replay's memory follows
+ * the branch"). The incremental request of the same point is compared with the hash kept here.
+ */
+function scratchBuilds(
+	input: BranchInput,
+	points: readonly ConsultationPoint[],
+	sampled: ReadonlySet<number>,
+	renderOptions: RenderOptions,
+	now: () => number,
+): Map<number, ScratchBuild> {
+	const builds = new Map<number, ScratchBuild>();
+	for (const index of [...sampled].sort((a, b) => a - b)) {
+		const point = points[index]!;
+		const options: RenderOptions = { ...renderOptions, inFlightCallId: point.callId };
+		const t0 = now();
+		const request = renderRequest(
+			ledgerOf(input.events.slice(0, point.upTo), input.cwd),
+			options,
+			createRenderMemo(),
+		);
+		builds.set(index, { ms: now() - t0, hash: request.hash });
+	}
+	return builds;
+}
+
+/** Whether a later branch resumes at point `index`: the last point at or before one of `keep`. */
+function resumedPoints(points: readonly ConsultationPoint[], keep: readonly number[]): (index: number) => boolean {
+	const lengths = [...keep].sort((a, b) => a - b);
+	return (index) => {
+		const upTo = points[index]!.upTo;
+		const next = points[index + 1]?.upTo ?? Number.POSITIVE_INFINITY;
+		// The smallest length at or after this point must come before the next point.
+		let low = 0;
+		let high = lengths.length;
+		while (low < high) {
+			const mid = (low + high) >> 1;
+			if (lengths[mid]! < upTo) low = mid + 1;
+			else high = mid;
+		}
+		return low < lengths.length && lengths[low]! < next;
+	};
+}
+
+/**
+ * For each branch replayed in this order, the path lengths later branches resume at that lie on
+ * it: branch j resumes where it parts from branch j − 1, and that point is on every branch between
+ * that shares so much with both (a branch's common prefix with a later one is the least of the
+ * consecutive ones in between). Each branch's list: the lengths where the next branch parts from it,
+ * then those of later branches not longer than every one before them.
+ */
+export function resumeLengths(paths: readonly (readonly EntryRecord[])[]): number[][] {
+	const lengths: number[][] = paths.map(() => []);
+	// Kept from the last branch backwards: longest on top, never longer than the one below.
+	const stack: number[] = [];
+	for (let k = paths.length - 2; k >= 0; k--) {
+		const parting = sharedLength(paths[k]!, paths[k + 1]!);
+		while (stack.length > 0 && stack.at(-1)! > parting) stack.pop();
+		stack.push(parting);
+		lengths[k] = [...stack];
+	}
+	return lengths;
 }
 
 /** Leading entries two paths share (the same records). */
@@ -447,8 +524,8 @@ interface BranchRun {
 	readonly inventory: UserMessage;
 	readonly memo: RenderMemo;
 	readonly now: () => number;
-	/** Point indices also built from scratch (the timing comparison and the bytes check). */
-	readonly sampled: ReadonlySet<number>;
+	/** The points also built from scratch (the timing comparison and the bytes check), by index. */
+	readonly scratch: ReadonlyMap<number, ScratchBuild>;
 	readonly userIndex: readonly number[];
 	readonly users: readonly UserCheck[];
 	state: LedgerState;
@@ -462,7 +539,7 @@ interface BranchRun {
 	previous: LedgerRequest | undefined;
 	previousBaseline: BaselineRequest | undefined;
 	previousMasked: BaselineRequest | undefined;
-	found: ReadonlyMap<string, Found>;
+	found: ChunkedList<Found | undefined>;
 	/** Users before the current point. */
 	usersSoFar: number;
 }
@@ -477,22 +554,17 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 	const request = renderRequest(run.state, options, run.memo);
 	const incrementalMs = now() - t0;
 
-	let scratchMs: number | undefined;
-	let mismatch = false;
-	if (run.sampled.has(index)) {
-		const t1 = now();
-		const scratch = renderRequest(ledgerOf(events.slice(0, point.upTo), input.cwd), options, createRenderMemo());
-		scratchMs = now() - t1;
-		// Incremental ≡ batch fold is an invariant; a difference is a bug worth seeing, not a crash.
-		mismatch = scratch.hash !== request.hash;
-	}
+	const scratch = run.scratch.get(index);
+	const scratchMs = scratch?.ms;
+	// Incremental ≡ batch fold is an invariant; a difference is a bug worth seeing, not a crash.
+	const mismatch = scratch !== undefined && scratch.hash !== request.hash;
 
 	run.facts = foldFacts(run.facts, events.slice(run.folded, point.upTo));
 	run.spend = foldSpend(run.spend, events.slice(run.folded, point.upTo));
 	run.baseline = advanceBaseline(run.baseline, input.path, run.folded, point.upTo);
 	run.folded = point.upTo;
 	while (run.usersSoFar < run.users.length && run.userIndex[run.usersSoFar]! < point.upTo) run.usersSoFar++;
-	const checked = checkUsers(request, run.users.slice(0, run.usersSoFar), run.found);
+	const checked = checkUsers(request, run.users, run.usersSoFar, run.found);
 	run.found = checked.found;
 
 	const baselineNow = pointRequest(run.baseline, run.inventory, point.callId);
@@ -668,7 +740,7 @@ export function depthFirstLeaves(entries: readonly EntryRecord[], leaves: readon
 function branchEvents(
 	path: readonly EntryRecord[],
 	entries: readonly EntryRecord[],
-	cache: WeakMap<EntryRecord, LedgerEvent>,
+	cache: WeakMap<EntryRecord, LedgerEvent> | undefined,
 	previous: { path: readonly EntryRecord[]; events: readonly LedgerEvent[] },
 	normalize: NormalizeOptions,
 ): LedgerEvent[] {
@@ -686,11 +758,11 @@ function branchEvents(
 			events.push(normalizeBranch(path.slice(0, i + 1), entries, normalize).at(-1)!);
 			continue;
 		}
-		let event = cache.get(record);
+		let event = cache?.get(record);
 		if (event === undefined) {
 			// A result's event also depends on its call, above it on every branch that holds it.
 			event = normalizeBranch([record], entries, normalize)[0]!;
-			cache.set(record, event);
+			cache?.set(record, event);
 		}
 		events.push(event);
 	}
@@ -722,12 +794,18 @@ export function replayParsed(file: string, parsed: ParsedSession, options: Repla
 
 	const branches = emptyDiagnostics();
 	const shared = createReplayShared(options.scratchSamples);
-	const eventCache = new WeakMap<EntryRecord, LedgerEvent>();
 	const byLeaf = new Map<string | undefined, SessionReport>();
 	const selected = selectBranches(entries, leaves);
+	// Events by entry, for the branches after the first; and the entries normalisation looks calls
+	// and abandoned branches up in: a copy, so the index normalisation keeps of it goes once every
+	// branch is normalised, not at the end of the replay.
+	const eventCache = selected.length > 1 ? new WeakMap<EntryRecord, LedgerEvent>() : undefined;
+	let lookup: readonly EntryRecord[] | undefined = entries.slice();
 	let previous: { path: readonly EntryRecord[]; events: readonly LedgerEvent[] } = { path: [], events: [] };
+	const keep = resumeLengths(selected.map((branch) => branch.path));
 	selected.forEach((branch, i) => {
-		const events = branchEvents(branch.path, entries, eventCache, previous, normalize);
+		const events = branchEvents(branch.path, lookup!, eventCache, previous, normalize);
+		if (i === selected.length - 1) lookup = undefined;
 		previous = { path: branch.path, events };
 		const branchDiagnostics = countDiagnostics(file, branch.diagnostics);
 		const merged = mergeDiagnostics(branches, branchDiagnostics);
@@ -748,7 +826,7 @@ export function replayParsed(file: string, parsed: ParsedSession, options: Repla
 				},
 				options,
 				shared,
-				selected[i + 1]?.path,
+				keep[i],
 			),
 		);
 	});

@@ -18,6 +18,7 @@ import {
 	type ReplayOptions,
 	replayBranch,
 	replayText,
+	resumeLengths,
 } from "../../../../src/adapter/cli/replay/engine.ts";
 import { scanPoints } from "../../../../src/adapter/cli/replay/points.ts";
 import { calledToolNames, sessionTools } from "../../../../src/adapter/cli/replay/tool-set.ts";
@@ -331,6 +332,7 @@ describe("--all-leaves", () => {
 					b: (typeof branches)[number],
 					events: LedgerEvent[],
 					shared: ReturnType<typeof createReplayShared>,
+					keep: readonly number[] = [],
 				) =>
 					replayBranch(
 						{
@@ -346,16 +348,19 @@ describe("--all-leaves", () => {
 						},
 						{ every, allLeaves: true, scratchSamples: 1 },
 						shared,
+						keep,
 					);
 				const shared = createReplayShared(1);
 				let previous = { path: [] as readonly EntryRecord[], events: [] as readonly LedgerEvent[] };
-				for (const { b } of order) {
+				// Told where the later branches resume, a branch keeps the states of those points.
+				const keep = resumeLengths(order.map(({ b }) => b.path));
+				order.forEach(({ b }, i) => {
 					const events = sharingWith(previous, b);
 					previous = { path: b.path, events };
-					const together = replay(b, events, shared);
+					const together = replay(b, events, shared, keep[i]);
 					const alone = replay(b, b.events, createReplayShared(1));
 					expect(withoutTimings(together)).toEqual(withoutTimings(alone));
-				}
+				});
 			}),
 			{ numRuns: Math.min(40, RUNS) },
 		);

@@ -1,0 +1,123 @@
+/**
+ * A replay's memory follows the branch, not the number of points (docs/decisions.md): once a point
+ * is measured only its figures stay — no request, folded state or baseline — except at the
+ * points later branches of an --all-leaves replay resume from. Structural checks, not sizes or
+ * timings (the audit's text cache: test/render/fact-audit.test.ts).
+ */
+
+import { describe, expect, it } from "vitest";
+import { generateSession, generateTree } from "../../../../bench/generate.ts";
+import {
+	createReplayShared,
+	depthFirstLeaves,
+	type ReplayOptions,
+	type ReplayShared,
+	replayBranch,
+	resumeLengths,
+} from "../../../../src/adapter/cli/replay/engine.ts";
+import { calledToolNames, sessionTools } from "../../../../src/adapter/cli/replay/tool-set.ts";
+import { emptyDiagnostics } from "../../../../src/adapter/cli/report/report.ts";
+import {
+	listLeaves,
+	migrateEntries,
+	normalizeBranch,
+	parseSessionText,
+	selectBranch,
+} from "../../../../src/events/index.ts";
+
+const options: ReplayOptions = { every: 2, allLeaves: true, scratchSamples: 0 };
+
+function branchesOf(jsonl: string) {
+	const parsed = parseSessionText(jsonl);
+	const entries = migrateEntries(parsed);
+	const tools = sessionTools(parsed.header?.cwd ?? process.cwd(), calledToolNames(entries));
+	const leaves = listLeaves(entries).map((e) => e.id);
+	// One event per entry, as replayText shares them: branches hold the same events on their common trunk.
+	const events = new Map(normalizeBranch(entries, entries).map((event, i) => [entries[i]!, event]));
+	const branches = leaves.map((leaf) => {
+		const { path } = selectBranch(entries, leaf);
+		return {
+			leaf,
+			path,
+			input: {
+				file: "s.jsonl",
+				sessionId: null,
+				leafId: leaf,
+				cwd: parsed.header?.cwd,
+				path,
+				events: path.map((record) => events.get(record)!),
+				tools,
+				branchDiagnostics: emptyDiagnostics(),
+				readerDiagnostics: emptyDiagnostics(),
+			},
+		};
+	});
+	return { entries, branches };
+}
+
+/** Every object reachable from `value`, each once (the trail's figures are small: a walk is cheap). */
+function reachable(value: unknown, seen = new Set<object>()): Set<object> {
+	if (typeof value !== "object" || value === null || seen.has(value)) return seen;
+	seen.add(value);
+	for (const child of Object.values(value)) reachable(child, seen);
+	return seen;
+}
+
+/** An object that is a request, a folded ledger, a baseline request or cursor. */
+function isHeavy(object: object): boolean {
+	return (
+		("units" in object && "stable" in object) ||
+		("open" in object && "closed" in object) ||
+		("view" in object && "tokens" in object) ||
+		("list" in object && "length" in object && "chars" in object)
+	);
+}
+
+function kept(shared: ReplayShared): number {
+	return shared.trail.filter((step) => "resume" in step).length;
+}
+
+describe("what a replay keeps of its points", () => {
+	it("keeps figures only: no point of a single branch holds a request, a state or a baseline", () => {
+		const [branch] = branchesOf(generateSession(1500, 11, { consultations: false, textScale: 0.05 }).jsonl).branches;
+		const shared = createReplayShared(0);
+		const report = replayBranch(branch!.input, options, shared);
+		expect(report.points.length).toBeGreaterThan(40);
+		expect(shared.trail).toHaveLength(report.points.length);
+		expect(kept(shared)).toBe(0);
+		const heavy = [...reachable(shared.trail)].filter(isHeavy);
+		expect(heavy).toEqual([]);
+		expect([...reachable(report)].filter(isHeavy)).toEqual([]);
+	});
+
+	it("keeps the state of the points later branches resume from, and no other; they resume there", () => {
+		const { entries, branches } = branchesOf(generateTree(600, 6, 5).jsonl);
+		// The order replayText takes: depth first, so every branch shares the longest trunk with the one before.
+		const order = depthFirstLeaves(
+			entries,
+			branches.map((b) => b.leaf),
+		).map((leaf) => branches.find((b) => b.leaf === leaf)!);
+		const keep = resumeLengths(order.map((b) => b.path));
+		const shared = createReplayShared(0);
+		let resumes = 0;
+		order.forEach((branch, i) => {
+			const before = [...shared.trail];
+			replayBranch(branch.input, options, shared, keep[i]);
+			const lastAtOrBefore = (length: number) => shared.trail.filter((step) => step.point.upTo <= length).at(-1);
+			const expected = new Set(keep[i]!.map(lastAtOrBefore).filter((step) => step !== undefined));
+			expect(new Set(shared.trail.filter((step) => "resume" in step))).toEqual(expected);
+			expect(expected.size).toBeLessThanOrEqual(new Set(keep[i]).size);
+			if (i === 0) return;
+			// Resumed, not replayed: where the branch parts from the one before, at a point both have (the
+			// same kind: a branch without advisor calls simulates its points), it holds that branch's own step.
+			const parting = keep[i - 1]![keep[i - 1]!.length - 1]!;
+			const resumedAt = lastAtOrBefore(parting);
+			const same = before.find(
+				(step) => step.point.upTo === resumedAt?.point.upTo && step.point.kind === resumedAt.point.kind,
+			);
+			if (same !== undefined) expect(resumedAt).toBe(same);
+			resumes += same === undefined ? 0 : 1;
+		});
+		expect(resumes).toBeGreaterThan(2);
+	});
+});
