@@ -5,9 +5,11 @@
  */
 
 import { visible } from "./escape.ts";
+import { boundHeapGrowth } from "./heap.ts";
 import { processIo } from "./io.ts";
 import { runCli } from "./run.ts";
 
+boundHeapGrowth();
 runCli(process.argv.slice(2), processIo()).then(
 	(code) => {
 		process.exitCode = code;
