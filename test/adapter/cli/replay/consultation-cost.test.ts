@@ -236,7 +236,10 @@ describe("billed on generated sessions", () => {
 			}),
 			{ numRuns: RUNS },
 		);
-		// Not vacuous: most runs replay a consultation whose result recorded its requests.
-		expect(splitRuns).toBeGreaterThan(RUNS / 4);
+		// Not vacuous: runs do replay a consultation whose result recorded its requests. About 37% of
+		// runs do (many generated sessions hold no consultation); over 300 seeds of 40 runs the lowest
+		// count was 6 and the median 15, so the former "over 10" failed one seed in twenty. At least 3
+		// fails about once in a million.
+		expect(splitRuns).toBeGreaterThanOrEqual(Math.min(3, RUNS));
 	});
 });
