@@ -20,6 +20,7 @@ export { BOM, type ParsedSession, parseSessionText, type SessionLineParser, sess
 export { migrateEntries } from "./migrate.ts";
 export { assertNever } from "./never.ts";
 export { type NormalizeOptions, normalizeBranch, privacyKey } from "./normalize.ts";
+export { partitionPoint } from "./partition.ts";
 export {
 	ADVISOR_TOOL_NAME,
 	type AdvisorDetails,

@@ -15,7 +15,7 @@
 
 import { FACT_CATEGORIES, type Fact, type FactCategory } from "../reducers/index.ts";
 import { neutralise } from "./neutralise.ts";
-import { type LedgerRequest, unitAt, unitCount } from "./request.ts";
+import { commonUnits, type LedgerRequest, unitAt, unitCount } from "./request.ts";
 
 /** How many characters of a fact's collapsed text are judged; the rest of a long text may be capped. */
 export const JUDGED_CHARS: Readonly<Record<FactCategory, number>> = Object.freeze({
@@ -312,24 +312,12 @@ export function requestUnits(request: LedgerRequest): AuditUnits {
 		key: (i) => unitAt(request, i)!.prefixHash,
 		text: (i) => unitAt(request, i)!.text,
 		source: request,
-		shared: (previous) => (isRequest(previous.source) ? sharedUnits(previous.source, request) : 0),
+		shared: (previous) => (isRequest(previous.source) ? commonUnits(previous.source, request) : 0),
 	};
 }
 
 function isRequest(value: unknown): value is LedgerRequest {
 	return typeof value === "object" && value !== null && "units" in value && "stable" in value;
-}
-
-/** Leading units two requests share: equal chained hashes at k mean equal units up to k. */
-function sharedUnits(a: LedgerRequest, b: LedgerRequest): number {
-	let low = 0;
-	let high = Math.min(unitCount(a), unitCount(b));
-	while (low < high) {
-		const mid = (low + high) >> 1;
-		if (unitAt(a, mid)!.prefixHash === unitAt(b, mid)!.prefixHash) low = mid + 1;
-		else high = mid;
-	}
-	return low;
 }
 
 /** The audit of a ledger request. */

@@ -70,6 +70,7 @@ export {
 } from "./model-text.ts";
 export { ordinalId, ordinalPosition } from "./ordinal.ts";
 export {
+	commonUnits,
 	createRenderMemo,
 	declarationCount,
 	flatten,

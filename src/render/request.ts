@@ -10,7 +10,7 @@
  */
 
 import type { AssistantMessage, Context, Message, TextContent, Tool, UserMessage } from "@mariozechner/pi-ai";
-import { countMarks } from "../events/index.ts";
+import { countMarks, partitionPoint } from "../events/index.ts";
 import {
 	appendedAt,
 	type Block,
@@ -737,6 +737,17 @@ export function unitCount(request: Pick<LedgerRequest, "units">): number {
 export function unitAt(request: Pick<LedgerRequest, "units">, index: number): RequestUnit | undefined {
 	const parts = partsOfRequest.get(request);
 	return parts === undefined ? request.units[index] : itemAt(parts.units, index);
+}
+
+/**
+ * Leading units two requests share. A unit's chained hash covers every unit before it, so equal
+ * hashes at k mean equal prefixes up to k: a binary search finds the end.
+ */
+export function commonUnits(a: LedgerRequest, b: LedgerRequest): number {
+	return partitionPoint(
+		Math.min(unitCount(a), unitCount(b)),
+		(k) => unitAt(a, k)!.prefixHash === unitAt(b, k)!.prefixHash,
+	);
 }
 
 /** How many tool declarations a request sends, without making its context. */

@@ -7,6 +7,7 @@
  */
 
 import type { Message, ToolResultMessage } from "@mariozechner/pi-ai";
+import { partitionPoint } from "../../events/index.ts";
 import { estimateMessageTokens, MASKED_OUTPUT } from "../../render/index.ts";
 import { type BaselineRequest, messageChars } from "./cache-share.ts";
 import type { BaselineCursor } from "./track.ts";
@@ -88,14 +89,7 @@ function masksUpTo(list: readonly Message[], count: number): ListMasks {
 
 /** How many of the ascending `positions` are below `limit` (binary search). */
 function countBelow(positions: readonly number[], limit: number): number {
-	let low = 0;
-	let high = positions.length;
-	while (low < high) {
-		const mid = (low + high) >> 1;
-		if (positions[mid]! < limit) low = mid + 1;
-		else high = mid;
-	}
-	return low;
+	return partitionPoint(positions.length, (i) => positions[i]! < limit);
 }
 
 /**

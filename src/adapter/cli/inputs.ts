@@ -104,6 +104,11 @@ export function collectInputs(paths: readonly string[]): CollectedInputs {
 
 export type ReadResult = { ok: true; text: string } | { ok: false; error: string };
 
+/** Why a file could not be read, in the words every command prints. */
+function unreadable(read: { kind: "missing" } | { kind: "refused"; reason: string }): { ok: false; error: string } {
+	return { ok: false, error: read.kind === "missing" ? "no such file or directory" : read.reason };
+}
+
 /** Only a regular file, at most `maxBytes`: a FIFO, a device or a huge file is an error at once, never a hang. */
 export function readInput(file: string, maxBytes: number = MAX_SESSION_BYTES): ReadResult {
 	const read = readRegularFile(file, maxBytes);
@@ -111,9 +116,8 @@ export function readInput(file: string, maxBytes: number = MAX_SESSION_BYTES): R
 		case "ok":
 			return { ok: true, text: read.text };
 		case "missing":
-			return { ok: false, error: "no such file or directory" };
 		case "refused":
-			return { ok: false, error: read.reason };
+			return unreadable(read);
 		default:
 			return assertNever(read, "file read");
 	}
@@ -134,9 +138,8 @@ export function readParsedInput(
 		case "ok":
 			return { ok: true, parsed: parser.end(read.endsWithNewline) };
 		case "missing":
-			return { ok: false, error: "no such file or directory" };
 		case "refused":
-			return { ok: false, error: read.reason };
+			return unreadable(read);
 		default:
 			return assertNever(read, "file read");
 	}

@@ -3,23 +3,8 @@
  * (docs/architecture.md, docs/request-format.md §7). Both are pure functions of the two requests' units.
  */
 
-import { type LedgerRequest, unitAt, unitCount } from "../../render/index.ts";
+import { commonUnits, type LedgerRequest, unitAt, unitCount } from "../../render/index.ts";
 import { LOOKBACK_BLOCKS, requestMarks, type StableEnd, withinReach } from "./breakpoints.ts";
-
-/**
- * Units both requests share from the start, compared by chained hash. A unit's hash covers every
- * unit before it, so equal hashes at k mean equal prefixes up to k: a binary search finds the end.
- */
-function commonUnits(previous: LedgerRequest, next: LedgerRequest): number {
-	let low = 0;
-	let high = Math.min(unitCount(previous), unitCount(next));
-	while (low < high) {
-		const mid = (low + high) >> 1;
-		if (unitAt(previous, mid)!.prefixHash === unitAt(next, mid)!.prefixHash) low = mid + 1;
-		else high = mid;
-	}
-	return low;
-}
 
 function commonPrefixLength(a: string, b: string): number {
 	const n = Math.min(a.length, b.length);

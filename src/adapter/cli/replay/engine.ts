@@ -18,6 +18,7 @@ import {
 	normalizeBranch,
 	type ParsedSession,
 	parseSessionText,
+	partitionPoint,
 	selectBranches,
 } from "../../../events/index.ts";
 import { cacheShares } from "../../../policy/index.ts";
@@ -400,13 +401,7 @@ function resumedPoints(points: readonly ConsultationPoint[], keep: readonly numb
 		const upTo = points[index]!.upTo;
 		const next = points[index + 1]?.upTo ?? Number.POSITIVE_INFINITY;
 		// The smallest length at or after this point must come before the next point.
-		let low = 0;
-		let high = lengths.length;
-		while (low < high) {
-			const mid = (low + high) >> 1;
-			if (lengths[mid]! < upTo) low = mid + 1;
-			else high = mid;
-		}
+		const low = partitionPoint(lengths.length, (i) => lengths[i]! < upTo);
 		return low < lengths.length && lengths[low]! < next;
 	};
 }

@@ -11,7 +11,7 @@
  */
 
 import type { LedgerEvent, ToolResultEvent } from "../../../events/index.ts";
-import { ADVISOR_TOOL_NAME } from "../../../events/index.ts";
+import { ADVISOR_TOOL_NAME, partitionPoint } from "../../../events/index.ts";
 
 /** Simulated points: one every this many tool rounds, by default. */
 export const DEFAULT_EVERY = 10;
@@ -49,14 +49,7 @@ const emptyScan: PointScan = { events: [], calls: [], ends: [] };
 
 /** How many leading items of a list sorted by `key` have a key below `limit` (binary search). */
 function countBelow<T>(items: readonly T[], limit: number, key: (item: T) => number): number {
-	let low = 0;
-	let high = items.length;
-	while (low < high) {
-		const mid = (low + high) >> 1;
-		if (key(items[mid]!) < limit) low = mid + 1;
-		else high = mid;
-	}
-	return low;
+	return partitionPoint(items.length, (i) => key(items[i]!) < limit);
 }
 
 /** Leading events two branches share (the same event objects). */
