@@ -20,7 +20,7 @@ import { replayText } from "../src/adapter/cli/replay/engine.ts";
 import { consultationPoints } from "../src/adapter/cli/replay/points.ts";
 import { calledToolNames, sessionTools } from "../src/adapter/cli/replay/tool-set.ts";
 import type { SessionReport } from "../src/adapter/cli/report/report.ts";
-import { FACT_TARGETS } from "../src/adapter/cli/report/text.ts";
+import { FACT_TARGETS } from "../src/adapter/cli/report/text-report.ts";
 import { normalizeBranch, readSession } from "../src/events/index.ts";
 import { FACT_CATEGORIES, foldLedger, ledgerOf } from "../src/reducers/index.ts";
 import {

@@ -3,15 +3,15 @@
  * after `pi install npm:pi-advisor-ledger`). Named after the package because Pi's startup banner
  * lists an extension by its entry file's name (`[Extensions] pi-advisor-ledger.ts`). Wiring only: the tool, the /advisor command and
  * the lifecycle hooks, sharing one runtime per loaded copy of the extension, plus the two
- * background workers: cache warming (background/warming.ts) and completion review
- * (background/review.ts).
+ * background workers: cache warming (background/cache-warming.ts) and completion review
+ * (background/completion-review.ts).
  */
 
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { isRecord } from "../events/index.ts";
 import { expandSource } from "../render/index.ts";
-import { createCompletionReview, type ReviewTrace } from "./background/review.ts";
-import { createCacheWarming, type WarmingTimers, type WarmingTrace } from "./background/warming.ts";
+import { createCacheWarming, type WarmingTimers, type WarmingTrace } from "./background/cache-warming.ts";
+import { createCompletionReview, type ReviewTrace } from "./background/completion-review.ts";
 import type { ConfigLocation } from "./config/file.ts";
 import {
 	type AdvisorToolDeps,
@@ -97,7 +97,7 @@ export function createAdvisorExtension(options: AdvisorExtensionOptions = {}): (
 				// Not awaited inside: the review runs in the background.
 				review.runEnded(ctx);
 			},
-			// Without a UI (print and JSON mode) the run waits for the review (background/review.ts).
+			// Without a UI (print and JSON mode) the run waits for the review (background/completion-review.ts).
 			beforeSettle: () => review.beforeSettle(),
 			modelChanged: () => warming.cancel("model_select"),
 			thinkingLevelChanged: () => warming.cancel("thinking_level_select"),

@@ -5,18 +5,18 @@
  * the session is still read.
  */
 
-import { selectBranch } from "./branch.ts";
 import type { EntryRecord } from "./entries.ts";
 import { parseSessionText, type ReadStats, type SessionHeaderInfo } from "./jsonl.ts";
+import { selectBranch } from "./leaf-path.ts";
 import { migrateEntries } from "./migrate.ts";
 import { type NormalizeOptions, normalizeBranch } from "./normalize.ts";
 import type { Diagnostic, LedgerEvent } from "./types.ts";
 import { classifyEntry, DEEP_NESTING_MESSAGE, isRecord } from "./validate.ts";
 
-// What the other layers use, by name; the layer's own tests import the module files.
-export { listLeaves, selectBranch, selectBranches } from "./branch.ts";
 export type { EntryRecord } from "./entries.ts";
 export { BOM, type ParsedSession, parseSessionText, type SessionLineParser, sessionLineParser } from "./jsonl.ts";
+// What the other layers use, by name; the layer's own tests import the module files.
+export { listLeaves, selectBranch, selectBranches } from "./leaf-path.ts";
 export { migrateEntries } from "./migrate.ts";
 export { assertNever } from "./never.ts";
 export { type NormalizeOptions, normalizeBranch, privacyKey } from "./normalize.ts";

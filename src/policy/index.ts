@@ -11,9 +11,9 @@ export {
 	type StableEnd,
 	unitPosition,
 	withinReach,
-} from "./budget/breakpoints.ts";
+} from "./budget/breakpoint-placement.ts";
 export { cacheShares } from "./budget/cache.ts";
-export { CALL_OVERHEAD_TOKENS, type ConsultationEstimate, PRIOR } from "./budget/consultation.ts";
+export { CALL_OVERHEAD_TOKENS, type ConsultationEstimate, PRIOR } from "./budget/consultation-estimate.ts";
 export {
 	anthropicStyleMarks,
 	cachingModelFor,
@@ -32,7 +32,7 @@ export {
 	type PlanModel,
 	planConsultation,
 	planNextRequest,
-} from "./budget/plan.ts";
+} from "./budget/request-plan.ts";
 export { formatAdvisorStatus, formatUsd } from "./budget/status.ts";
 export { type ReviewDelivery, reviewDelivery, reviewSendOptions, reviewUsageRecord } from "./review/delivery.ts";
 export { parseSeverity, reviewSeverity } from "./review/severity.ts";

@@ -24,9 +24,9 @@ import { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
 import { type ChunkedList, emptyList, type ListBuilder, listBuilder, listItems } from "./chunked.ts";
 import { failureLine } from "./error-line.ts";
 import { changedPaths, runKey } from "./hidden-work.ts";
-import { mergeSections, standingInstructions } from "./instructions.ts";
 import { relativePath } from "./paths.ts";
 import { collapse, commandFact, runFailed, shellCommand, splitCd } from "./shell.ts";
+import { mergeSections, standingInstructions } from "./standing-instructions.ts";
 import { isTestCommand, testSummaryLine } from "./test-summary.ts";
 
 export const FACT_CATEGORIES = [

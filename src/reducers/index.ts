@@ -4,7 +4,7 @@
  */
 
 export { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
-export { type BranchState, branchOf, foldBranch } from "./branch.ts";
+export { type BranchState, branchOf, foldBranch } from "./branch-fold.ts";
 export {
 	appended,
 	appendedAt,
@@ -31,13 +31,6 @@ export {
 	foldFacts,
 } from "./facts.ts";
 export { trackWork } from "./hidden-work.ts";
-export {
-	eventInstructions,
-	type Instruction,
-	instructionsFromPromptText,
-	mergeSections,
-	standingInstructions,
-} from "./instructions.ts";
 export { foldLedger, ledgerOf } from "./ledger-fold.ts";
 export {
 	type Block,
@@ -72,5 +65,12 @@ export {
 	type UsageTotals,
 } from "./spend.ts";
 export { cacheShareOf, type SpendSummary, summarizeSpend } from "./spend-summary.ts";
+export {
+	eventInstructions,
+	type Instruction,
+	instructionsFromPromptText,
+	mergeSections,
+	standingInstructions,
+} from "./standing-instructions.ts";
 export { isTestCommand, testSummaryLine } from "./test-summary.ts";
 export { activeTrim, type RenderTrim, type TrimAnchorState, trimAnchorOf, trimAnchorRecord } from "./trim-anchor.ts";

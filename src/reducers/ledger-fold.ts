@@ -18,7 +18,6 @@ import { appended, type ChunkedList, emptyList, itemAt, type ListBuilder, listBu
 import { type ContextEdits, editedEvent, editedProse } from "./context-edits.ts";
 import { changedPaths, trackWork, type WorkTracker } from "./hidden-work.ts";
 import { current, type Draft, isDraft, original, produce } from "./immer.ts";
-import { mergeSections } from "./instructions.ts";
 import {
 	type Block,
 	type CarriedFailure,
@@ -31,6 +30,7 @@ import {
 	unansweredRound,
 } from "./ledger-state.ts";
 import { runFailed } from "./shell.ts";
+import { mergeSections } from "./standing-instructions.ts";
 
 type LedgerDraft = Draft<LedgerState>;
 

@@ -10,7 +10,7 @@ import type { Block, CarriedFailure, CarriedTest, Round, SummaryWords } from "..
 import { failureLine, shellCommand } from "../reducers/index.ts";
 import { cardLine, ERROR_LINE_MAX, TOOL_NAME_MAX, toolName } from "./card.ts";
 import { commandShownWhole, imagePath, relativePath } from "./card-argument.ts";
-import type { LedgerConfig } from "./config.ts";
+import type { LedgerConfig } from "./ledger-section.ts";
 import {
 	BLOCK_GAP,
 	BRANCH_SUMMARY_INTRO,
@@ -34,7 +34,7 @@ import {
 } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
 import { displayId, ordinalId } from "./ordinal.ts";
-import { capWithGap, clip, jsonText, oneLine, safeHead, splitAtGap } from "./text.ts";
+import { capWithGap, clip, jsonText, oneLine, safeHead, splitAtGap } from "./text-shape.ts";
 
 /** The `!` command of a user shell block (not a card: the user's own action keeps more of it). */
 const SHELL_COMMAND_MAX = 120;

@@ -11,7 +11,7 @@ import type { ToolCallInfo } from "../events/index.ts";
 import { relativePath as relativeToCwd, shellCommand, splitCd } from "../reducers/index.ts";
 import { SAME_PATH } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
-import { clip, oneLine } from "./text.ts";
+import { clip, oneLine } from "./text-shape.ts";
 
 /** Non-path arguments (patterns, queries) are clipped here. */
 export const ARGUMENT_MAX = 60;

@@ -11,7 +11,7 @@ import { cardArgument, cardPath } from "./card-argument.ts";
 import { SAME_PATH, WITHHELD_CARD } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
 import { displayId } from "./ordinal.ts";
-import { clip, compactSize, oneLine } from "./text.ts";
+import { clip, compactSize, oneLine } from "./text-shape.ts";
 
 /** The error line a card (or a failed shell run's header) shows, at most. */
 export const ERROR_LINE_MAX = 100;

@@ -6,7 +6,7 @@
 
 import { CATALOGUE_HEADER, TAGS } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
-import { clip, firstSentence, oneLine } from "./text.ts";
+import { clip, firstSentence, oneLine } from "./text-shape.ts";
 
 export interface CatalogueEntry {
 	name: string;

@@ -6,7 +6,7 @@
  */
 
 import type { Message, Tool } from "@mariozechner/pi-ai";
-import { jsonText } from "./text.ts";
+import { jsonText } from "./text-shape.ts";
 
 export const IMAGE_TOKENS = 1200;
 

@@ -5,9 +5,8 @@
 
 export { renderBlock, userWords } from "./blocks.ts";
 export type { CatalogueEntry } from "./catalogue.ts";
-export { DEFAULT_LEDGER_CONFIG, type LedgerConfig, LedgerSchema } from "./config.ts";
 export { estimateContextTokens, estimateMessageTokens, IMAGE_TOKENS, tokensForChars } from "./estimate.ts";
-export { expandSource } from "./expand.ts";
+export { expandSource } from "./expand-source.ts";
 export {
 	type AuditMemo,
 	type AuditSide,
@@ -23,6 +22,7 @@ export {
 	unitsOf,
 } from "./fact-audit.ts";
 export { hashString } from "./hash.ts";
+export { DEFAULT_LEDGER_CONFIG, type LedgerConfig, LedgerSchema } from "./ledger-section.ts";
 export {
 	ADVICE_CUT_MARKER,
 	ADVISOR_TOOL_DESCRIPTION,
@@ -87,7 +87,7 @@ export {
 	unitCount,
 } from "./request.ts";
 export { reviewMessage } from "./review-message.ts";
-export { clip, oneLine, safeHead, safeTail } from "./text.ts";
+export { clip, oneLine, safeHead, safeTail } from "./text-shape.ts";
 export { extendRequest } from "./tool-loop.ts";
 export { ledgerItems, locateCut } from "./trim-cut.ts";
 export { zeroUsage } from "./usage.ts";

@@ -36,10 +36,10 @@ import {
 import { proseBlock, reasoningBlock, renderBlock, verbatimRound } from "./blocks.ts";
 import { cardLine } from "./card.ts";
 import { type CatalogueEntry, renderCatalogue } from "./catalogue.ts";
-import type { LedgerConfig } from "./config.ts";
 import { estimateToolsTokens, tokensForChars } from "./estimate.ts";
 import { chainHash, hashString } from "./hash.ts";
-import { type InstructionSource, renderInstructions } from "./instructions.ts";
+import { type InstructionSource, renderInstructions } from "./instructions-part.ts";
+import type { LedgerConfig } from "./ledger-section.ts";
 import {
 	type AdvisorToolsMode,
 	APPENDIX_HEADER,
@@ -55,7 +55,7 @@ import {
 } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
 import { ordinalId } from "./ordinal.ts";
-import { capWithGap } from "./text.ts";
+import { capWithGap } from "./text-shape.ts";
 import { locateCut, trimmedPart } from "./trim-cut.ts";
 import { zeroUsage } from "./usage.ts";
 

@@ -10,7 +10,7 @@ import { assertNever } from "../events/index.ts";
 import { estimateMessageTokens } from "./estimate.ts";
 import { chainHash, hashString } from "./hash.ts";
 import type { LedgerRequest, RequestUnit } from "./request.ts";
-import { jsonText } from "./text.ts";
+import { jsonText } from "./text-shape.ts";
 
 /** The flattened texts of a message's parts, in the provider-neutral form units use. */
 function partTexts(message: Message): string[] {

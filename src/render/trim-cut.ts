@@ -15,7 +15,7 @@
 
 import { type Block, itemAt, type LedgerState, listItems, trackWork } from "../reducers/index.ts";
 import { carriedWork, renderBlock, summaryWords } from "./blocks.ts";
-import type { LedgerConfig } from "./config.ts";
+import type { LedgerConfig } from "./ledger-section.ts";
 import { NO_HIDDEN_WORDS, TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "./model-text.ts";
 
 export interface TrimCut {

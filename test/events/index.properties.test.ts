@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { listLeaves, selectBranch } from "../../src/events/branch.ts";
 import { eventsFromBranch, readSession } from "../../src/events/index.ts";
+import { listLeaves, selectBranch } from "../../src/events/leaf-path.ts";
 import type { DiagnosticReason } from "../../src/events/types.ts";
 import {
 	anySessionArb,

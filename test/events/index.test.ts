@@ -1,7 +1,7 @@
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { listLeaves } from "../../src/events/branch.ts";
 import { eventsFromBranch, readSession } from "../../src/events/index.ts";
+import { listLeaves } from "../../src/events/leaf-path.ts";
 import { assistant, e, header, jsonl, msg, toolResult, user } from "./helpers.ts";
 
 const IMG = { type: "image" as const, data: "iVBORw0KGgo=", mimeType: "image/png" };

@@ -1,9 +1,9 @@
 /** Example tests that pin the exact strings of each block kind the advisor reads. */
 import { beforeEach, describe, expect, it } from "vitest";
 import { renderBlock } from "../../src/render/blocks.ts";
-import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/config.ts";
+import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/ledger-section.ts";
 import { neutralise } from "../../src/render/neutralise.ts";
-import { capWithGap } from "../../src/render/text.ts";
+import { capWithGap } from "../../src/render/text-shape.ts";
 import { resetParents } from "../support/events.ts";
 
 const config: LedgerConfig = { ...DEFAULT_LEDGER_CONFIG };

@@ -7,7 +7,7 @@ import { lastItem, ledgerOf, listItems, type Round, type RoundStatus } from "../
 import { renderBlock } from "../../src/render/blocks.ts";
 import { cardLine } from "../../src/render/card.ts";
 import { ARGUMENT_MAX, relativePath } from "../../src/render/card-argument.ts";
-import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
+import { DEFAULT_LEDGER_CONFIG } from "../../src/render/ledger-section.ts";
 import { assistant, call, result, user } from "../support/events.ts";
 
 const CWD = "/home/u/proj";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type LedgerEvent, readSession } from "../../src/events/index.ts";
 import { ledgerOf } from "../../src/reducers/index.ts";
-import { expandEntry } from "../../src/render/expand.ts";
+import { expandEntry } from "../../src/render/expand-source.ts";
 import { createRenderMemo, DEFAULT_LEDGER_CONFIG, flatten, renderRequest } from "../../src/render/index.ts";
 import { CONTEXT_OMITTED } from "../../src/render/model-text.ts";
 import { CE_QUESTION, CONFIG_TEXT, NOTES_TEXT } from "../support/context-edit-scenario.ts";

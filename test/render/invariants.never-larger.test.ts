@@ -27,8 +27,8 @@ import { readSession } from "../../src/events/index.ts";
 import type { ContentPart, LedgerEvent } from "../../src/events/types.ts";
 import { emptyLedger, foldLedger, ledgerOf } from "../../src/reducers/index.ts";
 import { userBody } from "../../src/render/blocks.ts";
-import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
 import { estimateContextTokens, tokensForChars } from "../../src/render/estimate.ts";
+import { DEFAULT_LEDGER_CONFIG } from "../../src/render/ledger-section.ts";
 import {
 	advisorSystemPrompt,
 	CONSULT_INSTRUCTION,

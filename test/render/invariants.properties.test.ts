@@ -20,7 +20,7 @@ import {
 import { userBody } from "../../src/render/blocks.ts";
 import { cardLine } from "../../src/render/card.ts";
 import { cardPath, commandText } from "../../src/render/card-argument.ts";
-import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/config.ts";
+import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/ledger-section.ts";
 import {
 	APPENDIX_HEADER,
 	CONSULT_INSTRUCTION,

@@ -14,12 +14,12 @@ import { changedPaths, runKey } from "../../src/reducers/hidden-work.ts";
 import { foldLedger, type LedgerState, ledgerOf, listItems, partsText } from "../../src/reducers/index.ts";
 import { userBody } from "../../src/render/blocks.ts";
 import { relativePath } from "../../src/render/card-argument.ts";
-import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/config.ts";
 import { pathCarried } from "../../src/render/fact-audit.ts";
+import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/ledger-section.ts";
 import { neutralise } from "../../src/render/neutralise.ts";
 import { ordinalId } from "../../src/render/ordinal.ts";
 import { flatten, type RenderOptions, renderRequest } from "../../src/render/request.ts";
-import { oneLine } from "../../src/render/text.ts";
+import { oneLine } from "../../src/render/text-shape.ts";
 import { eventsOf, fractionArb, pickIndex } from "../support/properties.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
 

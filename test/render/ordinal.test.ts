@@ -1,8 +1,8 @@
 /** The ids the request shows: path ordinals in base 36, and what they resolve to. */
 import { describe, expect, it } from "vitest";
 import { ledgerOf } from "../../src/reducers/index.ts";
-import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/config.ts";
-import { expandEntry } from "../../src/render/expand.ts";
+import { expandEntry } from "../../src/render/expand-source.ts";
+import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/ledger-section.ts";
 import { ordinalId, ordinalPosition } from "../../src/render/ordinal.ts";
 import { type RenderOptions, renderRequest } from "../../src/render/request.ts";
 import { advice, assistant, call, custom, resetParents, result, user } from "../support/events.ts";

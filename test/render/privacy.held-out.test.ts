@@ -11,8 +11,8 @@
 import { describe, expect, it } from "vitest";
 import { readSession } from "../../src/events/index.ts";
 import { foldLedger, ledgerOf, listItems } from "../../src/reducers/index.ts";
-import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
-import { expandEntry } from "../../src/render/expand.ts";
+import { expandEntry } from "../../src/render/expand-source.ts";
+import { DEFAULT_LEDGER_CONFIG } from "../../src/render/ledger-section.ts";
 import { flatten, renderRequest } from "../../src/render/request.ts";
 import { PLANTS, privateKeyVariants } from "../events/redact/credentials.ts";
 import { LOOKALIKES } from "../events/redact/lookalikes.ts";

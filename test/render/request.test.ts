@@ -5,8 +5,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { ledgerOf } from "../../src/reducers/index.ts";
 import { renderBlock } from "../../src/render/blocks.ts";
-import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/config.ts";
-import { expandEntry } from "../../src/render/expand.ts";
+import { expandEntry } from "../../src/render/expand-source.ts";
+import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/ledger-section.ts";
 import {
 	APPENDIX_HEADER,
 	CONSULT_INSTRUCTION,

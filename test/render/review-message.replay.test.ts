@@ -4,7 +4,7 @@ import { CUSTOM_TYPES, type LedgerEvent } from "../../src/events/index.ts";
 import { reviewDecision, reviewDelivery, reviewUsageRecord } from "../../src/policy/index.ts";
 import { ledgerOf } from "../../src/reducers/index.ts";
 import { spendOf } from "../../src/reducers/spend.ts";
-import { DEFAULT_LEDGER_CONFIG } from "../../src/render/config.ts";
+import { DEFAULT_LEDGER_CONFIG } from "../../src/render/ledger-section.ts";
 import { REVIEW_MARKER, TAGS } from "../../src/render/model-text.ts";
 import { renderRequest } from "../../src/render/request.ts";
 import { reviewMessage } from "../../src/render/review-message.ts";

@@ -1,6 +1,6 @@
 /** What the commands may touch of the process: injected, so the commands can run in-process in tests. */
 
-import { type Style, styleFor } from "./report/text.ts";
+import { type Style, styleFor } from "./report/text-report.ts";
 
 export interface Io {
 	stdout(text: string): void;

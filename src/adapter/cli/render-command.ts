@@ -1,7 +1,7 @@
 /**
  * `advisor-ledger render FILE [--leaf ID] [--at ENTRY_ID] [--json] [--config FILE]`: the exact
  * request a consultation dispatched right after one entry would send, built the way the replay
- * builds it, with the user's advisor.json (cli/config.ts): what would really be sent, credential
+ * builds it, with the user's advisor.json (cli/cli-config.ts): what would really be sent, credential
  * marks included.
  */
 
@@ -32,14 +32,14 @@ import {
 } from "../../render/index.ts";
 import { type AdvisorConfig, DEFAULT_ADVISOR_CONFIG } from "../config/load.ts";
 import { EXIT, errorPrefix, type RenderArgs } from "./args.ts";
-import { cliConfig, privacyOf } from "./config.ts";
+import { cliConfig, privacyOf } from "./cli-config.ts";
 import { diagnosticsNote, noEntriesReason } from "./diagnostics.ts";
 import { visible, visibleLine } from "./escape.ts";
 import { displayPath, readParsedInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
 import { writeJson } from "./json-stream.ts";
 import { calledToolNames, sessionTools } from "./replay/tool-set.ts";
-import { formatTokens, type Style } from "./report/text.ts";
+import { formatTokens, type Style } from "./report/text-report.ts";
 
 export interface RenderSummary {
 	file: string;

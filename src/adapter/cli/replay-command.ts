@@ -5,7 +5,7 @@ import type { ParsedSession } from "../../events/index.ts";
 import { type AdvisorConfig, DEFAULT_ADVISOR_CONFIG } from "../config/load.ts";
 import { errnoReason } from "../pi/regular-file.ts";
 import { EXIT, errorPrefix, type ReplayArgs } from "./args.ts";
-import { cliConfig, privacyOf } from "./config.ts";
+import { cliConfig, privacyOf } from "./cli-config.ts";
 import { defaultReplayInputs } from "./default-inputs.ts";
 import { noEntriesReason, SHOWN_DIAGNOSTICS } from "./diagnostics.ts";
 import { visibleLine, visibleStrings } from "./escape.ts";
@@ -22,7 +22,7 @@ import {
 	type UnreadableInput,
 } from "./report/report.ts";
 import { renderSvg } from "./report/svg.ts";
-import { renderTextReport } from "./report/text.ts";
+import { renderTextReport } from "./report/text-report.ts";
 
 export interface ReplayRun {
 	report: ReplayReport;

@@ -1,8 +1,8 @@
 /**
  * advisor.json, loaded (docs/configuration.md): every section read key by key against its schema, so
  * a bad value costs that key only, never the rest of the file. Each section's schema, defaults and
- * type live beside the rule that applies them: `ledger` in render/config.ts, `tools` in
- * tools/config.ts, `privacy` in the core's events/redact/settings.ts (read by privacy.ts), the
+ * type live beside the rule that applies them: `ledger` in render/ledger-section.ts, `tools` in
+ * tools/tools-section.ts, `privacy` in the core's events/redact/settings.ts (read by privacy.ts), the
  * selection keys in activation.ts, and guidance.ts, budget.ts, warming.ts, review.ts, advice.ts here.
  */
 
@@ -11,7 +11,7 @@ import { Type } from "@sinclair/typebox";
 import { assertNever } from "../../events/index.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig, LedgerSchema } from "../../render/index.ts";
 import { configInvalidKeys, configPrivacyWarning, configUnreadable } from "../pi/notices.ts";
-import { DEFAULT_TOOLS_CONFIG, type ToolsConfig, ToolsSchema } from "../tools/config.ts";
+import { DEFAULT_TOOLS_CONFIG, type ToolsConfig, ToolsSchema } from "../tools/tools-section.ts";
 import {
 	DisabledEntrySchema,
 	type DisabledForModel,

@@ -1,7 +1,7 @@
 /**
  * The `review` section of advisor.json (docs/configuration.md, Completion review): schema, defaults
  * and type. Both keys are applied by the pure trigger (policy/review/trigger.ts `reviewDecision`,
- * which reads them as `ReviewSettings`); background/review.ts carries it out.
+ * which reads them as `ReviewSettings`); background/completion-review.ts carries it out.
  */
 
 import { type Static, Type } from "@sinclair/typebox";

@@ -1,7 +1,7 @@
 /**
  * How a section of advisor.json is read: key by key against its schema, so a bad value costs only
  * its own key (docs/configuration.md). Each section's schema, defaults and type live with the layer
- * that applies them (render/config.ts, tools/config.ts, and budget.ts, warming.ts, review.ts,
+ * that applies them (render/ledger-section.ts, tools/tools-section.ts, and budget.ts, warming.ts, review.ts,
  * advice.ts, guidance.ts, activation.ts here); this module only reads.
  */
 

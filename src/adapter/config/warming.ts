@@ -1,7 +1,7 @@
 /**
  * The `warming` section of advisor.json (docs/configuration.md, Cache warming): schema, defaults and
  * type. Every key is applied by the pure warming decision (policy/warming/decision.ts
- * `warmingDecision`, which reads them as `WarmingSettings`); background/warming.ts carries it out.
+ * `warmingDecision`, which reads them as `WarmingSettings`); background/cache-warming.ts carries it out.
  */
 
 import { type Static, Type } from "@sinclair/typebox";

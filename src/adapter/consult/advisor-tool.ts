@@ -8,7 +8,7 @@
  * make the envelope lie about what was sent.
  *
  * The pipeline itself (`runAdvisor`: model, auth, ledger, investigation tools, the budget hooks,
- * runConsultation) is shared with the completion review (src/adapter/background/review.ts), which
+ * runConsultation) is shared with the completion review (src/adapter/background/completion-review.ts), which
  * runs it in review mode, in the background, without dialogs.
  */
 
@@ -41,14 +41,14 @@ import type { AdvisorConfig } from "../config/load.ts";
 import type { CompleteSimple } from "../pi/compat.ts";
 import { formatColonKey, modelDisplayName, modelKeyOf } from "../pi/model-key.ts";
 import { type FindModel, renderAdvisorResult } from "../pi/result-renderer.ts";
-import { type MarkTarget, markTargets } from "./cache-breakpoint.ts";
+import { type AdvisorEnvelope, type EnvelopeBase, errorText, failureEnvelope, identityBase } from "./envelope.ts";
+import { type MarkTarget, markTargets } from "./payload-cache-marks.ts";
 import {
 	type ConsultationAuth,
 	type ConsultationInput,
 	type InvestigationTools,
 	runConsultation,
-} from "./consultation.ts";
-import { type AdvisorEnvelope, type EnvelopeBase, errorText, failureEnvelope, identityBase } from "./envelope.ts";
+} from "./request-loop.ts";
 import type { SessionLedger } from "./session-ledger.ts";
 
 export const ADVISOR_PARAMETERS = Type.Object({});

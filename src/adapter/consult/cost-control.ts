@@ -1,6 +1,6 @@
 /**
  * Cost control, wired: the default `consultationHooks` of the advisor tool. The pure
- * half decides (policy/budget/plan.ts `planConsultation` / `planNextRequest`: render → estimate the
+ * half decides (policy/budget/request-plan.ts `planConsultation` / `planNextRequest`: render → estimate the
  * first request and the consultation → gate → trim; before every request, the guard of the
  * consultation's limit); this file only does what the pure half cannot — the dialog,
  * `pi.appendEntry`, the clock, the footer status — and hands runConsultation its hooks:
@@ -47,8 +47,8 @@ import { planBudget } from "../config/budget.ts";
 import { formatColonKey, modelKeyOf } from "../pi/model-key.ts";
 import { CONFIRM_COST_TITLE, confirmCostMessage, STATUS_KEY } from "../pi/notices.ts";
 import type { ConsultationHooks, PlanningSetup } from "./advisor-tool.ts";
-import type { Approval, FailedAttempt, NextRequest } from "./consultation.ts";
 import type { AdvisorEnvelope } from "./envelope.ts";
+import type { Approval, FailedAttempt, NextRequest } from "./request-loop.ts";
 import { classifyFailure } from "./retry-classifier.ts";
 import type { SessionLedger } from "./session-ledger.ts";
 

@@ -20,7 +20,7 @@
 import { type Tool, Type } from "@mariozechner/pi-ai";
 import { assertNever } from "../../events/index.ts";
 import { GIT_DIFF_TOOL_DESCRIPTION, GIT_DIFF_TOOL_NAME, TOOL_REFUSAL, TOOL_TEXT } from "../../render/index.ts";
-import { gitExcludePathspecs } from "./deny.ts";
+import { gitExcludePathspecs } from "./git-exclude.ts";
 import {
 	COPIED_CONFIG_ARGV,
 	copiedConfigArgs,

@@ -38,9 +38,8 @@ import {
 	TOOL_TEXT,
 	WORKSPACE_TOOL_DESCRIPTIONS,
 } from "../../render/index.ts";
+import { EXPAND_DECLARATION, type ExpandSource, runExpand } from "./advisor-expand.ts";
 import { clipHeadTail } from "./clip.ts";
-import { DEFAULT_TOOLS_CONFIG, type ToolsConfig } from "./config.ts";
-import { EXPAND_DECLARATION, type ExpandSource, runExpand } from "./expand.ts";
 import { runFind } from "./find.ts";
 import { GIT_DIFF_DECLARATION, runGitDiff } from "./git-diff.ts";
 import { runGrep } from "./grep.ts";
@@ -49,12 +48,13 @@ import { runRead } from "./read.ts";
 import { type AdvisorToolResult, errorMessage, type ToolArgs, type ToolContent, type ToolOutcome } from "./result.ts";
 import type { RunContext } from "./run-context.ts";
 import { summarizeCall } from "./summary.ts";
+import { DEFAULT_TOOLS_CONFIG, type ToolsConfig } from "./tools-section.ts";
 import { createWorkspace } from "./workspace.ts";
 
-export { DEFAULT_TOOLS_CONFIG, type ToolsConfig, ToolsSchema } from "./config.ts";
-export { DEFAULT_DENY_PATTERNS } from "./deny.ts";
-export type { ExpandLookup, ExpandSource } from "./expand.ts";
+export type { ExpandLookup, ExpandSource } from "./advisor-expand.ts";
+export { DEFAULT_DENY_PATTERNS } from "./git-exclude.ts";
 export type { AdvisorToolResult, ToolContent } from "./result.ts";
+export { DEFAULT_TOOLS_CONFIG, type ToolsConfig, ToolsSchema } from "./tools-section.ts";
 
 /** A whole call must finish within this, whatever the tool. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 20_000;

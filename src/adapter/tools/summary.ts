@@ -6,7 +6,7 @@
 
 import { clip, EXPAND_TOOL_NAME, GIT_DIFF_TOOL_NAME, oneLine } from "../../render/index.ts";
 import { escapeControlChars } from "../pi/control-chars.ts";
-import { parseExpandIds } from "./expand.ts";
+import { parseExpandIds } from "./advisor-expand.ts";
 import { booleanArg, numberArg, stringArg, type ToolArgs } from "./result.ts";
 
 const SUMMARY_MAX_CHARS = 120;

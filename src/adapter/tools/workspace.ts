@@ -13,7 +13,7 @@ import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { assertNever } from "../../events/index.ts";
 import { TOOL_REFUSAL } from "../../render/index.ts";
-import { createDenyMatcher, type DenyMatcher } from "./deny.ts";
+import { createDenyMatcher, type DenyMatcher } from "./git-exclude.ts";
 
 export type PathVerdict =
 	/** `absolute` is the real path Pi's tool is handed; `relative` is it from the workspace root, posix, "" for the root. */

@@ -13,7 +13,7 @@ import { isSecretValue } from "./plausible.ts";
 
 export const ASSIGNMENT_KIND = "secret-assignment";
 
-/** Every credential name holds one of these (any case); they also gate the rule (engine.ts). */
+/** Every credential name holds one of these (any case); they also gate the rule (redactor.ts). */
 export const ASSIGNMENT_KEYWORDS: readonly string[] = ["key", "token", "secret", "pass", "pwd", "cred", "auth"];
 const KEYWORD = /key|token|secret|pass|pwd|cred|auth/gi;
 

@@ -6,6 +6,7 @@
 
 export { isCredentialName } from "./assignment.ts";
 export { createDenyMatcher, DEFAULT_DENY_PATTERNS, type DenyMatcher } from "./deny.ts";
+export { compileGlob, type GlobMatcher, normalisePattern } from "./glob.ts";
 export {
 	countMarks,
 	markFor,
@@ -14,8 +15,7 @@ export {
 	redactValue,
 	redactValueWithCount,
 	redactWithCount,
-} from "./engine.ts";
-export { compileGlob, type GlobMatcher, normalisePattern } from "./glob.ts";
+} from "./redactor.ts";
 export { backtrackingRisk, type RegexRisk } from "./regex-safety.ts";
 export { REDACTION_RULES, type RedactionRule } from "./rules.ts";
 export {

@@ -4,7 +4,7 @@
  */
 
 import { commonUnits, type LedgerRequest, unitAt, unitCount } from "../../render/index.ts";
-import { LOOKBACK_BLOCKS, requestMarks, type StableEnd, withinReach } from "./breakpoints.ts";
+import { LOOKBACK_BLOCKS, requestMarks, type StableEnd, withinReach } from "./breakpoint-placement.ts";
 
 function commonPrefixLength(a: string, b: string): number {
 	const n = Math.min(a.length, b.length);

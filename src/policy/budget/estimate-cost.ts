@@ -20,7 +20,7 @@
  *       request wrote (system prompt, last tool, the end of the stable portion when the adapter
  *       marks it, the last user message = the whole previous request), and only when one of this
  *       request's own breakpoints sits at most 20 blocks after it (the provider's lookback) —
- *       the adapter's bridge to the previous stable end is one of them (policy/budget/breakpoints.ts);
+ *       the adapter's bridge to the previous stable end is one of them (policy/budget/breakpoint-placement.ts);
  *       every uncached prompt token is written to the cache (pi-ai marks the last user message);
  *     none: no reads, no writes.
  *   A read is priced in real tokens: the chars/4 size of the shared prefix × actual/estimate of
@@ -35,7 +35,7 @@ import { assertNever, type EnvelopeEstimate, isRecord, type RequestRecord } from
 import { OUTPUT_SAMPLES, type RequestFingerprint } from "../../reducers/index.ts";
 import type { LedgerRequest } from "../../render/index.ts";
 import { tokensForChars } from "../../render/index.ts";
-import { extensionMarks, LOOKBACK_BLOCKS, withinReach } from "./breakpoints.ts";
+import { extensionMarks, LOOKBACK_BLOCKS, withinReach } from "./breakpoint-placement.ts";
 
 /** USD per million tokens: pi-ai's `Model.cost`. */
 export interface ModelPricing {
@@ -61,7 +61,7 @@ export type CachingModel =
 			lookbackBlocks: number;
 			/**
 			 * The adapter marks the end of the stable portion, and bridges to the previous request's stable
-			 * end when it lies further back than the lookback (src/adapter/consult/cache-breakpoint.ts).
+			 * end when it lies further back than the lookback (src/adapter/consult/payload-cache-marks.ts).
 			 */
 			stableBreakpoint: boolean;
 	  }
@@ -169,7 +169,7 @@ export function anthropicStyleMarks(model: MarkedModel): boolean {
 /**
  * The caching model of a pi-ai model. Breakpoints where pi-ai sends Anthropic-style marks
  * (`anthropicStyleMarks`), and there the adapter adds its own: the stable end and the bridge
- * (src/adapter/consult/cache-breakpoint.ts). Token prefix for the OpenAI, Google and Mistral APIs;
+ * (src/adapter/consult/payload-cache-marks.ts). Token prefix for the OpenAI, Google and Mistral APIs;
  * none for anything else, and for a model whose registry entry has no cache-read price (we do not
  * assume a discount nobody listed).
  */

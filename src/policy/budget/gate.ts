@@ -1,6 +1,6 @@
 /**
  * The budget gate, asked once per consultation, before its first request, with the consultation's
- * estimate (consultation.ts): what it is expected to cost and what it can cost at most.
+ * estimate (consultation-estimate.ts): what it is expected to cost and what it can cost at most.
  *
  * 1. Trim: the first request cold (nothing past the fixed head expected from the cache), the
  *    consultation expected over `perCallSoftUsd` AND the first request over `contextBudgetTokens`
@@ -14,13 +14,13 @@
  *
  * A send carries the consultation's limit: its "at most", within `perCallHardUsd` and what is left of
  * `sessionUsd`. A yes grants exactly that. Every request of the consultation is then held to it by
- * `guardRequest` (consultation.ts): a request that would pass it makes the advisor answer now.
+ * `guardRequest` (consultation-estimate.ts): a request that would pass it makes the advisor answer now.
  * Skip reasons are SKIP_REASONS texts, for `Advisor skipped: <reason>` with `details.skipped: true`.
  */
 
 import { assertNever } from "../../events/index.ts";
 import { SKIP_REASONS } from "../../render/index.ts";
-import type { ConsultationEstimate } from "./consultation.ts";
+import type { ConsultationEstimate } from "./consultation-estimate.ts";
 import { costOrInfinity, type RequestEstimate } from "./estimate-cost.ts";
 
 /** The `budget` keys of advisor.json the gate reads (the adapter's BudgetConfig fits). */

@@ -19,7 +19,7 @@ import { baselineRequest, baselineShares } from "../../../src/adapter/baseline/c
 import { viewMessages } from "../../../src/adapter/baseline/view.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../../src/adapter/cli/report/price-lookup.ts";
 import { addCacheTotals, cacheOf, type PointReport, priceReport } from "../../../src/adapter/cli/report/report.ts";
-import { formatUsdFixed, usdDigits } from "../../../src/adapter/cli/report/text.ts";
+import { formatUsdFixed, usdDigits } from "../../../src/adapter/cli/report/text-report.ts";
 import { emptyCounts } from "../../../src/render/index.ts";
 
 /** Claude Sonnet 4.5 in pi-ai 0.73.1: $3 input, $0.30 cache read, $3.75 cache write per million tokens. */

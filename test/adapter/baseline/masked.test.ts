@@ -6,7 +6,7 @@ import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from "
 import { describe, expect, it } from "vitest";
 import { maskOldOutputs, outputLines } from "../../../src/adapter/baseline/masked.ts";
 import { baselineMessages, prepareBaseline } from "../../../src/adapter/baseline/messages.ts";
-import { loadSession } from "../../../src/adapter/cli/eval/points.ts";
+import { loadSession } from "../../../src/adapter/cli/eval/eval-points.ts";
 import { replayText } from "../../../src/adapter/cli/replay/engine.ts";
 import { calledToolNames, sessionTools } from "../../../src/adapter/cli/replay/tool-set.ts";
 import { estimateMessageTokens } from "../../../src/render/index.ts";

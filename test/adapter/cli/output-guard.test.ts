@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Io } from "../../../src/adapter/cli/io.ts";
 import { svgOutputRefusal } from "../../../src/adapter/cli/output-guard.ts";
-import { styleFor } from "../../../src/adapter/cli/report/text.ts";
+import { styleFor } from "../../../src/adapter/cli/report/text-report.ts";
 import { runCli } from "../../../src/adapter/cli/run.ts";
 import { repoRoot } from "../../support/cli-build.ts";
 

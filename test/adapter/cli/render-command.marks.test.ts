@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { renderAt, renderJson, renderReadable } from "../../../src/adapter/cli/render-command.ts";
-import type { Style } from "../../../src/adapter/cli/report/text.ts";
+import type { Style } from "../../../src/adapter/cli/report/text-report.ts";
 
 const TASKQ = readFileSync(new URL("../../../samples/long/taskq.jsonl", import.meta.url), "utf8");
 const plain: Style = { bold: (t) => t, dim: (t) => t, red: (t) => t, green: (t) => t, yellow: (t) => t };

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Io } from "../../../src/adapter/cli/io.ts";
-import { styleFor } from "../../../src/adapter/cli/report/text.ts";
+import { styleFor } from "../../../src/adapter/cli/report/text-report.ts";
 import { runCli } from "../../../src/adapter/cli/run.ts";
 import { type StatsReport, statsOfText } from "../../../src/adapter/cli/stats-command.ts";
 import { statsLines } from "../../../src/adapter/stats/stats-text.ts";

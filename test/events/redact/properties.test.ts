@@ -6,7 +6,6 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hasCandidate } from "../../../src/events/redact/engine.ts";
 import {
 	countMarks,
 	DEFAULT_PRIVACY,
@@ -15,6 +14,7 @@ import {
 	redactValueWithCount,
 	redactWithCount,
 } from "../../../src/events/redact/index.ts";
+import { hasCandidate } from "../../../src/events/redact/redactor.ts";
 import { FC_RUNS, PROPERTY_TIMEOUT } from "../helpers.ts";
 import { type Plant, plantArb } from "./credentials.ts";
 import { LOOKALIKES } from "./lookalikes.ts";

@@ -29,7 +29,7 @@ import { maskOldOutputs } from "../../baseline/masked.ts";
 import { baselineMessages, prepareBaseline } from "../../baseline/messages.ts";
 import { renderAt } from "../render-command.ts";
 import { calledToolNames, sessionTools } from "../replay/tool-set.ts";
-import type { DrawnPoint } from "./points.ts";
+import type { DrawnPoint } from "./eval-points.ts";
 
 export const ARMS = ["ledger", "full", "masked"] as const;
 export type ArmName = (typeof ARMS)[number];

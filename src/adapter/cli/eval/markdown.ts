@@ -4,7 +4,7 @@
  * what the judge said with the labels it saw.
  */
 
-import { formatTokens } from "../report/text.ts";
+import { formatTokens } from "../report/text-report.ts";
 import { ARMS, type ArmName } from "./arms.ts";
 import type { Billed } from "./cost.ts";
 import type { ArmOutcome, JudgeOutcome, PointRecord } from "./record.ts";

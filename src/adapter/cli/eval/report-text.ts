@@ -1,10 +1,10 @@
 /** The eval report as text for a terminal (and report.md): the figures, then what they cannot show. */
 
 import { formatUsd } from "../../../policy/index.ts";
-import { formatTokens, type Style } from "../report/text.ts";
+import { formatTokens, type Style } from "../report/text-report.ts";
 import type { Billed } from "./cost.ts";
-import type { RunEstimate } from "./plan.ts";
-import type { Comparison, EvalReport, Rate } from "./report.ts";
+import type { RunEstimate } from "./eval-plan.ts";
+import type { Comparison, EvalReport, Rate } from "./eval-report.ts";
 
 const percent = (n: number) => `${Math.round(n * 100)}%`;
 

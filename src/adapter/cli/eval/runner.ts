@@ -1,6 +1,6 @@
 /**
  * Sending an eval's points (docs/eval.md): per point, every arm to the advisor model — through the
- * extension's own request loop (consult/consultation.ts: advisor_expand rounds, the Anthropic cache
+ * extension's own request loop (consult/request-loop.ts: advisor_expand rounds, the Anthropic cache
  * breakpoint, one retry of a transient failure) — then the judge, blinded. The record is saved
  * after each step. `--max-usd` is checked before every request; once it refuses one, nothing more
  * is sent and the run ends with what it has. A provider error fails its point; the run goes on.
@@ -17,8 +17,8 @@ import {
 	JUDGE_SYSTEM_PROMPT,
 	type LedgerRequest,
 } from "../../../render/index.ts";
-import { type FailedAttempt, type InvestigationTools, replyText, runConsultation } from "../../consult/consultation.ts";
 import { errorText } from "../../consult/envelope.ts";
+import { type FailedAttempt, type InvestigationTools, replyText, runConsultation } from "../../consult/request-loop.ts";
 import { classifyFailure } from "../../consult/retry-classifier.ts";
 import type { CompleteSimple } from "../../pi/compat.ts";
 import { createAdvisorTools, DEFAULT_TOOLS_CONFIG } from "../../tools/index.ts";
@@ -33,10 +33,10 @@ import {
 	emptyBilled,
 	JUDGE_MAX_TOKENS,
 } from "./cost.ts";
+import type { PlannedPoint } from "./eval-plan.ts";
 import { judgeMessage, LABELS, parseVerdict, unblind } from "./judge.ts";
 import { pointMarkdown } from "./markdown.ts";
 import type { ResolvedModel } from "./models.ts";
-import type { PlannedPoint } from "./plan.ts";
 import { type ArmOutcome, type JudgeOutcome, type PointRecord, type PointStatus, RECORD_VERSION } from "./record.ts";
 import type { Store } from "./store.ts";
 

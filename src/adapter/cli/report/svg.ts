@@ -10,7 +10,7 @@
  */
 
 import type { PriceReport, ReplayReport, SessionReport } from "./report.ts";
-import { formatRate, formatTokens, formatUsdFixed, usdDigits } from "./text.ts";
+import { formatRate, formatTokens, formatUsdFixed, usdDigits } from "./text-report.ts";
 
 const PANEL_W = 420;
 const PANEL_H = 210;

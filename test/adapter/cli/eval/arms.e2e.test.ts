@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pointRequests } from "../../../../src/adapter/cli/eval/arms.ts";
-import { drawOrder, loadSession } from "../../../../src/adapter/cli/eval/points.ts";
+import { drawOrder, loadSession } from "../../../../src/adapter/cli/eval/eval-points.ts";
 import { renderAt } from "../../../../src/adapter/cli/render-command.ts";
 import { DEFAULT_PRIVACY } from "../../../../src/events/index.ts";
 import { advisorSystemPrompt } from "../../../../src/render/index.ts";

@@ -7,7 +7,7 @@ import type { Message, ToolResultMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { baselineMessages, prepareBaseline } from "../../../../src/adapter/baseline/messages.ts";
 import { pointRequests } from "../../../../src/adapter/cli/eval/arms.ts";
-import { drawOrder, loadSession } from "../../../../src/adapter/cli/eval/points.ts";
+import { drawOrder, loadSession } from "../../../../src/adapter/cli/eval/eval-points.ts";
 import { calledToolNames, sessionTools } from "../../../../src/adapter/cli/replay/tool-set.ts";
 import { DEFAULT_PRIVACY } from "../../../../src/events/index.ts";
 import {

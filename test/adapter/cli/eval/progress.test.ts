@@ -1,7 +1,7 @@
 // The eval's progress on stderr: a bar redrawn in place on a terminal, plain lines otherwise.
 import { describe, expect, it } from "vitest";
 import { createBudget } from "../../../../src/adapter/cli/eval/cost.ts";
-import type { PlannedPoint } from "../../../../src/adapter/cli/eval/plan.ts";
+import type { PlannedPoint } from "../../../../src/adapter/cli/eval/eval-plan.ts";
 import { bar, createProgress } from "../../../../src/adapter/cli/eval/progress.ts";
 import type { PointRecord } from "../../../../src/adapter/cli/eval/record.ts";
 

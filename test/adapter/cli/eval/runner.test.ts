@@ -19,10 +19,10 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ArmName } from "../../../../src/adapter/cli/eval/arms.ts";
 import { createBudget } from "../../../../src/adapter/cli/eval/cost.ts";
+import { planRun } from "../../../../src/adapter/cli/eval/eval-plan.ts";
+import { type EvalSession, loadSession } from "../../../../src/adapter/cli/eval/eval-points.ts";
 import { blinding } from "../../../../src/adapter/cli/eval/judge.ts";
 import type { ResolvedModel } from "../../../../src/adapter/cli/eval/models.ts";
-import { planRun } from "../../../../src/adapter/cli/eval/plan.ts";
-import { type EvalSession, loadSession } from "../../../../src/adapter/cli/eval/points.ts";
 import type { PointRecord } from "../../../../src/adapter/cli/eval/record.ts";
 import { runPoints } from "../../../../src/adapter/cli/eval/runner.ts";
 import { type Fingerprint, openStore } from "../../../../src/adapter/cli/eval/store.ts";

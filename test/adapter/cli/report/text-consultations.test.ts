@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { replayText } from "../../../../src/adapter/cli/replay/engine.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../../../src/adapter/cli/report/price-lookup.ts";
 import { buildReport, type ReplayReport } from "../../../../src/adapter/cli/report/report.ts";
-import { renderTextReport } from "../../../../src/adapter/cli/report/text.ts";
 import { consultationLines } from "../../../../src/adapter/cli/report/text-consultations.ts";
 import { plain } from "../../../../src/adapter/cli/report/text-format.ts";
+import { renderTextReport } from "../../../../src/adapter/cli/report/text-report.ts";
 import { sampleText } from "../../../support/cli-build.ts";
 import { buildSession, type CallPlan } from "../../../support/session-gen.ts";
 
