@@ -5,6 +5,7 @@
  * ~40 steps. A fixed-seed LCG picks everything, so every run benchmarks the same bytes.
  */
 
+import { DEFAULT_COMPACTION_SETTINGS, findCutPoint, type SessionEntry } from "@mariozechner/pi-coding-agent";
 import { buildSession, type CallPlan, filler, type Step, type ToolKind } from "../test/support/session-gen.ts";
 
 function lcg(seed: number): () => number {
@@ -41,6 +42,11 @@ export interface GenerateOptions {
 	consultations?: boolean;
 	/** Every text's length times this (default 1): a small one makes a long session of small entries. */
 	textScale?: number;
+	/**
+	 * A compaction every this many entries (default none), cut where Pi's own `findCutPoint` cuts with
+	 * its default `keepRecentTokens`: the executor forgets, the ledger must not.
+	 */
+	compactEvery?: number;
 }
 
 export function generateSession(
@@ -94,9 +100,43 @@ export function generateSession(
 		}
 	}
 	const built = buildSession(plan);
-	const kept = built.entries.slice(0, targetEntries);
+	let kept = built.entries.slice(0, targetEntries);
+	if (options.compactEvery !== undefined) kept = withCompactions(kept as SessionEntry[], options.compactEvery);
 	const jsonl = [built.header, ...kept].map((e) => JSON.stringify(e)).join("\n") + "\n";
 	return { jsonl, entries: kept.length };
+}
+
+/**
+ * A linear branch with a compaction after every `every` entries, as Pi writes one: `firstKeptEntryId`
+ * from Pi's `findCutPoint` over the span since the previous compaction's kept entry, the next entry
+ * re-parented onto the compaction. The summary is a short scripted checkpoint (what a model writes
+ * keeps little of what ran); `tokensBefore` is a round figure, which nothing reads.
+ */
+function withCompactions(entries: readonly SessionEntry[], every: number): SessionEntry[] {
+	const out: SessionEntry[] = [];
+	let boundary = 0;
+	let count = 0;
+	for (const entry of entries) {
+		const previous = out.at(-1);
+		out.push(previous !== undefined && entry.parentId !== previous.id ? { ...entry, parentId: previous.id } : entry);
+		if (out.length < (count + 1) * every + count || entry.type !== "message" || entry.message.role !== "assistant")
+			continue;
+		const cut = findCutPoint(out, boundary, out.length, DEFAULT_COMPACTION_SETTINGS.keepRecentTokens);
+		const firstKept = out[cut.firstKeptEntryIndex];
+		if (firstKept === undefined || cut.firstKeptEntryIndex <= boundary) continue;
+		count++;
+		out.push({
+			type: "compaction",
+			id: `compact${count}`,
+			parentId: out.at(-1)!.id,
+			timestamp: entry.timestamp,
+			summary: `## Goal\n- Keep working through the generated tasks (checkpoint ${count})\n\n## Progress\n### Done\n- [x] ${firstKept.id} and what came before it\n\n## Next Steps\n1. Continue`,
+			firstKeptEntryId: firstKept.id,
+			tokensBefore: 100_000,
+		});
+		boundary = cut.firstKeptEntryIndex;
+	}
+	return out;
 }
 
 /**
