@@ -101,7 +101,8 @@ export function generateSession(
 	}
 	const built = buildSession(plan);
 	let kept = built.entries.slice(0, targetEntries);
-	if (options.compactEvery !== undefined) kept = withCompactions(kept as SessionEntry[], options.compactEvery);
+	if (options.compactEvery !== undefined)
+		kept = withCompactions(kept as unknown as SessionEntry[], options.compactEvery) as unknown as typeof kept;
 	const jsonl = [built.header, ...kept].map((e) => JSON.stringify(e)).join("\n") + "\n";
 	return { jsonl, entries: kept.length };
 }

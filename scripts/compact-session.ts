@@ -158,7 +158,7 @@ async function main(): Promise<void> {
 
 	const fileEntries = parseSessionEntries(readFileSync(input, "utf8"));
 	migrateSessionEntries(fileEntries);
-	const header = fileEntries.find((e) => e.type === "session") as { id: string } & Record<string, unknown>;
+	const header = fileEntries.find((e) => e.type === "session") as unknown as Record<string, unknown>;
 	const source = fileEntries.filter((e) => e.type !== "session") as SessionEntry[];
 	// Deterministic ids for every entry, the parent chain re-pointed accordingly.
 	const renamed = new Map<string, string>();
