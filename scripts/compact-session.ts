@@ -139,7 +139,7 @@ function turnPrefixSummary(messages: readonly AgentMessage[]): string {
 	].join("\n");
 }
 
-/** The next entry's parent, re-pointed at the compaction that now precedes it. */
+/** A deterministic 8-hex entry id. */
 function idFor(seed: string, index: number): string {
 	return createHash("sha256").update(`${seed}:${index}`).digest("hex").slice(0, 8);
 }
@@ -162,7 +162,7 @@ async function main(): Promise<void> {
 	const source = fileEntries.filter((e) => e.type !== "session") as SessionEntry[];
 	// Deterministic ids for every entry, the parent chain re-pointed accordingly.
 	const renamed = new Map<string, string>();
-	source.forEach((e, i) => renamed.set(e.id, idFor(path.basename(input), i)));
+	for (const [i, e] of source.entries()) renamed.set(e.id, idFor(path.basename(input), i));
 	const entries = source.map((e) => ({
 		...e,
 		id: renamed.get(e.id)!,
