@@ -1,6 +1,6 @@
 /**
- * A small glob matcher for `tools.denyPatterns`. Node 20's `path.matchesGlob` prints an
- * ExperimentalWarning and no glob library may be added, so this is ours.
+ * A small glob matcher for `tools.denyPatterns`. Why not picomatch or Node's `path.matchesGlob`:
+ * docs/decisions.md (Privacy).
  *
  * Syntax: `*` (any run within one path segment), `?` (one character), `[abc]` / `[a-z]` /
  * `[!x]` / `[^x]` (one character from a class), `**` as a whole segment (zero or more

@@ -1,11 +1,12 @@
 /**
  * The payload hash on JSON nested deeper than any recursive walk can go: it walks iteratively, so a
- * payload 200,000 levels deep hashes (it overflowed the stack before), and on shallow payloads it is
- * the canonical JSON. The depth clipping where entries are read is test/events/depth.test.ts.
+ * payload 200,000 levels deep hashes (it overflowed the stack before), on shallow payloads it is the
+ * canonical JSON, and a cycle is written as the string "[cycle]" where it closes. The depth clipping
+ * where entries are read is test/events/depth.test.ts.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { payloadHash } from "../../../src/policy/warming/payload-hash.ts";
+import { canonicalPayload, payloadHash } from "../../../src/policy/warming/payload-hash.ts";
 import { RUNS } from "../../support/session-gen.ts";
 
 function deepObject(depth: number): unknown {
@@ -15,15 +16,28 @@ function deepObject(depth: number): unknown {
 }
 
 describe("the payload hash walks without recursion", () => {
-	it("hashes a payload nested 200,000 levels deep, deterministically, cycles marked", () => {
+	it("hashes a payload nested 200,000 levels deep, deterministically", () => {
 		const payload = {
 			messages: [{ role: "assistant", content: [{ type: "toolCall", arguments: deepObject(200_000) }] }],
 		};
 		const hash = payloadHash(payload, "anthropic-messages");
 		expect(hash).toBe(payloadHash(structuredCloneDeep(200_000), "anthropic-messages"));
+	});
+
+	it('marks a cycle "[cycle]" where it closes, and writes an object shared without a cycle in full', () => {
 		const cyclic: Record<string, unknown> = { a: 1 };
 		cyclic.self = cyclic;
-		expect(() => payloadHash(cyclic, "x")).not.toThrow();
+		expect(canonicalPayload(cyclic, "x")).toBe('{"a":1,"self":"[cycle]"}');
+		expect(payloadHash(cyclic, "x")).toBe(payloadHash({ a: 1, self: "[cycle]" }, "x"));
+
+		const list: unknown[] = [1];
+		const around = { list };
+		list.push({ back: around });
+		expect(canonicalPayload(around, "x")).toBe('{"list":[1,{"back":"[cycle]"}]}');
+
+		// Only an object on the path being written closes a cycle: siblings sharing one are not.
+		const shared = { k: [2] };
+		expect(canonicalPayload({ x: shared, y: shared }, "x")).toBe('{"x":{"k":[2]},"y":{"k":[2]}}');
 	});
 
 	it("equals the canonical JSON of a shallow payload: keys sorted, undefined dropped, toJSON honoured", () => {
