@@ -283,7 +283,10 @@ export function checkDefaults(docPath: string, text: string, ctx: DocContext): {
 		keys.push(key);
 		const problem = (message: string) => problems.push({ doc: docPath, line: i + 1, message: `${key}: ${message}` });
 		const stated = readDefault(row[d] ?? "");
-		if (stated instanceof Error) return problem(stated.message);
+		if (stated instanceof Error) {
+			problem(stated.message);
+			return;
+		}
 		const actual = lookup(ctx.defaults, key);
 		const expected = stated === DENY_LIST ? (denyList ?? DENY_LIST) : stated;
 		if (JSON.stringify(expected) !== JSON.stringify(actual) || (expected === ABSENT) !== (actual === ABSENT)) {
