@@ -120,17 +120,25 @@ See [the gate](configuration.md#the-gate), [nothing](configuration.md#no-such-he
 		]);
 	});
 
-	it("reports a planted wrong default, an unreadable one and a changed deny list", () => {
-		const row = config.split("\n").find((l) => l.startsWith("| `proseMaxChars`"))!;
+	it("reports a planted wrong default, an unreadable one and a changed deny list, in list items", () => {
 		const planted = config
-			.replace(row, row.replace(/\|\s*300\s*\|/, "| 301 |"))
-			.replace(/(\| `sessionUsd`[^|]*\|[^|]*\|)\s*20\s*\|/, "$1 twenty |")
+			.replace(/(- `proseMaxChars` \([^)]*, default )300\)/, "$1301)")
+			.replace(/(- `sessionUsd` \([^)]*, default )20\)/, "$1twenty)")
 			.replace("*.kdbx", "*.kdb");
+		expect(planted).not.toBe(config);
 		const messages = checkDefaults("docs/configuration.md", planted, ctx).problems.map((p) => p.message);
 		expect(messages).toEqual([
 			"ledger.proseMaxChars: the doc says 301, the code 300",
 			expect.stringMatching(/^tools\.denyPatterns: the doc says \[.*"\*\.kdb"\], the code \[.*"\*\.kdbx"\]$/),
 			'budget.sessionUsd: default "twenty" cannot be read',
 		]);
+	});
+
+	it("reports a planted wrong default in a table row", () => {
+		const readme = text("README.md");
+		const planted = readme.replace(/(\| `budget\.perCallHardUsd` *\| *)3( *\|)/, "$14$2");
+		expect(planted).not.toBe(readme);
+		const messages = checkDefaults("README.md", planted, ctx).problems.map((p) => p.message);
+		expect(messages).toEqual(["budget.perCallHardUsd: the doc says 4, the code 3"]);
 	});
 });

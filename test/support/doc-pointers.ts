@@ -17,10 +17,11 @@
  *    (src/render/hash.ts, test/purity.test.ts) must exist.
  * 5. A relative Markdown link must name an existing file, and its `#anchor`, in a .md file, one of that
  *    file's headings (GitHub's slugs).
- * 6. In a table with a `key` and a `default` column, each default must be the value of that key in the
- *    defaults the test hands in (DEFAULT_ADVISOR_CONFIG). A key is the path in its code span; a key without
- *    a dot belongs to the section named by the first code span of the heading above the table, when that
- *    names a section. A default reads as: a number (commas allowed), `true`/`false`, `[]`, a string in a
+ * 6. A stated default must be the value of that key in the defaults the test hands in
+ *    (DEFAULT_ADVISOR_CONFIG). Two forms state one: a table row with a `key` and a `default` column, and a
+ *    list item that opens "- `key` (type, default X):". A key is the path in its code span; a key without
+ *    a dot belongs to the section named by the first code span of the heading above it, when that names
+ *    a section. A default reads as: a number (commas allowed), `true`/`false`, `[]`, a string in a
  *    code span, "absent…" or "built-in" (no value in the defaults: the built-in text applies), or "the list
  *    below"/"see below" (the list after the line "The default deny list:", a fenced block or the code spans
  *    of that paragraph). Anything else is reported as unreadable.
@@ -51,6 +52,7 @@ const NAME_GAP = /^\s*[,:]?\s*(?:(?:and|or)\s+)?$/;
 const BARE_PATH = /(?<![\w./@-])(?:src|test|bench|scripts)\/[\w.@/-]*\w\.\w+/g;
 const CODE_SPAN = /(`+)(?!`)([\s\S]*?[^`])\1(?!`)/g;
 const LINK = /\[[^\]]*\]\(([^)\s]+)\)/g;
+const LIST_DEFAULT = /^\s*[-*] `([^`]+)` \(.*?, default (.+?)\):/;
 
 interface Span {
 	text: string;
@@ -254,6 +256,18 @@ export function checkDefaults(docPath: string, text: string, ctx: DocContext): {
 	let header: string[] | undefined;
 	const sections = Object.keys(ctx.defaults).filter((k) => typeof ctx.defaults[k] === "object");
 	const denyList = statedDenyList(text);
+	const check = (name: string, cell: string, i: number) => {
+		const key = name.includes(".") || section === undefined ? name : `${section}.${name}`;
+		keys.push(key);
+		const problem = (message: string) => problems.push({ doc: docPath, line: i + 1, message: `${key}: ${message}` });
+		const stated = readDefault(cell);
+		if (stated instanceof Error) return problem(stated.message);
+		const actual = lookup(ctx.defaults, key);
+		const expected = stated === DENY_LIST ? (denyList ?? DENY_LIST) : stated;
+		if (JSON.stringify(expected) !== JSON.stringify(actual) || (expected === ABSENT) !== (actual === ABSENT)) {
+			problem(`the doc says ${show(expected)}, the code ${show(actual)}`);
+		}
+	};
 	let inFence = false;
 	lines.forEach((line, i) => {
 		if (/^\s*```/.test(line)) inFence = !inFence;
@@ -262,6 +276,11 @@ export function checkDefaults(docPath: string, text: string, ctx: DocContext): {
 		if (heading) {
 			const first = /`([^`]+)`/.exec(heading[1]!)?.[1];
 			section = first !== undefined && sections.includes(first) ? first : undefined;
+			return;
+		}
+		const item = LIST_DEFAULT.exec(line);
+		if (item) {
+			check(item[1]!, item[2]!, i);
 			return;
 		}
 		if (!line.trim().startsWith("|")) {
@@ -278,20 +297,7 @@ export function checkDefaults(docPath: string, text: string, ctx: DocContext): {
 		const d = header.indexOf("default");
 		if (k < 0 || d < 0) return;
 		const name = /^`([^`]+)`$/.exec(row[k] ?? "")?.[1];
-		if (name === undefined) return;
-		const key = name.includes(".") || section === undefined ? name : `${section}.${name}`;
-		keys.push(key);
-		const problem = (message: string) => problems.push({ doc: docPath, line: i + 1, message: `${key}: ${message}` });
-		const stated = readDefault(row[d] ?? "");
-		if (stated instanceof Error) {
-			problem(stated.message);
-			return;
-		}
-		const actual = lookup(ctx.defaults, key);
-		const expected = stated === DENY_LIST ? (denyList ?? DENY_LIST) : stated;
-		if (JSON.stringify(expected) !== JSON.stringify(actual) || (expected === ABSENT) !== (actual === ABSENT)) {
-			problem(`the doc says ${show(expected)}, the code ${show(actual)}`);
-		}
+		if (name !== undefined) check(name, row[d] ?? "", i);
 	});
 	return { problems, keys };
 }
