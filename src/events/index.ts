@@ -20,7 +20,7 @@ export { listLeaves, selectBranch, selectBranches } from "./leaf-path.ts";
 export { migrateEntries } from "./migrate.ts";
 export { assertNever } from "./never.ts";
 export { type NormalizeOptions, normalizeBranch, privacyKey } from "./normalize.ts";
-export { partitionPoint } from "./partition.ts";
+export { partitionPoint, sharedPrefixLength } from "./partition.ts";
 export {
 	ADVISOR_TOOL_NAME,
 	type AdvisorDetails,

@@ -20,6 +20,7 @@ import {
 	parseSessionText,
 	partitionPoint,
 	selectBranches,
+	sharedPrefixLength,
 } from "../../../events/index.ts";
 import { cacheShares } from "../../../policy/index.ts";
 import {
@@ -418,20 +419,12 @@ export function resumeLengths(paths: readonly (readonly EntryRecord[])[]): numbe
 	// Kept from the last branch backwards: longest on top, never longer than the one below.
 	const stack: number[] = [];
 	for (let k = paths.length - 2; k >= 0; k--) {
-		const parting = sharedLength(paths[k]!, paths[k + 1]!);
+		const parting = sharedPrefixLength(paths[k]!, paths[k + 1]!);
 		while (stack.length > 0 && stack.at(-1)! > parting) stack.pop();
 		stack.push(parting);
 		lengths[k] = [...stack];
 	}
 	return lengths;
-}
-
-/** Leading entries two paths share (the same records). */
-function sharedLength(a: readonly EntryRecord[], b: readonly EntryRecord[]): number {
-	const limit = Math.min(a.length, b.length);
-	let k = 0;
-	while (k < limit && a[k] === b[k]) k++;
-	return k;
 }
 
 /** Drops a point's resume state; its figures stay. */
@@ -451,7 +444,7 @@ function reusedPoints(
 	shared: ReplayShared,
 	config: LedgerConfig,
 ): { common: number; reused: number; trail: PointStep[] } {
-	const common = sharedLength(input.path, shared.path);
+	const common = sharedPrefixLength(input.path, shared.path);
 	let reused = 0;
 	while (
 		reused < points.length &&
