@@ -18,8 +18,9 @@ import { buildSessionContext, convertToLlm } from "@mariozechner/pi-coding-agent
 import { prepareBaseline } from "../src/adapter/baseline/messages.ts";
 import { replayText } from "../src/adapter/cli/replay/engine.ts";
 import { consultationPoints } from "../src/adapter/cli/replay/points.ts";
+import { createWarmUp } from "../src/adapter/cli/replay/timing-samples.ts";
 import { calledToolNames, sessionTools } from "../src/adapter/cli/replay/tool-set.ts";
-import type { SessionReport } from "../src/adapter/cli/report/report.ts";
+import type { SessionReport } from "../src/adapter/cli/report/replay-report.ts";
 import { FACT_TARGETS } from "../src/adapter/cli/report/text-report.ts";
 import { normalizeBranch, readSession } from "../src/events/index.ts";
 import { FACT_CATEGORIES, foldLedger, ledgerOf } from "../src/reducers/index.ts";
@@ -62,6 +63,9 @@ const tokenTarget = (name: string) => (isGenerated(name) ? TARGETS.tokensGenerat
 /** Whole-replay timings are seconds long: fewer repetitions. */
 const REPLAY_REPS = 3;
 
+/** The process's first fold + render runs cold: warmed up once for every replay the bench runs, as the CLI does for a run. */
+const WARM_UP = createWarmUp();
+
 interface ReplayRow {
 	name: string;
 	entries: number;
@@ -77,7 +81,7 @@ function measureReplay(name: string, text: string, entries: number, allLeaves: b
 	let last: ReturnType<typeof replayText> | undefined;
 	for (let i = 0; i < REPLAY_REPS + 1; i++) {
 		const t0 = performance.now();
-		last = replayText(name, text, { every: EVERY, allLeaves });
+		last = replayText(name, text, { every: EVERY, allLeaves, warmUp: WARM_UP });
 		if (i > 0) samples.push((performance.now() - t0) / 1000);
 	}
 	return {
@@ -178,7 +182,7 @@ function measure(c: Case): Row {
 		() => undefined,
 	);
 
-	const replay = replayText(c.name, c.text, { every: EVERY, allLeaves: false });
+	const replay = replayText(c.name, c.text, { every: EVERY, allLeaves: false, warmUp: WARM_UP });
 	return {
 		name: c.name,
 		entries: read.entries.length,
@@ -213,7 +217,7 @@ function sampleCases(): Case[] {
 function factTable(rows: readonly Row[]): { table: string[]; verdicts: string[] } {
 	const sessions: { name: string; session: SessionReport }[] = rows.map((r) => ({ name: r.name, session: r.session }));
 	for (const c of sampleCases()) {
-		const replay = replayText(c.name, c.text, { every: EVERY, allLeaves: false });
+		const replay = replayText(c.name, c.text, { every: EVERY, allLeaves: false, warmUp: WARM_UP });
 		if (replay.sessions[0] !== undefined) sessions.push({ name: c.name, session: replay.sessions[0] });
 	}
 	const table = [

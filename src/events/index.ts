@@ -14,13 +14,14 @@ import type { Diagnostic, LedgerEvent } from "./types.ts";
 import { classifyEntry, DEEP_NESTING_MESSAGE, isRecord } from "./validate.ts";
 
 export type { EntryRecord } from "./entries.ts";
+export { sumFields, zeroFields } from "./field-sums.ts";
 export { BOM, type ParsedSession, parseSessionText, type SessionLineParser, sessionLineParser } from "./jsonl.ts";
 // What the other layers use, by name; the layer's own tests import the module files.
 export { listLeaves, selectBranch, selectBranches } from "./leaf-path.ts";
 export { migrateEntries } from "./migrate.ts";
 export { assertNever } from "./never.ts";
 export { type NormalizeOptions, normalizeBranch, privacyKey } from "./normalize.ts";
-export { partitionPoint } from "./partition.ts";
+export { partitionPoint, sharedPrefixLength } from "./partition.ts";
 export {
 	ADVISOR_TOOL_NAME,
 	type AdvisorDetails,

@@ -13,3 +13,14 @@ export function partitionPoint(length: number, before: (index: number) => boolea
 	}
 	return low;
 }
+
+/**
+ * How many leading items two lists share, compared with `===` (the same objects, or equal strings
+ * and numbers). A scan from the start, not a search: a list may match again after it differs.
+ */
+export function sharedPrefixLength<T>(a: readonly T[], b: readonly T[]): number {
+	const limit = Math.min(a.length, b.length);
+	let k = 0;
+	while (k < limit && a[k] === b[k]) k++;
+	return k;
+}

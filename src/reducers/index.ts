@@ -64,7 +64,7 @@ export {
 	spendOf,
 	type UsageTotals,
 } from "./spend.ts";
-export { cacheShareOf, type SpendSummary, summarizeSpend } from "./spend-summary.ts";
+export { cacheShareOf, emptySpendSummary, type SpendSummary, summarizeSpend } from "./spend-summary.ts";
 export {
 	eventInstructions,
 	type Instruction,

@@ -6,7 +6,7 @@
  * output (`exit code 1`, `Exit code: 2`, `exited with code 1`, `exit status 1`).
  */
 
-import type { ToolCallInfo } from "../events/index.ts";
+import { sharedPrefixLength, type ToolCallInfo } from "../events/index.ts";
 import { relativePath } from "./paths.ts";
 
 /** `["bash", "-lc", "npm test"]` → `npm test`; any other argv is joined with spaces. */
@@ -45,8 +45,7 @@ export function folderFromCwd(dir: string, cwd: string | undefined): string {
 	if (inside !== dir || cwd === undefined || !dir.startsWith("/") || !cwd.startsWith("/")) return inside;
 	const from = cwd.split("/").filter((s) => s.length > 0);
 	const to = dir.split("/").filter((s) => s.length > 0);
-	let common = 0;
-	while (common < from.length && common < to.length && from[common] === to[common]) common++;
+	const common = sharedPrefixLength(from, to);
 	// Nothing shared but the root: the absolute path says it better.
 	if (common === 0) return dir;
 	const up = from.length - common;

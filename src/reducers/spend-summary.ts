@@ -30,8 +30,9 @@ export function cacheShareOf(usage: Pick<UsageTotals, "input" | "cacheRead" | "c
 	return prompt > 0 ? usage.cacheRead / prompt : null;
 }
 
-export function summarizeSpend(spend: Pick<SpendState, "records">, top = 3): SpendSummary {
-	const out: SpendSummary = {
+/** Nothing recorded: what a summary, and a sum of summaries, start from. */
+export function emptySpendSummary(): SpendSummary {
+	return {
 		consultations: { total: 0, ok: 0, failed: 0, skipped: 0 },
 		reviews: 0,
 		warming: 0,
@@ -41,6 +42,10 @@ export function summarizeSpend(spend: Pick<SpendState, "records">, top = 3): Spe
 		cacheShare: null,
 		biggest: [],
 	};
+}
+
+export function summarizeSpend(spend: Pick<SpendState, "records">, top = 3): SpendSummary {
+	const out = emptySpendSummary();
 	for (const record of spend.records) {
 		if (record.source === "consultation") {
 			out.consultations.total++;

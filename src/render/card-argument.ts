@@ -7,7 +7,7 @@
  * a path is what the advisor reads or expands next. Everything else is clipped at ARGUMENT_MAX.
  */
 
-import type { ToolCallInfo } from "../events/index.ts";
+import { sharedPrefixLength, type ToolCallInfo } from "../events/index.ts";
 import { relativePath as relativeToCwd, shellCommand, splitCd } from "../reducers/index.ts";
 import { SAME_PATH } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
@@ -84,8 +84,7 @@ interface FileChange {
 function replacementSize(oldText: string, newText: string): { added: number; removed: number } {
 	const before = lines(oldText);
 	const after = lines(newText);
-	let start = 0;
-	while (start < before.length && start < after.length && before[start] === after[start]) start++;
+	const start = sharedPrefixLength(before, after);
 	let end = 0;
 	while (
 		end < before.length - start &&

@@ -5,7 +5,7 @@
  * model's prices come in as numbers (docs/cli.md explains the report).
  */
 
-import { assertNever } from "../../events/index.ts";
+import { assertNever, sumFields, zeroFields } from "../../events/index.ts";
 import { MIN_CACHED_TOKENS } from "../../policy/index.ts";
 
 export { MIN_CACHED_TOKENS };
@@ -38,7 +38,10 @@ export interface CacheSplit {
 	uncached: number;
 }
 
-export const EMPTY_SPLIT: Readonly<CacheSplit> = Object.freeze({ prompt: 0, read: 0, write: 0, uncached: 0 });
+/** A split's keys, in the order the replay report writes them. */
+const CACHE_SPLIT_FIELDS = ["prompt", "read", "write", "uncached"] as const;
+
+export const EMPTY_SPLIT: Readonly<CacheSplit> = Object.freeze(zeroFields(CACHE_SPLIT_FIELDS));
 
 /**
  * Tokens of this request found in the cache: the previous request's tokens times the share of it
@@ -67,12 +70,7 @@ export function splitPrompt(model: CachingModel, prompt: number, cached: number)
 }
 
 export function addSplits(a: CacheSplit, b: CacheSplit): CacheSplit {
-	return {
-		prompt: a.prompt + b.prompt,
-		read: a.read + b.read,
-		write: a.write + b.write,
-		uncached: a.uncached + b.uncached,
-	};
+	return sumFields(CACHE_SPLIT_FIELDS, a, b);
 }
 
 /** Uncached (and written) tokens at full weight, reads at CACHE_READ_WEIGHT. */

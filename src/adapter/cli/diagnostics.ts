@@ -1,11 +1,32 @@
 /**
  * The reader's diagnostics as the CLI reports them: counted by kind, the first few kept as one
- * escaped line each (a diagnostic quotes the bad line, which could hold terminal escapes).
+ * escaped line each (a diagnostic quotes the bad line, which could hold terminal escapes); and
+ * counts added up, per branch, per file and for the whole replay report.
  */
 
-import type { Diagnostic, ParsedSession } from "../../events/index.ts";
+import type { Diagnostic, DiagnosticReason, ParsedSession } from "../../events/index.ts";
 import { visibleLine } from "./escape.ts";
-import { addDiagnostics, type Diagnostics, emptyDiagnostics, MAX_DIAGNOSTIC_MESSAGES } from "./report/report.ts";
+import type { Diagnostics } from "./report/replay-report.ts";
+
+export function emptyDiagnostics(): Diagnostics {
+	return { badLines: 0, unknownEntries: 0, brokenParents: 0, byReason: {}, unknownEntryTypes: {}, messages: [] };
+}
+
+/** How many diagnostic messages a report keeps (counts are always complete). */
+export const MAX_DIAGNOSTIC_MESSAGES = 50;
+
+export function addDiagnostics(into: Diagnostics, from: Diagnostics): void {
+	into.badLines += from.badLines;
+	into.unknownEntries += from.unknownEntries;
+	into.brokenParents += from.brokenParents;
+	for (const [reason, n] of Object.entries(from.byReason) as [DiagnosticReason, number][]) {
+		into.byReason[reason] = (into.byReason[reason] ?? 0) + n;
+	}
+	for (const [type, n] of Object.entries(from.unknownEntryTypes)) {
+		into.unknownEntryTypes[type] = (into.unknownEntryTypes[type] ?? 0) + n;
+	}
+	for (const m of from.messages) if (into.messages.length < MAX_DIAGNOSTIC_MESSAGES) into.messages.push(m);
+}
 
 const BRANCH_REASONS = new Set<Diagnostic["reason"]>(["missing-parent", "cycle", "unknown-leaf"]);
 

@@ -27,7 +27,7 @@ import { runPoints } from "./eval/runner.ts";
 import { type Fingerprint, openStore, type Store, sha256 } from "./eval/store.ts";
 import { collectInputs, displayPath, piSessionsDir, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
-import type { UnreadableInput } from "./report/report.ts";
+import type { UnreadableInput } from "./report/replay-report.ts";
 
 /** What a test replaces: the provider call, the confirmation, the privacy settings. */
 export interface EvalDeps {

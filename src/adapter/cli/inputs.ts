@@ -10,7 +10,7 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { assertNever, type ParsedSession, sessionLineParser } from "../../events/index.ts";
 import { errnoReason, readRegularFile, readRegularLines } from "../pi/regular-file.ts";
-import type { UnreadableInput } from "./report/report.ts";
+import type { UnreadableInput } from "./report/replay-report.ts";
 
 const PACKAGE_NAME = "pi-advisor-ledger";
 

@@ -13,14 +13,10 @@ import { collectInputs, displayPath, readParsedInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
 import { refusalLine, svgOutputRefusal } from "./output-guard.ts";
 import { replayParsed } from "./replay/engine.ts";
+import { createWarmUp } from "./replay/timing-samples.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel, resolveRegistryModel } from "./report/price-lookup.ts";
-import {
-	buildReport,
-	type FileDiagnostics,
-	type ReplayReport,
-	type SessionReport,
-	type UnreadableInput,
-} from "./report/report.ts";
+import type { FileDiagnostics, ReplayReport, SessionReport, UnreadableInput } from "./report/replay-report.ts";
+import { buildReport } from "./report/report-totals.ts";
 import { renderSvg } from "./report/svg.ts";
 import { renderTextReport } from "./report/text-report.ts";
 
@@ -72,6 +68,8 @@ export function replayPaths(
 	const priceKey = args.price ?? DEFAULT_PRICE_MODEL;
 	// Checked by runReplay: an unknown --price never gets here.
 	const price = resolveRegistryModel(priceKey) ?? resolveRegistryModel(DEFAULT_PRICE_MODEL)!;
+	// The first file's first fold + render runs cold: warmed up once for the whole run, untimed.
+	const warmUp = createWarmUp();
 	collected.files.forEach((file, index) => {
 		const shown = displayPath(file, io.cwd);
 		progress?.(index, collected.files.length, shown);
@@ -87,6 +85,7 @@ export function replayPaths(
 				every: args.every,
 				allLeaves: args.allLeaves,
 				now: io.now,
+				warmUp,
 				config: config.ledger,
 				privacy: privacyOf(config),
 				tools: config.tools,

@@ -6,8 +6,15 @@
  */
 
 import type { UserMessage } from "@mariozechner/pi-ai";
-import { type EntryRecord, normalizeBranch } from "../../events/index.ts";
-import { cacheShareOf, type SpendRecord, type SpendSummary, spendOf, summarizeSpend } from "../../reducers/index.ts";
+import { type EntryRecord, normalizeBranch, sumFields, zeroFields } from "../../events/index.ts";
+import {
+	cacheShareOf,
+	emptySpendSummary,
+	type SpendRecord,
+	type SpendSummary,
+	spendOf,
+	summarizeSpend,
+} from "../../reducers/index.ts";
 import { ordinalId } from "../../render/index.ts";
 import { type CursorMemo, type FullContextCost, fullContextCost, type PriceOf } from "./full-context.ts";
 
@@ -80,34 +87,22 @@ function scope(
 	return { ...summary, fullContext, biggest: summary.biggest.map((record) => costly(record, positions)) };
 }
 
+/** The figures a sum of scopes adds, each record's keys in the order stats --json writes them. */
+const CONSULTATION_FIELDS = ["total", "ok", "failed", "skipped"] as const;
+const COUNT_FIELDS = ["reviews", "warming", "requests", "usd"] as const;
+const TOKEN_FIELDS = ["fresh", "cacheRead", "cacheWrite", "output"] as const;
+const FULL_CONTEXT_FIELDS = ["points", "priced", "ledgerTokens", "baselineTokens", "ledgerUsd", "baselineUsd"] as const;
+
 /** Several scopes added up (several sessions' totals): every count and sum; the costliest are left out, they name entries of different files. */
 export function sumScopes(scopes: readonly ScopeStats[]): ScopeStats {
-	const out: ScopeStats = {
-		consultations: { total: 0, ok: 0, failed: 0, skipped: 0 },
-		reviews: 0,
-		warming: 0,
-		requests: 0,
-		tokens: { fresh: 0, cacheRead: 0, cacheWrite: 0, output: 0 },
-		usd: 0,
-		cacheShare: null,
-		fullContext: { points: 0, priced: 0, ledgerTokens: 0, baselineTokens: 0, ledgerUsd: 0, baselineUsd: 0 },
-		biggest: [],
-	};
-	const add = <T extends Record<K, number>, K extends keyof T>(into: T, from: T, keys: readonly K[]) => {
-		for (const key of keys) (into[key] as number) += from[key];
-	};
+	// The costliest come last in a sum, after the full-context figures.
+	const { biggest: _costliest, ...empty } = emptySpendSummary();
+	const out: ScopeStats = { ...empty, fullContext: zeroFields(FULL_CONTEXT_FIELDS), biggest: [] };
 	for (const s of scopes) {
-		add(out.consultations, s.consultations, ["total", "ok", "failed", "skipped"]);
-		add(out, s, ["reviews", "warming", "requests", "usd"]);
-		add(out.tokens, s.tokens, ["fresh", "cacheRead", "cacheWrite", "output"]);
-		add(out.fullContext, s.fullContext, [
-			"points",
-			"priced",
-			"ledgerTokens",
-			"baselineTokens",
-			"ledgerUsd",
-			"baselineUsd",
-		]);
+		out.consultations = sumFields(CONSULTATION_FIELDS, out.consultations, s.consultations);
+		Object.assign(out, sumFields(COUNT_FIELDS, out, s));
+		out.tokens = sumFields(TOKEN_FIELDS, out.tokens, s.tokens);
+		out.fullContext = sumFields(FULL_CONTEXT_FIELDS, out.fullContext, s.fullContext);
 	}
 	out.cacheShare = cacheShareOf({
 		input: out.tokens.fresh,

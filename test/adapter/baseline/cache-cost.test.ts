@@ -1,5 +1,5 @@
-// Prompt-cache pricing of the replay report: the arithmetic (report/cache-cost.ts), the per-session cache
-// tally and its prices (report/report.ts), the baseline's prefix shares (baseline/cache-share.ts) and the
+// Prompt-cache pricing of the replay report: the arithmetic (baseline/cache-cost.ts), the per-session cache
+// tally and its prices (report/cache-totals.ts), the baseline's prefix shares (baseline/cache-share.ts) and the
 // model lookup in pi-ai's registry. Worked examples are computed by hand in the comments.
 
 import type { Message } from "@mariozechner/pi-ai";
@@ -17,8 +17,9 @@ import {
 } from "../../../src/adapter/baseline/cache-cost.ts";
 import { baselineRequest, baselineShares } from "../../../src/adapter/baseline/cache-share.ts";
 import { viewMessages } from "../../../src/adapter/baseline/view.ts";
+import { addCacheTotals, cacheOf, priceReport } from "../../../src/adapter/cli/report/cache-totals.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../../src/adapter/cli/report/price-lookup.ts";
-import { addCacheTotals, cacheOf, type PointReport, priceReport } from "../../../src/adapter/cli/report/report.ts";
+import type { PointReport } from "../../../src/adapter/cli/report/replay-report.ts";
 import { formatUsdFixed, usdDigits } from "../../../src/adapter/cli/report/text-report.ts";
 import { emptyCounts } from "../../../src/render/index.ts";
 

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSession } from "../../../bench/generate.ts";
 import type { RenderJson } from "../../../src/adapter/cli/render-command.ts";
-import type { ReplayReport } from "../../../src/adapter/cli/report/report.ts";
+import type { ReplayReport } from "../../../src/adapter/cli/report/replay-report.ts";
 // Not exported from the events index: nothing outside the events layer uses it.
 import { NESTING_CLIPPED_MARKER } from "../../../src/events/depth.ts";
 import { type Built, buildCli, repoRoot, runBuilt, toJsonl } from "../../support/cli-build.ts";

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RenderJson } from "../../../src/adapter/cli/render-command.ts";
-import type { ReplayReport } from "../../../src/adapter/cli/report/report.ts";
+import type { ReplayReport } from "../../../src/adapter/cli/report/replay-report.ts";
 import { APPENDIX_HEADER, CONSULT_INSTRUCTION } from "../../../src/render/index.ts";
 import {
 	type Built,

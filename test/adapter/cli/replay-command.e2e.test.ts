@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import path from "node:path";
 import { visibleWidth } from "@mariozechner/pi-tui";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ReplayReport } from "../../../src/adapter/cli/report/report.ts";
+import type { ReplayReport } from "../../../src/adapter/cli/report/replay-report.ts";
 import { type Built, buildCli, repoRoot, runBuilt, sampleText } from "../../support/cli-build.ts";
 
 let built: Built;

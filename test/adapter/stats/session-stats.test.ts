@@ -370,5 +370,23 @@ describe("the text", () => {
 		expect(total.consultations.total).toBe(1);
 		expect(total.usd).toBeCloseTo(one.stats.branch.usd + two.stats.branch.usd, 12);
 		expect(total.biggest).toEqual([]);
+		// stats --json writes the sum in this order: the costliest after the full-context figures.
+		expect(Object.keys(total)).toEqual([
+			"consultations",
+			"reviews",
+			"warming",
+			"requests",
+			"tokens",
+			"usd",
+			"cacheShare",
+			"fullContext",
+			"biggest",
+		]);
+		expect(total.tokens).toEqual({
+			fresh: one.stats.branch.tokens.fresh + two.stats.branch.tokens.fresh,
+			cacheRead: one.stats.branch.tokens.cacheRead + two.stats.branch.tokens.cacheRead,
+			cacheWrite: one.stats.branch.tokens.cacheWrite + two.stats.branch.tokens.cacheWrite,
+			output: one.stats.branch.tokens.output + two.stats.branch.tokens.output,
+		});
 	});
 });

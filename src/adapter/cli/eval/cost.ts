@@ -7,7 +7,9 @@
  */
 
 import type { Api, Context, Model, Usage } from "@mariozechner/pi-ai";
+import { sumFields, zeroFields } from "../../../events/index.ts";
 import { estimateContextTokens } from "../../../render/index.ts";
+import type { Billed } from "../billed.ts";
 
 /** `maxTokens` of every advisor request the eval sends: advice is asked to be brief. */
 export const ANSWER_MAX_TOKENS = 2048;
@@ -19,35 +21,26 @@ export function requestUsd(model: Pick<Model<Api>, "cost">, prompt: number, outp
 	return (prompt * model.cost.input + output * model.cost.output) / 1_000_000;
 }
 
-/** Billed usage summed over requests. */
-export interface Billed {
+/** Billed usage summed over requests, with how many: what an arm, the judge or the whole eval cost. */
+export interface BilledRequests extends Billed {
 	requests: number;
-	input: number;
-	output: number;
-	cacheRead: number;
-	cacheWrite: number;
-	usd: number;
 }
 
-export function emptyBilled(): Billed {
-	return { requests: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, usd: 0 };
+/** Its keys, in the order the eval's records and report write them. */
+const BILLED_REQUESTS_FIELDS = ["requests", "input", "output", "cacheRead", "cacheWrite", "usd"] as const;
+
+export function emptyBilled(): BilledRequests {
+	return zeroFields(BILLED_REQUESTS_FIELDS);
 }
 
 const count = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
 
-export function addBilled(a: Billed, b: Billed): Billed {
-	return {
-		requests: a.requests + b.requests,
-		input: a.input + b.input,
-		output: a.output + b.output,
-		cacheRead: a.cacheRead + b.cacheRead,
-		cacheWrite: a.cacheWrite + b.cacheWrite,
-		usd: a.usd + b.usd,
-	};
+export function addBilled(a: BilledRequests, b: BilledRequests): BilledRequests {
+	return sumFields(BILLED_REQUESTS_FIELDS, a, b);
 }
 
 /** A provider's usage (one request or a consultation's sum) as billed usage of `requests` requests. */
-export function billedOf(usage: Usage | undefined, requests: number): Billed {
+export function billedOf(usage: Usage | undefined, requests: number): BilledRequests {
 	return {
 		requests,
 		input: count(usage?.input),

@@ -6,7 +6,7 @@
  */
 
 import type { ArmName } from "./arms.ts";
-import { addBilled, type Billed, emptyBilled } from "./cost.ts";
+import { addBilled, type BilledRequests, emptyBilled } from "./cost.ts";
 import type { PointRecord } from "./record.ts";
 
 export const EVAL_REPORT_VERSION = 1;
@@ -80,7 +80,12 @@ export interface EvalReport {
 		simulated: number;
 	};
 	comparisons: Comparison[];
-	cost: { arms: Partial<Record<ArmName, Billed>>; judge: Billed; abandoned: Billed; total: Billed };
+	cost: {
+		arms: Partial<Record<ArmName, BilledRequests>>;
+		judge: BilledRequests;
+		abandoned: BilledRequests;
+		total: BilledRequests;
+	};
 	stoppedByCap: boolean;
 	out: string;
 }

@@ -4,9 +4,9 @@
  * what the judge said with the labels it saw.
  */
 
+import type { BilledTokens } from "../billed.ts";
 import { formatTokens } from "../report/text-report.ts";
 import { ARMS, type ArmName } from "./arms.ts";
-import type { Billed } from "./cost.ts";
 import type { ArmOutcome, JudgeOutcome, PointRecord } from "./record.ts";
 
 /** `> ` before every line: the text is shown, never read as Markdown structure. */
@@ -29,7 +29,7 @@ export function usd(amount: number): string {
 	return `$${amount.toFixed(amount < 1 ? 4 : 2)}`;
 }
 
-function prompt(billed: Billed): number {
+function prompt(billed: BilledTokens): number {
 	return billed.input + billed.cacheRead + billed.cacheWrite;
 }
 

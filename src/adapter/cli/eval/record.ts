@@ -6,7 +6,7 @@
 
 import type { Severity } from "../../../events/index.ts";
 import type { ArmName } from "./arms.ts";
-import type { Billed } from "./cost.ts";
+import type { BilledRequests } from "./cost.ts";
 import type { JudgedSeverity, Label, Unblinded } from "./judge.ts";
 
 export const RECORD_VERSION = 1;
@@ -19,7 +19,7 @@ export interface ArmOutcome {
 	severity: Severity | null;
 	/** The provider's or the loop's error, for a failed arm. */
 	error?: string;
-	billed: Billed;
+	billed: BilledRequests;
 	/** advisor_expand calls the ledger arm made. */
 	toolCalls?: number;
 	/** Estimated prompt tokens of the arm's first request. */
@@ -37,7 +37,7 @@ export interface JudgeOutcome {
 	problems: string[];
 	/** A provider error that left the point unjudged. */
 	error?: string;
-	billed: Billed;
+	billed: BilledRequests;
 }
 
 /**
@@ -64,7 +64,7 @@ export interface PointRecord {
 	arms: Partial<Record<ArmName, ArmOutcome>>;
 	judge?: JudgeOutcome;
 	/** Billed for work the cap cut off before it ended (an arm's later round, a judge retry): paid, nothing kept. */
-	abandoned?: Billed;
+	abandoned?: BilledRequests;
 }
 
 export type { JudgedSeverity, Label };

@@ -2,7 +2,7 @@
 
 import { formatUsd } from "../../../policy/index.ts";
 import { formatTokens, type Style } from "../report/text-report.ts";
-import type { Billed } from "./cost.ts";
+import type { BilledRequests } from "./cost.ts";
 import type { RunEstimate } from "./eval-plan.ts";
 import type { Comparison, EvalReport, Rate } from "./eval-report.ts";
 
@@ -35,7 +35,7 @@ function comparisonLines(c: Comparison): string[] {
 	return [`${c.arm} vs full`, ...rows.map(([label, value]) => `  ${pad(label, width)}${value}`)];
 }
 
-function costRow(name: string, b: Billed): string {
+function costRow(name: string, b: BilledRequests): string {
 	const prompt = b.input + b.cacheRead + b.cacheWrite;
 	return [
 		pad(`  ${name}`, 12),

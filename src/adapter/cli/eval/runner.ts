@@ -27,7 +27,7 @@ import {
 	ANSWER_MAX_TOKENS,
 	addBilled,
 	allowRequest,
-	type Billed,
+	type BilledRequests,
 	type Budget,
 	billedOf,
 	emptyBilled,
@@ -124,7 +124,7 @@ function retryTransient(failure: FailedAttempt, contextWindow: number): boolean 
 	return classifyFailure(probe, contextWindow) === "transient";
 }
 
-type ArmResult = { kind: "done"; outcome: ArmOutcome } | { kind: "stopped"; billed: Billed };
+type ArmResult = { kind: "done"; outcome: ArmOutcome } | { kind: "stopped"; billed: BilledRequests };
 
 async function sendArm(point: PlannedPoint, arm: ArmRequest, ctx: RunContext): Promise<ArmResult> {
 	const { model } = ctx.advisor;
@@ -167,7 +167,7 @@ function userMessage(text: string): UserMessage {
 	return { role: "user", content: [{ type: "text", text }], timestamp: 0 };
 }
 
-type JudgeResult = { kind: "done"; outcome: JudgeOutcome } | { kind: "stopped"; billed: Billed };
+type JudgeResult = { kind: "done"; outcome: JudgeOutcome } | { kind: "stopped"; billed: BilledRequests };
 
 async function sendJudge(point: PlannedPoint, record: PointRecord, ctx: RunContext): Promise<JudgeResult> {
 	const order = ctx.blind(point.index - 1);
@@ -217,7 +217,7 @@ function save(record: PointRecord, ctx: RunContext): void {
 	ctx.store.save(record, pointMarkdown(record, ctx.advisor.key, ctx.judge.key));
 }
 
-function abandon(record: PointRecord, billed: Billed): void {
+function abandon(record: PointRecord, billed: BilledRequests): void {
 	if (billed.requests > 0) record.abandoned = addBilled(record.abandoned ?? emptyBilled(), billed);
 }
 

@@ -29,9 +29,10 @@ import { EFFORT_LEVELS } from "../../config/activation.ts";
 import { type AdvisorConfig, DEFAULT_ADVISOR_CONFIG } from "../../config/load.ts";
 import { planBounds, planModel } from "../../consult/cost-control.ts";
 import { formatColonKey, modelKeyOf } from "../../pi/model-key.ts";
-import { addSplit, type Billed, emptySplit, type PointEstimate, type UsageSplit } from "../report/billed.ts";
+import { addSplit, emptySplit } from "../report/consultation-totals.ts";
 import { round } from "../report/numbers.ts";
 import { DEFAULT_PRICE_MODEL, resolveRegistryModel } from "../report/price-lookup.ts";
+import type { ConsultationBilled, PointEstimate, UsageSplit } from "../report/replay-report.ts";
 
 /** What the estimate and the billed dollars are computed with. */
 export interface CostSetup {
@@ -70,13 +71,13 @@ export function usdOf(price: Model<Api>, split: UsageSplit): number {
 }
 
 /** The billed usage an advisor result recorded, if any: the spend fold's record of it. */
-export function billedOf(result: ToolResultEvent | undefined, price: Model<Api>): Billed | undefined {
+export function billedOf(result: ToolResultEvent | undefined, price: Model<Api>): ConsultationBilled | undefined {
 	if (result === undefined) return undefined;
 	const record: SpendRecord | undefined = spendOf([result]).records[0];
 	if (record === undefined) return undefined;
 	const total = splitOf(record.usage);
 	if (total.prompt + total.output === 0) return undefined;
-	const billed: Billed = { ...total, usd: usdOf(price, total) };
+	const billed: ConsultationBilled = { ...total, usd: usdOf(price, total) };
 	if (record.model !== undefined) billed.model = record.model;
 	const details = parseAdvisorDetails(result.details);
 	if (details.request !== undefined) billed.sentTokens = details.request.estimatedTokens;

@@ -11,7 +11,7 @@
  */
 
 import type { LedgerEvent, ToolResultEvent } from "../../../events/index.ts";
-import { ADVISOR_TOOL_NAME, partitionPoint } from "../../../events/index.ts";
+import { ADVISOR_TOOL_NAME, partitionPoint, sharedPrefixLength } from "../../../events/index.ts";
 
 /** Simulated points: one every this many tool rounds, by default. */
 export const DEFAULT_EVERY = 10;
@@ -52,21 +52,13 @@ function countBelow<T>(items: readonly T[], limit: number, key: (item: T) => num
 	return partitionPoint(items.length, (i) => key(items[i]!) < limit);
 }
 
-/** Leading events two branches share (the same event objects). */
-function sharedEvents(a: readonly LedgerEvent[], b: readonly LedgerEvent[]): number {
-	const n = Math.min(a.length, b.length);
-	let k = 0;
-	while (k < n && a[k] === b[k]) k++;
-	return k;
-}
-
 /**
  * Scans a branch for advisor calls, their results and tool-round ends, reusing what `previous`
  * found on the events both share: a call before the fork whose result is before it too is
  * settled; every other call looks for its result among the events after the fork.
  */
 export function scanPoints(events: readonly LedgerEvent[], previous: PointScan = emptyScan): PointScan {
-	const common = sharedEvents(previous.events, events);
+	const common = sharedPrefixLength(previous.events, events);
 	const calls: AdvisorCall[] = [];
 	const open = new Map<string, AdvisorCall[]>();
 	const wait = (call: AdvisorCall) => {

@@ -5,7 +5,7 @@
  */
 
 import { type Api, getModels, getProviders, type KnownProvider, type Model } from "@mariozechner/pi-ai";
-import type { PriceModel } from "./report.ts";
+import type { PriceModel } from "./replay-report.ts";
 
 /** A widely used coding model with listed cache prices (input $3, cache read $0.30, cache write $3.75 per million). */
 export const DEFAULT_PRICE_MODEL = "anthropic/claude-sonnet-4-5";

@@ -9,7 +9,7 @@
  * measured with a conservative 0.6 em per character.
  */
 
-import type { PriceReport, ReplayReport, SessionReport } from "./report.ts";
+import type { PriceReport, ReplayReport, SessionReport } from "./replay-report.ts";
 import { formatRate, formatTokens, formatUsdFixed, usdDigits } from "./text-report.ts";
 
 const PANEL_W = 420;

@@ -6,9 +6,9 @@
  */
 
 import { PRIOR } from "../../../policy/index.ts";
-import { addSplit, type BilledByRequest, type EstimateTotals, type UsageSplit } from "./billed.ts";
+import { addSplit } from "./consultation-totals.ts";
 import { DEFAULT_PRICE_MODEL } from "./price-lookup.ts";
-import type { ReplayReport } from "./report.ts";
+import type { BilledByRequest, EstimateTotals, ReplayReport, UsageSplit } from "./replay-report.ts";
 import { fitTable, fixed, formatTokens, formatUsdFixed, plural, type Style, usdDigits, wrap } from "./text-format.ts";
 
 /** pi-ai's scripted test provider: the bundled samples' advisor. */

@@ -16,7 +16,7 @@ import type {
 	ShareStats,
 	TokenStats,
 	UsdPair,
-} from "./report.ts";
+} from "./replay-report.ts";
 import { CONSULTATION_LEGEND, consultationLines } from "./text-consultations.ts";
 import {
 	fitTable,

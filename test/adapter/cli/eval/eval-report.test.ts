@@ -1,7 +1,7 @@
 // The eval report's arithmetic: Wilson intervals, the agreement and lacking rates, the cost sums.
 import { describe, expect, it } from "vitest";
 import type { ArmName } from "../../../../src/adapter/cli/eval/arms.ts";
-import { type Billed, emptyBilled } from "../../../../src/adapter/cli/eval/cost.ts";
+import { type BilledRequests, emptyBilled } from "../../../../src/adapter/cli/eval/cost.ts";
 import { buildEvalReport, rate, wilson } from "../../../../src/adapter/cli/eval/eval-report.ts";
 import type { ArmOutcome, PointRecord } from "../../../../src/adapter/cli/eval/record.ts";
 import { formatRate, renderEvalReport } from "../../../../src/adapter/cli/eval/report-text.ts";
@@ -14,7 +14,7 @@ const plain = {
 	yellow: (t: string) => t,
 };
 
-function billed(usd: number, input = 1000, output = 50): Billed {
+function billed(usd: number, input = 1000, output = 50): BilledRequests {
 	return { requests: 1, input, output, cacheRead: 0, cacheWrite: 0, usd };
 }
 

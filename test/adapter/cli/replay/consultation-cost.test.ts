@@ -3,9 +3,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { replayText } from "../../../../src/adapter/cli/replay/engine.ts";
-import type { UsageSplit } from "../../../../src/adapter/cli/report/billed.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../../../src/adapter/cli/report/price-lookup.ts";
-import { buildReport, type PointReport, type ReplayReport } from "../../../../src/adapter/cli/report/report.ts";
+import type { PointReport, ReplayReport, UsageSplit } from "../../../../src/adapter/cli/report/replay-report.ts";
+import { buildReport } from "../../../../src/adapter/cli/report/report-totals.ts";
 import { PRIOR } from "../../../../src/policy/index.ts";
 import { sampleText } from "../../../support/cli-build.ts";
 import { type Entry, sessionArb } from "../../../support/session-gen.ts";

@@ -12,17 +12,13 @@ import {
 	emptyBaseline,
 	pointMessages,
 } from "../../../../src/adapter/baseline/track.ts";
-import {
-	createReplayShared,
-	depthFirstLeaves,
-	type ReplayOptions,
-	replayBranch,
-	replayText,
-	resumeLengths,
-} from "../../../../src/adapter/cli/replay/engine.ts";
+import { emptyDiagnostics } from "../../../../src/adapter/cli/diagnostics.ts";
+import { createReplayShared, replayBranch } from "../../../../src/adapter/cli/replay/branch-replay.ts";
+import { type ReplayOptions, replayText } from "../../../../src/adapter/cli/replay/engine.ts";
+import { depthFirstLeaves } from "../../../../src/adapter/cli/replay/file-branches.ts";
+import { resumeLengths } from "../../../../src/adapter/cli/replay/point-resume.ts";
 import { scanPoints } from "../../../../src/adapter/cli/replay/points.ts";
 import { calledToolNames, sessionTools } from "../../../../src/adapter/cli/replay/tool-set.ts";
-import { emptyDiagnostics } from "../../../../src/adapter/cli/report/report.ts";
 import {
 	type EntryRecord,
 	type LedgerEvent,

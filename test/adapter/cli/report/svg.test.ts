@@ -6,7 +6,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { type FileReplay, replayText } from "../../../../src/adapter/cli/replay/engine.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../../../src/adapter/cli/report/price-lookup.ts";
-import { buildReport, type ReplayReport } from "../../../../src/adapter/cli/report/report.ts";
+import type { ReplayReport } from "../../../../src/adapter/cli/report/replay-report.ts";
+import { buildReport } from "../../../../src/adapter/cli/report/report-totals.ts";
 import { renderSvg } from "../../../../src/adapter/cli/report/svg.ts";
 import { samplesDir } from "../../../support/cli-build.ts";
 

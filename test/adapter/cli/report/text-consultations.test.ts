@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { replayText } from "../../../../src/adapter/cli/replay/engine.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../../../src/adapter/cli/report/price-lookup.ts";
-import { buildReport, type ReplayReport } from "../../../../src/adapter/cli/report/report.ts";
+import type { ReplayReport } from "../../../../src/adapter/cli/report/replay-report.ts";
+import { buildReport } from "../../../../src/adapter/cli/report/report-totals.ts";
 import { consultationLines } from "../../../../src/adapter/cli/report/text-consultations.ts";
 import { plain } from "../../../../src/adapter/cli/report/text-format.ts";
 import { renderTextReport } from "../../../../src/adapter/cli/report/text-report.ts";

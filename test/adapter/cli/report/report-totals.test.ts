@@ -1,6 +1,6 @@
 // The report's statistics.
 import { describe, expect, it } from "vitest";
-import { percentile } from "../../../../src/adapter/cli/report/report.ts";
+import { percentile } from "../../../../src/adapter/cli/report/report-totals.ts";
 
 describe("statistics", () => {
 	it("nearest-rank percentiles", () => {

@@ -9,50 +9,24 @@ import { describe, expect, it } from "vitest";
 import { generateSession, generateTree } from "../../../../bench/generate.ts";
 import {
 	createReplayShared,
-	depthFirstLeaves,
 	type ReplayOptions,
 	type ReplayShared,
 	replayBranch,
-	resumeLengths,
-} from "../../../../src/adapter/cli/replay/engine.ts";
-import { calledToolNames, sessionTools } from "../../../../src/adapter/cli/replay/tool-set.ts";
-import { emptyDiagnostics } from "../../../../src/adapter/cli/report/report.ts";
+} from "../../../../src/adapter/cli/replay/branch-replay.ts";
 import {
-	listLeaves,
-	migrateEntries,
-	normalizeBranch,
-	parseSessionText,
-	selectBranch,
-} from "../../../../src/events/index.ts";
+	depthFirstLeaves,
+	fileBranches,
+	type PlannedBranch,
+} from "../../../../src/adapter/cli/replay/file-branches.ts";
+import { resumeLengths } from "../../../../src/adapter/cli/replay/point-resume.ts";
+import { listLeaves, migrateEntries, parseSessionText } from "../../../../src/events/index.ts";
 
 const options: ReplayOptions = { every: 2, allLeaves: true, scratchSamples: 0 };
 
-function branchesOf(jsonl: string) {
+/** The branches of a session as replayText replays them: in its order, each with its input and where later ones resume. */
+function branchesOf(jsonl: string): { entries: ReturnType<typeof migrateEntries>; branches: PlannedBranch[] } {
 	const parsed = parseSessionText(jsonl);
-	const entries = migrateEntries(parsed);
-	const tools = sessionTools(parsed.header?.cwd ?? process.cwd(), calledToolNames(entries));
-	const leaves = listLeaves(entries).map((e) => e.id);
-	// One event per entry, as replayText shares them: branches hold the same events on their common trunk.
-	const events = new Map(normalizeBranch(entries, entries).map((event, i) => [entries[i]!, event]));
-	const branches = leaves.map((leaf) => {
-		const { path } = selectBranch(entries, leaf);
-		return {
-			leaf,
-			path,
-			input: {
-				file: "s.jsonl",
-				sessionId: null,
-				leafId: leaf,
-				cwd: parsed.header?.cwd,
-				path,
-				events: path.map((record) => events.get(record)!),
-				tools,
-				branchDiagnostics: emptyDiagnostics(),
-				readerDiagnostics: emptyDiagnostics(),
-			},
-		};
-	});
-	return { entries, branches };
+	return { entries: migrateEntries(parsed), branches: [...fileBranches("s.jsonl", parsed, options).branches] };
 }
 
 /** Every object reachable from `value`, each once (the trail's figures are small: a walk is cheap). */
@@ -74,7 +48,7 @@ function isHeavy(object: object): boolean {
 }
 
 function kept(shared: ReplayShared): number {
-	return shared.trail.filter((step) => "resume" in step).length;
+	return shared.last.trail.filter((step) => "resume" in step).length;
 }
 
 describe("what a replay keeps of its points", () => {
@@ -83,34 +57,38 @@ describe("what a replay keeps of its points", () => {
 		const shared = createReplayShared(0);
 		const report = replayBranch(branch!.input, options, shared);
 		expect(report.points.length).toBeGreaterThan(40);
-		expect(shared.trail).toHaveLength(report.points.length);
+		expect(shared.last.trail).toHaveLength(report.points.length);
 		expect(kept(shared)).toBe(0);
-		const heavy = [...reachable(shared.trail)].filter(isHeavy);
+		const heavy = [...reachable(shared.last.trail)].filter(isHeavy);
 		expect(heavy).toEqual([]);
 		expect([...reachable(report)].filter(isHeavy)).toEqual([]);
 	});
 
 	it("keeps the state of the points later branches resume from, and no other; they resume there", () => {
-		const { entries, branches } = branchesOf(generateTree(600, 6, 5).jsonl);
+		const { entries, branches: order } = branchesOf(generateTree(600, 6, 5).jsonl);
 		// The order replayText takes: depth first, so every branch shares the longest trunk with the one before.
-		const order = depthFirstLeaves(
-			entries,
-			branches.map((b) => b.leaf),
-		).map((leaf) => branches.find((b) => b.leaf === leaf)!);
-		const keep = resumeLengths(order.map((b) => b.path));
+		expect(order.map((b) => b.leaf)).toEqual(
+			depthFirstLeaves(
+				entries,
+				listLeaves(entries).map((e) => e.id),
+			),
+		);
+		expect(order.map((b) => b.keep)).toEqual(resumeLengths(order.map((b) => b.input.path)));
 		const shared = createReplayShared(0);
 		let resumes = 0;
 		order.forEach((branch, i) => {
-			const before = [...shared.trail];
-			replayBranch(branch.input, options, shared, keep[i]);
-			const lastAtOrBefore = (length: number) => shared.trail.filter((step) => step.point.upTo <= length).at(-1);
-			const expected = new Set(keep[i]!.map(lastAtOrBefore).filter((step) => step !== undefined));
-			expect(new Set(shared.trail.filter((step) => "resume" in step))).toEqual(expected);
-			expect(expected.size).toBeLessThanOrEqual(new Set(keep[i]).size);
+			const before = [...shared.last.trail];
+			replayBranch(branch.input, options, shared, branch.keep);
+			const lastAtOrBefore = (length: number) =>
+				shared.last.trail.filter((step) => step.point.upTo <= length).at(-1);
+			const expected = new Set(branch.keep.map(lastAtOrBefore).filter((step) => step !== undefined));
+			expect(new Set(shared.last.trail.filter((step) => "resume" in step))).toEqual(expected);
+			expect(expected.size).toBeLessThanOrEqual(new Set(branch.keep).size);
 			if (i === 0) return;
 			// Resumed, not replayed: where the branch parts from the one before, at a point both have (the
 			// same kind: a branch without advisor calls simulates its points), it holds that branch's own step.
-			const parting = keep[i - 1]![keep[i - 1]!.length - 1]!;
+			const previousKeep = order[i - 1]!.keep;
+			const parting = previousKeep[previousKeep.length - 1]!;
 			const resumedAt = lastAtOrBefore(parting);
 			const same = before.find(
 				(step) => step.point.upTo === resumedAt?.point.upTo && step.point.kind === resumedAt.point.kind,

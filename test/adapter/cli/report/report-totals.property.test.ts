@@ -7,7 +7,8 @@ import { MIN_CACHED_TOKENS } from "../../../../src/adapter/baseline/cache-cost.t
 import { replayText } from "../../../../src/adapter/cli/replay/engine.ts";
 import { advisorPoints, simulatedPoints } from "../../../../src/adapter/cli/replay/points.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../../../src/adapter/cli/report/price-lookup.ts";
-import { buildReport, percentile, type ReplayReport } from "../../../../src/adapter/cli/report/report.ts";
+import type { ReplayReport } from "../../../../src/adapter/cli/report/replay-report.ts";
+import { buildReport, percentile } from "../../../../src/adapter/cli/report/report-totals.ts";
 import { readSession } from "../../../../src/events/index.ts";
 import { sessionArb } from "../../../support/session-gen.ts";
 

@@ -1,6 +1,6 @@
-// The replay engine's sampling of points rebuilt from scratch.
+// The replay's sampling of points rebuilt from scratch.
 import { describe, expect, it } from "vitest";
-import { scratchIndices } from "../../../../src/adapter/cli/replay/engine.ts";
+import { scratchIndices } from "../../../../src/adapter/cli/replay/timing-samples.ts";
 
 describe("statistics", () => {
 	it("scratch samples are spread evenly and always include the last point", () => {
