@@ -31,6 +31,9 @@ const TOOLS: readonly ToolKind[] = [
 	"write",
 ];
 
+/** How many distinct call arguments (paths, commands) a compacted session's calls draw from. */
+const ARGUMENT_POOL = 150;
+
 export interface GeneratedSession {
 	jsonl: string;
 	entries: number;
@@ -44,7 +47,8 @@ export interface GenerateOptions {
 	textScale?: number;
 	/**
 	 * A compaction every this many entries (default none), cut where Pi's own `findCutPoint` cuts with
-	 * its default `keepRecentTokens`: the executor forgets, the ledger must not.
+	 * its default `keepRecentTokens`: the executor forgets, the ledger must not. Such a session's call
+	 * arguments come from a pool of ARGUMENT_POOL, as a project's files and commands do.
 	 */
 	compactEvery?: number;
 }
@@ -62,9 +66,12 @@ export function generateSession(
 		const length = int(min, max);
 		return filler(scale === 1 ? length : Math.max(1, Math.round(length * scale)), int(0, 9000));
 	};
+	// A compacted session stands for a long real one, where the same files and commands come back:
+	// its arguments are drawn from a project-sized pool (without it every path would be new).
+	const pool = options.compactEvery === undefined ? [] : Array.from({ length: ARGUMENT_POOL }, () => text(8, 60));
 	const call = (): CallPlan => ({
 		tool: TOOLS[int(0, TOOLS.length - 1)]!,
-		arg: text(8, 60),
+		arg: pool.length > 0 ? pool[int(0, pool.length - 1)]! : text(8, 60),
 		text: random() < 0.05 ? text(9000, 20000) : text(80, 3500),
 		outcome: random() < 0.08 ? "error" : "ok",
 		image: false,
