@@ -32,17 +32,21 @@ describe("flags npm kept", () => {
 		expect(line).toContain("npm run replay -- --all-leaves --wide --price PROVIDER/MODEL");
 	});
 
-	it("every flag of every command is looked for, under the script's own name; `npm exec` is told to use npx", () => {
+	it("every flag of every command but eval's --yes is looked for, under the script's own name", () => {
 		for (const [command, flags] of Object.entries(COMMAND_FLAGS)) {
-			for (const flag of Object.keys(flags)) {
+			for (const flag of Object.keys(flags).filter((name) => name !== "--yes")) {
 				const variable = `npm_config_${flag.slice(2).replaceAll("-", "_")}`;
 				const env = { npm_lifecycle_event: "my-script", [variable]: "true" };
 				expect(npmKeptFlagsLine([command], env), `${command} ${flag}`).toContain(`npm run my-script -- ${flag}`);
 			}
 		}
-		expect(npmKeptFlagsLine(["stats"], { npm_lifecycle_event: "npx", npm_config_json: "true" })).toContain(
-			"put the flags after --: npx advisor-ledger stats --json",
-		);
+	});
+
+	it("not npx's own flags (`npx --yes advisor-ledger …`; npx passes the command's), nor an .npmrc's yes=true", () => {
+		const npx = { npm_lifecycle_event: "npx", npm_config_yes: "true", npm_config_json: "true" };
+		expect(npmKeptFlagsLine(["eval", "--advisor", "a/b"], npx)).toBeUndefined();
+		expect(npmKeptFlagsLine(["stats"], npx)).toBeUndefined();
+		expect(npmKeptFlagsLine(["eval", "--advisor", "a/b"], underNpm({ npm_config_yes: "true" }))).toBeUndefined();
 	});
 
 	it("nothing to say: not under npm, a flag that reached the CLI, npm's false (\"\"), another command's flag", () => {
