@@ -1,8 +1,9 @@
 // README.md says what the code and BENCHMARKS.md say: the figures it quotes, the progress line.
 
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { EXIT, MAIN_HELP } from "../src/adapter/cli/args.ts";
 import { consultingLine } from "../src/adapter/pi/notices.ts";
 import { EXTENSION_ENTRY, REPO_ROOT } from "./support/hosts.ts";
 
@@ -55,5 +56,40 @@ describe("the entry Pi loads", () => {
 		expect(pkg.pi.extensions).toEqual([`./src/adapter/${pkg.name}.ts`]);
 		expect(EXTENSION_ENTRY).toBe(`${REPO_ROOT}/src/adapter/${pkg.name}.ts`);
 		expect(README).toContain(`pi -e /path/to/pi-advisor-ledger/src/adapter/${pkg.name}.ts`);
+	});
+});
+
+/** What follows each `npm run` in `text`, up to the end of its line, code span or comment. */
+function npmRunForms(text: string): string[] {
+	return [...text.matchAll(/npm run ([^`\n#]*)/g)].map((m) => m[1]!.trim());
+}
+
+/** The fenced code blocks of a Markdown text: the commands a reader copies. */
+function codeBlocks(text: string): string {
+	return [...text.matchAll(/^```[a-z]*\n([\s\S]*?)^```/gm)].map((m) => m[1]).join("\n");
+}
+
+describe("the CLI as the README shows it", () => {
+	it("every `npm run` puts the CLI's flags after -- (npm keeps those before it: npm-run.e2e.test.ts)", () => {
+		const docs = readdirSync(new URL("../docs/", import.meta.url)).filter((name) => name.endsWith(".md"));
+		const shown = [README, ...docs.map((name) => codeBlocks(read(`docs/${name}`)))].flatMap(npmRunForms);
+		expect(shown).toContain("replay -- [flags]");
+		for (const form of shown) {
+			const [, ...args] = form.split(/\s+/);
+			const beforeDashes = args.slice(0, args.indexOf("--") === -1 ? args.length : args.indexOf("--"));
+			expect(
+				beforeDashes.filter((arg) => arg.startsWith("-")),
+				`npm run ${form}`,
+			).toEqual([]);
+		}
+	});
+
+	it("names every exit code, as --help does", () => {
+		const readme = README.slice(README.indexOf("exit codes:")).split("\n```")[0]!;
+		const help = MAIN_HELP.slice(MAIN_HELP.indexOf("Exit codes:"));
+		for (const code of Object.values(EXIT)) {
+			expect(readme, `README exit ${code}`).toMatch(new RegExp(`(^ *|[:·] )${code} [a-z]`, "m"));
+			expect(help, `--help exit ${code}`).toMatch(new RegExp(`[:,] ${code} [a-z]`));
+		}
 	});
 });

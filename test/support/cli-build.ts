@@ -40,13 +40,18 @@ export interface RunResult {
 }
 
 /** Spawns the built CLI with a HOME that has no Pi sessions unless `env` says otherwise. */
-export function runBuilt(main: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+export function runBuilt(
+	main: string,
+	args: readonly string[],
+	env: NodeJS.ProcessEnv = {},
+	cwd: string = repoRoot,
+): Promise<RunResult> {
 	return new Promise((resolve) => {
 		execFile(
 			process.execPath,
 			[main, ...args],
 			{
-				cwd: repoRoot,
+				cwd,
 				env: { PATH: process.env.PATH, HOME: env.HOME ?? path.join(repoRoot, ".tmp", "no-home"), ...env },
 				maxBuffer: 64 * 1024 * 1024,
 				encoding: "utf8",

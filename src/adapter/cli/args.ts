@@ -49,7 +49,8 @@ Commands:
 
 replay, render and stats are offline: they call no model.
 
-Exit codes: 0 ok, 1 usage error, 2 nothing to replay, 3 unreadable input.
+Exit codes: 0 ok, 1 usage error, 2 nothing to replay, 3 unreadable input, 4 the estimate was
+not confirmed (eval).
 `;
 
 export const REPLAY_HELP = `advisor-ledger replay [PATH…] [options]
@@ -238,9 +239,39 @@ export type ParsedArgs =
 	| { command: "version" };
 
 interface FlagSpec {
-	/** Takes a value. */
-	value: boolean;
+	/** Takes a value, shown so in usage lines (`--every N`); absent: a switch. */
+	value?: string;
 }
+
+/** Each command's flags (besides -h/--help), in the order its usage lists them. */
+export const COMMAND_FLAGS = {
+	replay: {
+		"--every": { value: "N" },
+		"--all-leaves": {},
+		"--json": {},
+		"--wide": {},
+		"--svg": { value: "FILE" },
+		"--force": {},
+		"--price": { value: "PROVIDER/MODEL" },
+		"--config": { value: "FILE" },
+	},
+	render: { "--leaf": { value: "ID" }, "--at": { value: "ENTRY" }, "--json": {}, "--config": { value: "FILE" } },
+	stats: { "--json": {} },
+	eval: {
+		"--advisor": { value: "PROVIDER/MODEL" },
+		"--judge": { value: "PROVIDER/MODEL" },
+		"--points": { value: "N" },
+		"--arms": { value: "LIST" },
+		"--max-usd": { value: "X" },
+		"--yes": {},
+		"--out": { value: "DIR" },
+		"--resume": {},
+		"--seed": { value: "S" },
+		"--json": {},
+	},
+} as const satisfies Record<string, Record<string, FlagSpec>>;
+
+export type CommandName = keyof typeof COMMAND_FLAGS;
 
 interface Scanned {
 	positional: string[];
@@ -248,7 +279,8 @@ interface Scanned {
 	help: boolean;
 }
 
-function scan(argv: readonly string[], specs: Record<string, FlagSpec>, command: string): Scanned {
+function scan(argv: readonly string[], command: CommandName): Scanned {
+	const specs: Record<string, FlagSpec> = COMMAND_FLAGS[command];
 	const positional: string[] = [];
 	const flags = new Map<string, string | true>();
 	let help = false;
@@ -271,7 +303,7 @@ function scan(argv: readonly string[], specs: Record<string, FlagSpec>, command:
 		const spec = specs[name];
 		if (spec === undefined) throw new UsageError(`unknown option ${name}`, command);
 		if (flags.has(name)) throw new UsageError(`${name} given twice`, command);
-		if (!spec.value) {
+		if (spec.value === undefined) {
 			if (eq !== -1) throw new UsageError(`${name} takes no value`, command);
 			flags.set(name, true);
 			continue;
@@ -308,20 +340,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 	}
 	switch (command) {
 		case "replay": {
-			const s = scan(
-				rest,
-				{
-					"--every": { value: true },
-					"--all-leaves": { value: false },
-					"--json": { value: false },
-					"--wide": { value: false },
-					"--svg": { value: true },
-					"--force": { value: false },
-					"--price": { value: true },
-					"--config": { value: true },
-				},
-				"replay",
-			);
+			const s = scan(rest, "replay");
 			if (s.help) return { command: "help", text: REPLAY_HELP };
 			const everyText = stringFlag(s.flags, "--every");
 			let every = DEFAULT_EVERY;
@@ -349,16 +368,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			};
 		}
 		case "render": {
-			const s = scan(
-				rest,
-				{
-					"--leaf": { value: true },
-					"--at": { value: true },
-					"--json": { value: false },
-					"--config": { value: true },
-				},
-				"render",
-			);
+			const s = scan(rest, "render");
 			if (s.help) return { command: "help", text: RENDER_HELP };
 			if (s.positional.length !== 1) {
 				throw new UsageError(
@@ -376,7 +386,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 			};
 		}
 		case "stats": {
-			const s = scan(rest, { "--json": { value: false } }, "stats");
+			const s = scan(rest, "stats");
 			if (s.help) return { command: "help", text: STATS_HELP };
 			return { command: "stats", paths: s.positional, json: s.flags.has("--json") };
 		}
@@ -416,22 +426,7 @@ function parseArms(text: string | undefined): EvalArm[] {
 }
 
 function parseEval(rest: readonly string[]): ParsedArgs {
-	const s = scan(
-		rest,
-		{
-			"--advisor": { value: true },
-			"--judge": { value: true },
-			"--points": { value: true },
-			"--arms": { value: true },
-			"--max-usd": { value: true },
-			"--yes": { value: false },
-			"--out": { value: true },
-			"--resume": { value: false },
-			"--seed": { value: true },
-			"--json": { value: false },
-		},
-		"eval",
-	);
+	const s = scan(rest, "eval");
 	if (s.help) return { command: "help", text: EVAL_HELP };
 	const advisor = modelFlag(s.flags, "--advisor");
 	if (advisor === undefined) throw new UsageError("--advisor provider/model is required", "eval");

@@ -1,6 +1,7 @@
 /** What the commands may touch of the process: injected, so the commands can run in-process in tests. */
 
 import { type Style, styleFor } from "./report/text-report.ts";
+import { processWriters } from "./stdio-writer.ts";
 
 export interface Io {
 	stdout(text: string): void;
@@ -16,9 +17,10 @@ export interface Io {
 }
 
 export function processIo(): Io {
+	const { stdout, stderr } = processWriters();
 	return {
-		stdout: (text) => process.stdout.write(text),
-		stderr: (text) => process.stderr.write(text),
+		stdout,
+		stderr,
 		env: process.env,
 		cwd: process.cwd(),
 		stderrIsTTY: process.stderr.isTTY === true,

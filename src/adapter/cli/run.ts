@@ -3,6 +3,7 @@
 import { assertNever } from "../../events/index.ts";
 import { EXIT, errorPrefix, parseArgs, UsageError } from "./args.ts";
 import type { Io } from "./io.ts";
+import { npmKeptFlagsLine } from "./npm-flags.ts";
 
 /** Signals that must end a command-line run at once, whatever it is doing. */
 const ENDING_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
@@ -27,6 +28,12 @@ async function loadCommand<T>(load: () => Promise<T>): Promise<T> {
 
 /** Commands are loaded on demand: `--help` and usage errors answer without loading Pi. */
 export async function runCli(argv: readonly string[], io: Io): Promise<number> {
+	// Before parsing: what npm kept can leave a value behind as a path (`--every 3`).
+	const npmKept = npmKeptFlagsLine(argv, io.env);
+	if (npmKept !== undefined) {
+		io.stderr(`${errorPrefix(argv[0])}${npmKept}\n`);
+		return EXIT.usage;
+	}
 	let args: ReturnType<typeof parseArgs>;
 	try {
 		args = parseArgs(argv);
