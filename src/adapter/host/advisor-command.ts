@@ -78,7 +78,8 @@ export function modelPickerSpec(
 	const items: PickerItem[] = [{ value: NO_ADVISOR_VALUE, label: NO_ADVISOR, description: NO_ADVISOR_DESCRIPTION }];
 	if (saved !== undefined) {
 		const description = savedSelectionInactive(saved.selection);
-		items.push({ value: SAVED_VALUE, label: saved.label, description, search: [saved.label, description] });
+		const search = [saved.label, saved.selection.modelKey];
+		items.push({ value: SAVED_VALUE, label: saved.label, description, search });
 	}
 	for (const model of models) {
 		const key = formatModelKey(modelKeyOf(model));

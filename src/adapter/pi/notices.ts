@@ -86,11 +86,11 @@ export const EXECUTOR_OWN_MODEL = "the executor's own model: inactive while it i
 export function savedSelectionInactive(selection: UnusableSelection): string {
 	switch (selection.reason) {
 		case "not-a-key":
-			return "saved in advisor.json, inactive: not a provider/modelId key";
+			return "saved, inactive: not a provider/modelId key";
 		case "unknown-model":
-			return "saved in advisor.json, inactive: not in Pi's model registry";
+			return "saved, inactive: not in Pi's model registry";
 		case "no-credentials":
-			return `saved in advisor.json, inactive: no API key or login for ${selection.provider}`;
+			return `saved, inactive: no API key or login for ${selection.provider}`;
 		default:
 			return assertNever(selection, "unusable selection");
 	}

@@ -242,13 +242,13 @@ describe("notification texts", () => {
 			'modelKey "a\\u001bb"',
 		);
 		expect(savedSelectionInactive({ reason: "unknown-model", modelKey: "mock/adv-2" })).toBe(
-			"saved in advisor.json, inactive: not in Pi's model registry",
+			"saved, inactive: not in Pi's model registry",
 		);
 		expect(savedSelectionInactive({ reason: "no-credentials", modelKey: "openai/gpt-5", provider: "openai" })).toBe(
-			"saved in advisor.json, inactive: no API key or login for openai",
+			"saved, inactive: no API key or login for openai",
 		);
 		expect(savedSelectionInactive({ reason: "not-a-key", modelKey: "gpt-5" })).toBe(
-			"saved in advisor.json, inactive: not a provider/modelId key",
+			"saved, inactive: not a provider/modelId key",
 		);
 	});
 });
