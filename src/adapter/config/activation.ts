@@ -9,7 +9,13 @@
 import type { ModelThinkingLevel, ThinkingLevel } from "@mariozechner/pi-ai";
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { type ModelKey, type ModelRef, modelDisplayName, parseModelKey } from "../pi/model-key.ts";
+import {
+	type ModelKey,
+	type ModelRef,
+	modelDisplayName,
+	parseModelKey,
+	type UnusableSelection,
+} from "../pi/model-key.ts";
 import { advisorDisabledFor } from "../pi/notices.ts";
 import type { Assert, Same } from "./section.ts";
 
@@ -99,17 +105,7 @@ export function readDisabledForModels(value: unknown, bad: string[]): DisabledFo
 // The rule
 // ---------------------------------------------------------------------------------------------
 
-/**
- * Why a saved modelKey cannot be used (docs/configuration.md): the advisor is off for the session
- * and the file is left as it is, so a typo fixed or a key set later needs nothing typed again.
- * `modelKey` is as written in the file.
- */
-export type UnusableSelection =
-	| { reason: "not-a-key"; modelKey: string }
-	/** Not in Pi's registry: a typo, or a provider that was removed. */
-	| { reason: "unknown-model"; modelKey: string }
-	/** In the registry, but Pi has no credentials for its provider: `/advisor` would not list it. */
-	| { reason: "no-credentials"; modelKey: string; provider: string };
+export type { UnusableSelection };
 
 export type UnusableReason = UnusableSelection["reason"];
 

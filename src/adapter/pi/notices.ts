@@ -7,8 +7,8 @@
 import type { ModelThinkingLevel } from "@mariozechner/pi-ai";
 import { assertNever } from "../../events/index.ts";
 import { formatUsd } from "../../policy/index.ts";
-import type { UnusableSelection } from "../config/activation.ts";
 import { escapeControlChars } from "./control-chars.ts";
+import type { UnusableSelection } from "./model-key.ts";
 
 /** Announced once per process when a saved selection is re-applied at session start. */
 export const advisorRestored = (label: string) => `Advisor restored: ${label}`;
