@@ -102,8 +102,9 @@ type FactDraft = Draft<FactState>;
 
 function keep(draft: FactDraft, category: FactCategory, text: string): void {
 	if (text.trim().length === 0) return;
-	const seen = draft.seen.with(`${category}\u0000${text}`);
-	if (seen === draft.seen) return;
+	const before = draft.seen;
+	const seen = before.with(`${category}\u0000${text}`);
+	if (seen === before) return;
 	draft.seen = seen;
 	draft.kept = draft.kept.appended([Object.freeze({ category, text })]);
 }
@@ -152,7 +153,8 @@ const factCases: CaseReducers<FactState, LedgerEvent> = {
 		}
 		for (const call of event.calls) {
 			if (call.name === ADVISOR_TOOL_NAME) continue;
-			draft.calls.set(call.id, { call });
+			// Frozen, so immer does not walk into the call when it finishes the fold (the call is the host's).
+			draft.calls.set(call.id, Object.freeze({ call }));
 			const command = shellCommand(call);
 			if (command !== undefined) keep(draft, "command", commandFact(command, draft.cwd));
 		}
