@@ -12,7 +12,6 @@
 import type { AssistantMessage, Context, Message, TextContent, Tool, UserMessage } from "@mariozechner/pi-ai";
 import { countMarks, partitionPoint } from "../events/index.ts";
 import {
-	appendedAt,
 	type Block,
 	type ChunkedList,
 	type ClosedSegment,
@@ -20,16 +19,13 @@ import {
 	editedRound,
 	emptyList,
 	type Instruction,
-	itemAt,
 	type LedgerState,
 	listBuilder,
-	listItems,
 	listOf,
 	type PendingCall,
 	type PendingConsultation,
 	type RenderTrim,
 	type Round,
-	sharedItems,
 	standingInstructions,
 	unansweredRound,
 } from "../reducers/index.ts";
@@ -198,12 +194,12 @@ function partCount(message: Assembled): number {
 }
 
 function partAt(message: Assembled, p: number): TextContent {
-	return p < message.log.length ? itemAt(message.log, p)! : message.tail[p - message.log.length]!;
+	return p < message.log.length ? message.log.at(p)! : message.tail[p - message.log.length]!;
 }
 
 /** The message as pi-ai takes it. */
 function messageOf(message: Assembled): Message {
-	return message.message ?? { role: "user", content: [...listItems(message.log), ...message.tail], timestamp: 0 };
+	return message.message ?? { role: "user", content: [...message.log.toArray(), ...message.tail], timestamp: 0 };
 }
 
 /** A closed segment as two messages, with the part texts each was made from. */
@@ -294,7 +290,7 @@ interface TailSelection {
  */
 function selectTail(state: LedgerState, config: LedgerConfig, from = 0): TailSelection {
 	const want = Math.max(0, Math.floor(config.tailToolCalls));
-	const pending = state.pendingCalls;
+	const pending = state.pendingCalls.toArray();
 	const pendingInTail = Math.min(want, pending.length);
 	const pendingTail = pending.slice(pending.length - pendingInTail);
 	const pendingCards = pending.slice(0, pending.length - pendingInTail);
@@ -302,7 +298,7 @@ function selectTail(state: LedgerState, config: LedgerConfig, from = 0): TailSel
 	const rounds: { pos: number; round: Round }[] = [];
 	let firstTail = state.open.length;
 	for (let i = state.open.length - 1; i >= from && needBlocks > 0; i--) {
-		const block = itemAt(state.open, i)!;
+		const block = state.open.at(i)!;
 		if (block.kind !== "round") continue;
 		firstTail = i;
 		// Verbatim as the executor's context holds it now: a context edit after its card was made shows here.
@@ -346,7 +342,7 @@ function newestProse(state: LedgerState): ProseAt | undefined {
 		if (closed !== undefined && closed.closedBy === "consultation" && closed.question.trim().length > 0)
 			return { segment: s, block: count, pos: closed.questionPos, text: closed.question, question: true };
 		for (let b = count - 1; b >= 0; b--) {
-			const block = closed === undefined ? itemAt(state.open, b)! : closed.blocks[b]!;
+			const block = closed === undefined ? state.open.at(b)! : closed.blocks[b]!;
 			if (block.kind === "prose") return { segment: s, block: b, pos: block.pos, text: block.text, question: false };
 		}
 	}
@@ -377,14 +373,14 @@ function appendixPart(
 	const hidden =
 		last !== undefined &&
 		(prose === undefined || prose.pos < last.pos) &&
-		!state.pendingConsultations.some((p) => p.callEntryId === last.id);
+		!state.pendingConsultations.toArray().some((p) => p.callEntryId === last.id);
 	if (hidden) body += proseBlock(ordinalId(last.pos), last.text, tailConfig.tailMaxChars);
 	else if (prose !== undefined) {
 		const trimmed =
 			cut !== undefined &&
 			(prose.segment < cut.firstSegment || (prose.segment === cut.firstSegment && prose.block < cut.firstBlock));
 		// Repeated as the executor's context holds it now; not at all when a context edit took it out.
-		const id = itemAt(state.events, prose.pos - 1)?.id;
+		const id = state.events.at(prose.pos - 1)?.id;
 		const text = id === undefined ? prose.text : editedProse(id, prose.text, state.contextEdits);
 		if (
 			text !== undefined &&
@@ -426,10 +422,10 @@ function textPart(text: string): TextContent {
 function untrimmedOpen(blocks: ChunkedList<Block>, config: LedgerConfig, memo: RenderMemo): ChunkedList<TextContent> {
 	const last = memo.lastOpen?.key === configKey(config) ? memo.lastOpen : undefined;
 	// The blocks the previous render had too: the chunks both hold are skipped whole.
-	const same = last === undefined ? 0 : sharedItems(last.blocks, blocks);
+	const same = last === undefined ? 0 : last.blocks.sharedPrefix(blocks);
 	const fresh: TextContent[] = last === undefined ? [textPart(LOG_OPEN)] : [];
-	for (let b = same; b < blocks.length; b++) fresh.push(textPart(memo.block(itemAt(blocks, b)!, config)));
-	return last === undefined ? listOf(fresh) : appendedAt(last.log, 1 + same, fresh);
+	for (let b = same; b < blocks.length; b++) fresh.push(textPart(memo.block(blocks.at(b)!, config)));
+	return last === undefined ? listOf(fresh) : last.log.prefix(1 + same).appended(fresh);
 }
 
 function questionSection(question: string, id: string, config: LedgerConfig): string {
@@ -450,8 +446,8 @@ function instructionSource(state: LedgerState, options: RenderOptions): Instruct
 
 function inFlight(state: LedgerState, callId: string | undefined): PendingConsultation | undefined {
 	const all = state.pendingConsultations;
-	if (callId !== undefined) return all.find((p) => p.callId === callId);
-	return all[all.length - 1];
+	if (callId !== undefined) return all.toArray().find((p) => p.callId === callId);
+	return all.last;
 }
 
 /** The config the appendix and the question are capped with: a trim may lower the tail caps. */
@@ -537,7 +533,7 @@ export function renderRequest(
 				[
 					LOG_OPEN,
 					...(trimPart === undefined ? [] : [trimPart]),
-					...keptBlocks(listItems(state.open), openFrom, config, memo),
+					...keptBlocks(state.open.toArray(), openFrom, config, memo),
 				].map(textPart),
 			);
 	const tail = volatileParts(state, options, cut, openFrom, tailConfig).map(textPart);
@@ -606,7 +602,7 @@ function sharedUnits(
 		}
 		if (roleMarker(a.role) !== roleMarker(b.role)) return count;
 		const n = Math.min(before, after);
-		let p = Math.min(sharedItems(a.log, b.log), n);
+		let p = Math.min(a.log.sharedPrefix(b.log), n);
 		while (p < n && partAt(a, p).text === partAt(b, p).text) p++;
 		count += p;
 		// A message with more or fewer parts moves the next message's start: nothing after is shared.
@@ -717,7 +713,7 @@ function requestOf(
 		},
 		stable,
 		get units() {
-			units ??= listItems(parts.units);
+			units ??= parts.units.toArray();
 			return units;
 		},
 		hash: totals.hash,
@@ -735,8 +731,10 @@ export function unitCount(request: Pick<LedgerRequest, "units">): number {
 
 /** A request's unit by index, without making its array of units. */
 export function unitAt(request: Pick<LedgerRequest, "units">, index: number): RequestUnit | undefined {
+	// Not from the end, as `at` would: an index before the first unit has none.
+	if (index < 0) return undefined;
 	const parts = partsOfRequest.get(request);
-	return parts === undefined ? request.units[index] : itemAt(parts.units, index);
+	return parts === undefined ? request.units[index] : parts.units.at(index);
 }
 
 /**

@@ -11,7 +11,6 @@ import {
 	foldLedger,
 	type LedgerState,
 	ledgerOf,
-	listItems,
 	type RenderTrim,
 	type Round,
 	shellCommand,
@@ -176,10 +175,10 @@ describe("invariant 1: prefix, under trimming with a fixed anchor", () => {
 
 /** Finished rounds of the open segment in log order, then the calls still running; `id` is the id shown. */
 function openRounds(state: LedgerState): { round: Round; id: string; pending: boolean }[] {
-	const finished = listItems(state.open).flatMap((b) =>
-		b.kind === "round" ? [{ round: b.round, id: ordinalId(b.pos), pending: false }] : [],
-	);
-	const pending = state.pendingCalls.map((p) => ({
+	const finished = state.open
+		.toArray()
+		.flatMap((b) => (b.kind === "round" ? [{ round: b.round, id: ordinalId(b.pos), pending: false }] : []));
+	const pending = state.pendingCalls.toArray().map((p) => ({
 		round: unansweredRound(p),
 		id: ordinalId(p.callPos),
 		pending: true,
@@ -198,7 +197,7 @@ describe("invariant 2: card/tail split", () => {
 				const state = ledgerOf(eventsOf(session.jsonl));
 				const req = renderRequest(state, options(config));
 				const parts = framing(req);
-				const rounds = [...state.closed.flatMap((s) => s.blocks), ...listItems(state.open)].flatMap((b) =>
+				const rounds = [...state.closed.flatMap((s) => s.blocks), ...state.open.toArray()].flatMap((b) =>
 					b.kind === "round" ? [{ id: ordinalId(b.pos), round: b.round, previous: b.previous }] : [],
 				);
 				// Each round block is its own part: one line, its card, in log order — tail rounds included.
@@ -388,7 +387,7 @@ describe("invariant 6: no embedded images, no forged framing", () => {
 				// by entry id: it is off the path).
 				const known = new Set<string>();
 				for (let i = 1; i <= state.events.length; i++) known.add(ordinalId(i));
-				const onPath = new Set(listItems(state.events).map((e) => e.id));
+				const onPath = new Set(state.events.toArray().map((e) => e.id));
 				for (const e of readSession(session.jsonl).entries) if (!onPath.has(e.id)) known.add(displayId(e.id));
 				for (const line of text.split("\n")) {
 					const m = /^\[(user|executor|tool|reasoning|compaction|branch summary|note|shell) #([^\]\s]+)\]/.exec(

@@ -127,7 +127,8 @@ function fullArm(
 function questionAt(drawn: DrawnPoint, state: LedgerState | undefined): string {
 	const { callId } = drawn.point;
 	if (callId === undefined) return "";
-	if (state !== undefined) return state.pendingConsultations.find((c) => c.callId === callId)?.question ?? "";
+	if (state !== undefined)
+		return state.pendingConsultations.toArray().find((c) => c.callId === callId)?.question ?? "";
 	for (let i = drawn.point.upTo - 1; i >= 0; i--) {
 		const event = drawn.session.events[i]!;
 		if (event.kind === "assistant" && event.calls.some((c) => c.id === callId)) return event.text;
