@@ -98,6 +98,13 @@ function isName(span: string): boolean {
 	return /[A-Za-z_]/.test(span) && !/^[-=*#>]+$/.test(span);
 }
 
+/** The names a text holds in backticks: what the audit counts as identifiers, and a left-out span's stand-in lists. */
+export function backtickedNames(text: string): string[] {
+	const out: string[] = [];
+	for (const match of text.matchAll(BACKTICKED)) if (isName(match[1]!)) out.push(match[1]!);
+	return out;
+}
+
 type FactDraft = Draft<FactState>;
 
 function keep(draft: FactDraft, category: FactCategory, text: string): void {
@@ -147,9 +154,7 @@ const factCases: CaseReducers<FactState, LedgerEvent> = {
 	assistant: (draft, event) => {
 		if (event.text.trim().length > 0) {
 			draft.prose = Object.freeze({ category: "prose", text: event.text });
-			for (const match of event.text.matchAll(BACKTICKED)) {
-				if (isName(match[1]!)) keep(draft, "identifier", match[1]!);
-			}
+			for (const name of backtickedNames(event.text)) keep(draft, "identifier", name);
 		}
 		for (const call of event.calls) {
 			if (call.name === ADVISOR_TOOL_NAME) continue;

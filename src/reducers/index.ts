@@ -9,6 +9,7 @@ export { type ChunkedList, emptyList, listBuilder, listOf } from "./chunked.ts";
 export { type ContextEdits, editedEvent, editedProse, editedRound } from "./context-edits.ts";
 export { failureLine } from "./error-line.ts";
 export {
+	backtickedNames,
 	branchFacts,
 	emptyFacts,
 	FACT_CATEGORIES,
@@ -24,6 +25,7 @@ export {
 	type CarriedFailure,
 	type CarriedTest,
 	type ClosedSegment,
+	type CompactionBlock,
 	emptyLedger,
 	type LedgerState,
 	type PendingCall,

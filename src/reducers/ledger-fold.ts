@@ -18,7 +18,7 @@ import { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
 import { type CaseReducers, evolve, foldEvents, nothing } from "./case-reducers.ts";
 import { type ChunkedList, emptyList, listOf } from "./chunked.ts";
 import { type ContextEdits, editedEvent, editedProse, NO_EDITS } from "./context-edits.ts";
-import { changedPaths, trackWork, type WorkTracker } from "./hidden-work.ts";
+import { contextChars } from "./context-size.ts";
 import type { Draft } from "./immer.ts";
 import {
 	type Block,
@@ -41,8 +41,6 @@ interface EventAt {
 	readonly index: number;
 	/** Its path position, `index + 1`: what blocks and the ids the request shows are placed by. */
 	readonly pos: number;
-	/** True while a compaction re-applies its kept span: those user words are already recorded. */
-	readonly replay: boolean;
 }
 
 export function foldLedger(state: LedgerState, newEvents: readonly LedgerEvent[]): LedgerState {
@@ -50,7 +48,7 @@ export function foldLedger(state: LedgerState, newEvents: readonly LedgerEvent[]
 		// Appended without copying the branch (chunked.ts): a compaction refolds from these.
 		const index = draft.events.length;
 		draft.events = draft.events.appended([event]);
-		apply(draft, event, { index, pos: index + 1, replay: false });
+		apply(draft, event, { index, pos: index + 1 });
 	});
 }
 
@@ -70,10 +68,6 @@ function apply(draft: LedgerDraft, event: LedgerEvent, at: EventAt): void {
 const ledgerCases: CaseReducers<LedgerState, LedgerEvent, EventAt> = {
 	user: (draft, event, at) => {
 		pushBlock(draft, { kind: "user", id: event.id, pos: at.pos, parts: event.parts });
-		if (!at.replay)
-			draft.userWords = draft.userWords.appended([
-				Object.freeze({ id: event.id, parts: event.parts, index: at.index }),
-			]);
 	},
 	assistant: (draft, event, at) => {
 		// Pi writes every result of a message before the next assistant message, so calls still
@@ -142,23 +136,11 @@ const ledgerCases: CaseReducers<LedgerState, LedgerEvent, EventAt> = {
 		pushBlock(draft, { kind: "note", id: event.id, pos: at.pos, customType: event.customType, parts: event.parts });
 	},
 	compaction: (draft, event, at) => {
+		// A compaction summary written as a message cuts nothing from the executor's context: a paraphrase.
 		if (!event.resets) {
-			pushBlock(draft, {
-				kind: "summary",
-				id: event.id,
-				pos: at.pos,
-				summaryKind: "compaction",
-				summary: event.summary,
-				words: [],
-				files: [],
-				reads: [],
-				tests: [],
-				failures: [],
-			});
+			pushBlock(draft, { kind: "summary", id: event.id, pos: at.pos, summaryKind: "compaction", summary: event.summary, words: [] });
 			return;
 		}
-		// Like Pi, only the newest compaction counts: an older one inside a kept span is skipped.
-		if (at.replay) return;
 		if (event.system !== undefined)
 			draft.system = {
 				id: event.id,
@@ -166,7 +148,19 @@ const ledgerCases: CaseReducers<LedgerState, LedgerEvent, EventAt> = {
 				content: event.system.content,
 				sections: mergeSections({}, event.system.sections),
 			};
-		compact(draft, event.id, event.summary, event.firstKeptEntryId, at);
+		// The log is not cut (docs/request-format.md, "The executor's horizon"): the compaction is one
+		// block at its place, naming where the executor's context now starts.
+		const kept = keptIndex(draft.events, event.firstKeptEntryId, at.index);
+		let chars = event.summary.length;
+		if (kept !== undefined) for (let i = kept; i < at.index; i++) chars += keptChars(draft, draft.events.at(i)!);
+		pushBlock(draft, {
+			kind: "compaction",
+			id: event.id,
+			pos: at.pos,
+			summary: event.summary,
+			...(kept !== undefined ? { keptPos: kept + 1 } : {}),
+			contextChars: chars,
+		});
 	},
 	system: (draft, event, at) => {
 		const before = draft.system;
@@ -185,10 +179,6 @@ const ledgerCases: CaseReducers<LedgerState, LedgerEvent, EventAt> = {
 			summaryKind: "branch",
 			summary: event.summary,
 			words: event.hiddenUserWords,
-			files: [],
-			reads: [],
-			tests: [],
-			failures: [],
 		});
 		draft.summaryBoundary = { id: event.id, kind: "branch" };
 	},
@@ -368,100 +358,15 @@ function closeSegment(
 	draft.open = emptyList();
 }
 
-/**
- * Pi replaced everything before `firstKeptEntryId` with a summary; the advisor's log follows,
- * except that the user's own words from the summarised span are re-stated ahead of the paraphrase.
- */
-function compact(draft: LedgerDraft, id: string, summary: string, firstKeptEntryId: string | null, at: EventAt): void {
-	let kept = at.index;
-	if (firstKeptEntryId !== null) {
-		for (let i = 0; i < at.index; i++) {
-			if (draft.events.at(i)!.id === firstKeptEntryId) {
-				kept = i;
-				break;
-			}
-		}
-	}
-	const edits = draft.contextEdits;
-	// The words re-stated as the executor's context holds them now: replaced, or left out when omitted.
-	const words = draft.userWords
-		.toArray()
-		.filter((w) => w.index < kept)
-		.flatMap((w) => {
-			const edit = edits.get(w.id);
-			if (edit === null) return [];
-			return [{ id: w.id, parts: edit?.parts ?? w.parts, pos: w.index + 1 }];
-		});
-	const work = hiddenWork(draft.events, kept, at.index, draft.cwd, edits);
-	draft.closed = [];
-	draft.open = listOf<Block>([
-		Object.freeze({
-			kind: "summary",
-			id,
-			pos: at.pos,
-			summaryKind: "compaction",
-			summary,
-			words,
-			...cwdOf(draft),
-			files: work.files(),
-			reads: work.reads(),
-			tests: work.tests(),
-			failures: work.failures(),
-		}),
-	]);
-	draft.pendingCalls = emptyList();
-	draft.pendingConsultations = emptyList();
-	for (let i = kept; i < at.index; i++) apply(draft, draft.events.at(i)!, { index: i, pos: i + 1, replay: true });
-	draft.summaryBoundary = { id, kind: "compaction" };
+/** The index of the entry a compaction keeps from, when it is on the branch before the compaction. */
+function keptIndex(events: ChunkedList<LedgerEvent>, firstKeptEntryId: string | null, before: number): number | undefined {
+	if (firstKeptEntryId === null) return undefined;
+	for (let i = before - 1; i >= 0; i--) if (events.at(i)!.id === firstKeptEntryId) return i;
+	return undefined;
 }
 
-/**
- * The work a compaction hides: rounds whose result lies before `kept`. A success anywhere before
- * the compaction (`end`) resolves an earlier failure of the same run; paths come from the hidden
- * rounds only, the kept ones show their cards (save a kept result whose call was hidden).
- */
-function hiddenWork(
-	events: ChunkedList<LedgerEvent>,
-	kept: number,
-	end: number,
-	cwd: string | undefined,
-	edits: ContextEdits,
-): WorkTracker {
-	const tracker = trackWork();
-	const calls = new Map<string, { callEntryId: string; call: ToolCallInfo; reasoning: string; at: number }>();
-	const late: CarriedFailure[] = [];
-	for (let i = 0; i < end; i++) {
-		// Read as the executor's context holds it now: an omitted entry carries nothing past the summary.
-		const event = editedEvent(events.at(i)!, edits);
-		if (event === undefined) continue;
-		if (event.kind === "assistant") {
-			for (const call of event.calls)
-				calls.set(call.id, { callEntryId: event.id, call, reasoning: event.thinking, at: i });
-			continue;
-		}
-		if (event.kind !== "toolResult" || event.toolName === ADVISOR_TOOL_NAME) continue;
-		const pending = calls.get(event.callId);
-		const call = pending?.call ?? { id: event.callId, name: event.toolName, arguments: {} };
-		const round = {
-			callEntryId: pending?.callEntryId ?? event.id,
-			callPos: (pending?.at ?? i) + 1,
-			call,
-			resultId: event.id,
-			resultParts: event.parts,
-			status: resultStatus(call, event),
-			reasoning: "",
-			...(cwd === undefined ? {} : { cwd }),
-		};
-		if (i < kept) tracker.add(round, { id: event.id, pos: i + 1 });
-		else tracker.later(round);
-		if (i >= kept && round.status === "ok") {
-			late.push({ id: event.id, pos: i + 1, round });
-			// A kept result whose call the compaction hid: its card cannot name the path, so the list does.
-			if (pending !== undefined && pending.at < kept)
-				for (const path of changedPaths(round.call)) tracker.addFile(path);
-		}
-	}
-	// Successes in the kept span resolve hidden failures; they add no paths (their cards are in the log).
-	for (const success of late) tracker.resolve(success.round);
-	return tracker;
+/** What a kept entry adds to Pi's context: read as that context holds it now (edited, or nothing when omitted). */
+function keptChars(draft: LedgerDraft, event: LedgerEvent): number {
+	const edited = editedEvent(event, draft.contextEdits);
+	return edited === undefined ? 0 : contextChars(edited);
 }

@@ -1,7 +1,7 @@
 /**
- * The ledger: what the branch folds into. Append-only in spirit — a block, once created, is
- * never changed; only a compaction replaces the whole sequence (the executor's own context
- * was replaced, so the advisor's is too).
+ * The ledger: what the branch folds into. Append-only: a block, once created, is never changed, and
+ * a compaction of the executor's context is one more block (the advisor keeps what the executor
+ * forgot); what the request leaves out of a long log is the renderer's choice (render/log-sizing.ts).
  */
 
 import type { ContentPart, HiddenUserWords, LedgerEvent, ToolCallInfo } from "../events/index.ts";
@@ -66,22 +66,33 @@ export interface RoundBlock extends Positioned {
 	previous?: Round;
 }
 
+/**
+ * A paraphrase that is not a compaction of this branch: a branch summary (the executor came back from
+ * an abandoned branch), or a compaction summary written as a message, which cuts nothing.
+ */
 export interface SummaryBlock extends Positioned {
 	kind: "summary";
 	summaryKind: "compaction" | "branch";
 	summary: string;
-	/** The user's own words from the summarised span, re-stated verbatim before the paraphrase. */
+	/** A branch summary's user words from the abandoned branch, re-stated verbatim before the paraphrase. */
 	words: SummaryWords[];
-	/** The session cwd the carried paths are shown relative to. */
-	cwd?: string;
-	/** Paths written or edited on the branch before the span this summary hides (compactions only). */
-	files: string[];
-	/** Paths read (and not changed) in the span this summary hides (compactions only). */
-	reads: string[];
-	/** The newest summary line of each test command run in the hidden span, unless a kept run is newer (compactions only). */
-	tests: CarriedTest[];
-	/** Failures in the hidden span that no later run of the same command resolved (compactions only). */
-	failures: CarriedFailure[];
+}
+
+/**
+ * Pi compacted the executor's context here (docs/request-format.md, "The executor's horizon"): the log
+ * above stays as it was, and this block says what the executor has of it from now on — Pi's summary,
+ * and the entries from `keptPos` on.
+ */
+export interface CompactionBlock extends Positioned {
+	kind: "compaction";
+	summary: string;
+	/** The first entry Pi kept, by path position; absent when the entry names none on this path. */
+	keptPos?: number;
+	/**
+	 * Characters of Pi's context right after the compaction (its summary and the kept entries, as the
+	 * executor's messages hold them): the log is held under it (render/log-sizing.ts).
+	 */
+	contextChars: number;
 }
 
 /** A test command's newest summary line, carried past a compaction or a trim: the command as its fact reads. */
@@ -121,7 +132,7 @@ export interface ShellBlock extends Positioned {
 	truncated: boolean;
 }
 
-export type Block = UserBlock | ProseBlock | RoundBlock | SummaryBlock | NoteBlock | ShellBlock;
+export type Block = UserBlock | ProseBlock | RoundBlock | SummaryBlock | CompactionBlock | NoteBlock | ShellBlock;
 
 /** A stretch of the log that a completed consultation or a delivered review closed. */
 export interface ClosedSegment {
@@ -163,11 +174,6 @@ export interface PendingCall {
 	cwd?: string;
 }
 
-export interface UserWordsRecord extends HiddenUserWords {
-	/** Position of the user message among the branch's events. */
-	index: number;
-}
-
 /** The round of a call that has no result: still running, or given up on. */
 export function unansweredRound(pending: PendingCall): Round {
 	return {
@@ -182,9 +188,10 @@ export function unansweredRound(pending: PendingCall): Round {
 	};
 }
 
+/** The newest branch summary: the branch was re-pathed there, so a trim chosen before it names another path. */
 export interface SummaryBoundary {
 	id: string;
-	kind: "compaction" | "branch";
+	kind: "branch";
 }
 
 export interface LedgerState {
@@ -200,21 +207,18 @@ export interface LedgerState {
 	pendingConsultations: ChunkedList<PendingConsultation>;
 	/** Entries that must never reach the advisor: hidden extension messages and `!!` runs. */
 	hidden: string[];
-	/** Every user message on the branch, in order; a compaction re-states those it hides. */
-	userWords: ChunkedList<UserWordsRecord>;
-	/** The newest compaction or branch summary on the branch. */
+	/** The newest branch summary on the branch. */
 	summaryBoundary: SummaryBoundary | undefined;
 	/**
-	 * Every event on the branch, in order (compaction refolds from them; advisor_expand reads them): a
-	 * chunked list (chunked.ts), so that folding new events does not copy the branch.
+	 * Every event on the branch, in order (a compaction measures its kept span from them; advisor_expand
+	 * reads them): a chunked list (chunked.ts), so that folding new events does not copy the branch.
 	 */
 	events: ChunkedList<LedgerEvent>;
-	indexById: Record<string, number>;
 	/** The session's working directory, from the session header; cards show paths relative to it. */
 	cwd: string | undefined;
 	/**
-	 * The executor's newest prose on the branch (any assistant text, a question included). A
-	 * compaction may hide its block; the appendix then repeats it, as it is what the executor says now.
+	 * The executor's newest prose on the branch (any assistant text, a question included). A request
+	 * may leave its block out; the appendix then repeats it, as it is what the executor says now.
 	 */
 	lastProse: { id: string; pos: number; text: string } | undefined;
 	/**
@@ -239,10 +243,8 @@ export function emptyLedger(cwd?: string): LedgerState {
 		pendingCalls: emptyList(),
 		pendingConsultations: emptyList(),
 		hidden: [],
-		userWords: emptyList(),
 		summaryBoundary: undefined,
 		events: emptyList(),
-		indexById: {},
 		cwd,
 		lastProse: undefined,
 		contextEdits: NO_EDITS,

@@ -15,8 +15,8 @@ import {
 	BLOCK_GAP,
 	BRANCH_SUMMARY_INTRO,
 	BRANCH_WORDS_INTRO,
+	COMPACTION_HORIZON,
 	COMPACTION_SUMMARY_INTRO,
-	COMPACTION_WORDS_INTRO,
 	FILES_CHANGED,
 	FILES_READ,
 	MESSAGE_IMAGE,
@@ -174,13 +174,12 @@ export function cutNames(text: string, kept: string): string[] {
 	return names;
 }
 
-/** What a compaction or trim hides but must stay visible: paths changed and read, test summaries, then open failures as cards. */
+/** What a left-out span did that must stay visible: paths changed and read, test summaries, then open failures as cards. */
 export function carriedWork(
 	files: readonly string[],
 	reads: readonly string[],
 	tests: readonly CarriedTest[],
 	failures: readonly CarriedFailure[],
-	span: "summary" | "trim",
 	cwd: string | undefined,
 ): string {
 	let out = "";
@@ -188,15 +187,15 @@ export function carriedWork(
 		...new Set(paths.map((f) => oneLine(neutralise(relativePath(f, cwd))))),
 	];
 	const changed = shown(files);
-	if (changed.length > 0) out += `${FILES_CHANGED(span)} ${groupPaths(changed)}\n`;
+	if (changed.length > 0) out += `${FILES_CHANGED} ${groupPaths(changed)}\n`;
 	const read = shown(reads).filter((path) => !changed.includes(path));
-	if (read.length > 0) out += `${FILES_READ(span)} ${groupPaths(read)}\n`;
+	if (read.length > 0) out += `${FILES_READ} ${groupPaths(read)}\n`;
 	if (tests.length > 0) {
 		const runs = tests.map((t) => `${oneLine(neutralise(t.command))} · ${oneLine(neutralise(t.summary))}`);
-		out += `${TEST_RUNS(span)} ${runs.join("; ")}\n`;
+		out += `${TEST_RUNS} ${runs.join("; ")}\n`;
 	}
 	if (failures.length > 0)
-		out += `${OPEN_FAILURES(span)}\n${failures.map((f) => cardLine(ordinalId(f.pos), f.round)).join("")}`;
+		out += `${OPEN_FAILURES}\n${failures.map((f) => cardLine(ordinalId(f.pos), f.round)).join("")}`;
 	return out;
 }
 
@@ -231,14 +230,18 @@ export function renderBlock(block: Block, config: LedgerConfig): string {
 		case "round":
 			return cardLine(id, block.round, block.round.status, block.previous);
 		case "summary": {
-			const compaction = block.summaryKind === "compaction";
-			const header = compaction ? `[compaction #${id}]` : `[branch summary #${id}]`;
+			const summary = capWithGap(neutralise(block.summary), config.tailMaxChars, undefined);
+			if (block.summaryKind === "compaction") return `[compaction #${id}] ${COMPACTION_SUMMARY_INTRO}\n${summary}\n`;
 			const words =
 				block.words.length === 0
 					? `${NO_HIDDEN_WORDS}\n`
 					: block.words.map((w) => summaryWords(w, config)).join("");
+			return `[branch summary #${id}] ${BRANCH_WORDS_INTRO}\n${words}${BRANCH_SUMMARY_INTRO}\n${summary}\n`;
+		}
+		case "compaction": {
 			const summary = capWithGap(neutralise(block.summary), config.tailMaxChars, undefined);
-			return `${header} ${compaction ? COMPACTION_WORDS_INTRO : BRANCH_WORDS_INTRO}\n${words}${compaction ? COMPACTION_SUMMARY_INTRO : BRANCH_SUMMARY_INTRO}\n${summary}\n${carriedWork(block.files, block.reads, block.tests, block.failures, "summary", block.cwd)}`;
+			const kept = block.keptPos === undefined ? undefined : ordinalId(block.keptPos);
+			return `[compaction #${id}] ${COMPACTION_HORIZON(kept)}\n${summary}\n`;
 		}
 		case "note":
 			return `[note #${id} · ${clip(oneLine(neutralise(block.customType)), TOOL_NAME_MAX)}]\n${preview(block.parts, config.customPreviewChars)}\n`;

@@ -131,14 +131,14 @@ export const INSTRUCTIONS_INTRO =
 // ---------------------------------------------------------------------------------------------
 
 /**
- * A trimmed request (budget.contextBudgetTokens): everything before the sticky anchor is left out,
- * and this part stands in for it — the user's words from that span, verbatim, then the marker.
- * Fixed text: a trimmed request and its warm follow-up must share these bytes.
+ * A log that grew past its size (ledger.logTargetTokens, or budget.contextBudgetTokens) leaves its
+ * oldest entries out, and one part stands in for them: the user's words verbatim, then what the span
+ * did, as lists (docs/request-format.md, "The log's size"). Fixed text: consecutive requests with
+ * the same left-out span share these bytes.
  */
-export const TRIM_WORDS_INTRO =
-	"[omitted] Older entries of this log were left out to fit the advisor's context budget. The user's own words from that span, verbatim:";
-export const TRIM_OMISSION_MARKER =
-	"[omitted] End of the user's words from the left-out span. Its tool calls, executor prose, summaries and earlier advice are not shown.";
+export const LEFT_OUT_INTRO = (last: string) =>
+	`[omitted] The log's entries up to #${last} are left out to keep it short; advisor_expand returns any of them. What they held — the user's own words, verbatim:`;
+export const LEFT_OUT_END = "[omitted] End of what stands in for the left-out entries.";
 
 export const PASTED_IMAGE = (mimeType: string) =>
 	`[pasted image (${mimeType}): not viewable here — ask the executor what it showed]`;
@@ -160,26 +160,28 @@ export const SAME_PATH = "〃";
  */
 export const WITHHELD_CARD = "withheld: deny list";
 
-export const COMPACTION_WORDS_INTRO = "Earlier work was compacted. The user's own words from that span, verbatim:";
-export const COMPACTION_SUMMARY_INTRO = "Pi's paraphrase of that span (a summary, not the user's words):";
+/**
+ * Where Pi compacted the executor's context: the log above stays, and this mark says what the
+ * executor still has of it (the system prompt says what to make of that).
+ */
+export const HORIZON_MARK = "── executor's horizon ──";
+export const COMPACTION_HORIZON = (kept: string | undefined) =>
+	`${HORIZON_MARK} Pi compacted the executor's context here: of the log above it keeps only this paraphrase (a summary, not the user's words)${kept === undefined ? "" : ` and the entries from #${kept} on`}:`;
+/** A compaction summary written as a message: a paraphrase in the context, which cuts nothing. */
+export const COMPACTION_SUMMARY_INTRO = "Pi's paraphrase of earlier work (a summary, not the user's words):";
 export const BRANCH_WORDS_INTRO =
 	"The executor came back from an abandoned branch. The user's own words on that branch, verbatim:";
 export const BRANCH_SUMMARY_INTRO = "Pi's paraphrase of that branch (a summary, not the user's words):";
 export const NO_HIDDEN_WORDS = "(none)";
 
-/** After a compaction's paraphrase or in a trim's stand-in: what the hidden span changed and left failing. */
-export const FILES_CHANGED = (span: "summary" | "trim") =>
-	span === "summary" ? "Files changed before this summary:" : "Files changed in the left-out span:";
-export const FILES_READ = (span: "summary" | "trim") =>
-	span === "summary" ? "Files read before this summary:" : "Files read in the left-out span:";
-export const TEST_RUNS = (span: "summary" | "trim") =>
-	span === "summary"
-		? "Test runs before this summary, newest summary per command:"
-		: "Test runs in the left-out span, newest summary per command:";
-export const OPEN_FAILURES = (span: "summary" | "trim") =>
-	span === "summary"
-		? "Failures before this summary, not followed by a successful rerun:"
-		: "Failures in the left-out span, not followed by a successful rerun:";
+/** The stand-in's lists: what the left-out span changed, read, ran, left failing and named. */
+export const FILES_CHANGED = "Files changed:";
+export const FILES_READ = "Files read:";
+export const COMMANDS_RUN = "Commands run, each once, with its newest result (✓ ok, ✗ failed, … none):";
+export const TEST_RUNS = "Test runs, newest summary per command:";
+export const OPEN_FAILURES = "Failures not followed there by a successful rerun:";
+export const NAMES_USED = "Names the executor wrote there:";
+export const EARLIER_ADVICE = "Your advice there (each answer's start; advisor_expand returns it whole):";
 
 /** A gap in text that has no header of its own (a question, past advice): it names the entry to expand. */
 export const GAP = (omitted: number, id: string) =>
