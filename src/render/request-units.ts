@@ -86,7 +86,8 @@ interface RequestSource {
 	units: ChunkedList<RequestUnit>;
 }
 
-// ─── the encoding ────────────────────────────────────────────────────────────
+/** What `buildContext` built, by source: a request's parts never change, so neither does what it sends. */
+const builtContexts = new WeakMap<RequestSource, Context>();
 
 const MESSAGE_START = "\u0001";
 
@@ -162,8 +163,6 @@ export function messageUnits(chain: UnitChain, message: Message): RequestUnit[] 
 	return out;
 }
 
-// ─── assembled messages ──────────────────────────────────────────────────────
-
 /** A message's parts: every message the renderer makes has text parts only. */
 function textParts(message: Message): readonly TextContent[] {
 	return message.content as readonly TextContent[];
@@ -186,8 +185,6 @@ function partAt(message: Assembled, p: number): TextContent {
 function messageOf(message: Assembled): Message {
 	return message.message ?? { role: "user", content: [...listItems(message.log), ...message.tail], timestamp: 0 };
 }
-
-// ─── the request and how it is read ──────────────────────────────────────────
 
 function requestOf(
 	source: RequestSource,
@@ -294,8 +291,6 @@ export function flatten(request: LedgerRequest, count = unitCount(request)): str
 	return out;
 }
 
-const builtContexts = new WeakMap<RequestSource, Context>();
-
 /**
  * What the provider is sent: the system prompt, every message, the declarations. Built on the first
  * call (the open message's parts copied out of their chunked list), the same object after.
@@ -373,8 +368,6 @@ export function redactionCount(messages: readonly Message[], systemPrompt = ""):
 	}
 	return count;
 }
-
-// ─── measuring an assembled request ──────────────────────────────────────────
 
 /** What a request's units were made from (RenderMemo.lastUnits). */
 export interface MeasuredUnits {
