@@ -28,11 +28,11 @@ import {
 	createRenderMemo,
 	DEFAULT_LEDGER_CONFIG,
 	type LedgerRequest,
-	type RequestUnit,
 	renderRequest,
 	requestFromContext,
 	unitAt,
 } from "../src/render/index.ts";
+import type { RequestUnit } from "../src/render/request-units.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const every = Number(process.argv[process.argv.indexOf("--every") + 1]) || 10;

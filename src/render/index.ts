@@ -77,7 +77,6 @@ export {
 	declarationCount,
 	flatten,
 	type LedgerRequest,
-	type RequestUnit,
 	redactionCount,
 	requestFromContext,
 	type StablePortion,

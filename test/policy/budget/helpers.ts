@@ -7,10 +7,10 @@ import {
 	type LedgerConfig,
 	type LedgerRequest,
 	type RenderOptions,
-	type RequestUnit,
 	renderRequest,
 	requestFromContext,
 } from "../../../src/render/index.ts";
+import type { RequestUnit } from "../../../src/render/request-units.ts";
 import { assistant, call, result, user } from "../../support/events.ts";
 
 export const CATALOGUE = [
