@@ -6,23 +6,26 @@
 import type { AssistantMessage, Context, Message, Tool, ToolResultMessage } from "@mariozechner/pi-ai";
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ledgerOf } from "../../src/reducers/index.ts";
+import { ledgerOf, listOf } from "../../src/reducers/index.ts";
 import { chainHash, hashString } from "../../src/render/hash.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/ledger-section.ts";
 import { createRenderMemo } from "../../src/render/render-memo.ts";
 import { type RenderOptions, renderRequest } from "../../src/render/request-assembly.ts";
 import {
+	type Assembled,
 	buildContext,
 	commonUnits,
 	declarationCount,
 	flatten,
 	isLedgerRequest,
 	type LedgerRequest,
+	measure,
 	redactionCount,
 	requestFromContext,
 	stablePrefixRequest,
 	unitAt,
 	unitCount,
+	whole,
 	withContext,
 } from "../../src/render/request-units.ts";
 import { extendRequest } from "../../src/render/tool-loop.ts";
@@ -158,6 +161,44 @@ describe("the stable prefix is a request like any other", () => {
 			}),
 			{ numRuns: RUNS },
 		);
+	});
+});
+
+describe("stablePrefixRequest cuts wherever the stable portion ends", () => {
+	const text = (t: string) => ({ type: "text" as const, text: t });
+	const open = (log: string[], tail: string[]): Assembled => ({
+		role: "user",
+		message: undefined,
+		log: listOf(log.map(text)),
+		tail: tail.map(text),
+	});
+	const made = (parts: string[]) => whole({ role: "user", content: parts.map(text), timestamp: 0 });
+	const head = made(["catalogue"]);
+	const measured = (messages: Assembled[], stableParts: number) =>
+		measure("sys", [], messages, stableParts, { partHash: hashString, lastUnits: undefined });
+
+	it.each([
+		["inside the log", open(["a", "b", "c"], ["t"]), 2, open(["a", "b"], [])],
+		["at the log's end", open(["a", "b"], ["t", "u"]), 2, open(["a", "b"], [])],
+		["inside the tail", open(["a"], ["t", "u"]), 2, open(["a"], ["t"])],
+		["inside a message made whole", made(["a", "b", "c"]), 1, made(["a"])],
+	] as const)("%s: the prefix is the cut messages, measured", (_where, last, stableParts, cut) => {
+		const prefix = stablePrefixRequest(measured([head, last], stableParts));
+		const expected = measured([head, cut], stableParts);
+		expect(allUnits(prefix)).toEqual(allUnits(expected));
+		expect(buildContext(prefix)).toEqual(buildContext(expected));
+		expect([prefix.hash, prefix.tokens, prefix.messageCount]).toEqual([
+			expected.hash,
+			expected.stable.tokens,
+			expected.messageCount,
+		]);
+	});
+
+	it("a request made from a context is cut the same way", () => {
+		const request = renderRequest(ledgerOf(session()), options());
+		const sent = withContext(request, buildContext(request));
+		expect(buildContext(stablePrefixRequest(sent))).toEqual(buildContext(stablePrefixRequest(request)));
+		expect(allUnits(stablePrefixRequest(sent))).toEqual(allUnits(stablePrefixRequest(request)));
 	});
 });
 
