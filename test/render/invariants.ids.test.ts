@@ -11,7 +11,8 @@ import { foldLedger, type LedgerState, ledgerOf } from "../../src/reducers/index
 import { expandEntry } from "../../src/render/expand-source.ts";
 import type { LedgerConfig } from "../../src/render/ledger-section.ts";
 import { displayId, ordinalPosition } from "../../src/render/ordinal.ts";
-import { type LedgerRequest, type RenderOptions, renderRequest } from "../../src/render/request.ts";
+import { type RenderOptions, renderRequest } from "../../src/render/request-assembly.ts";
+import { buildContext, type LedgerRequest } from "../../src/render/request-units.ts";
 import { eventsOf, fractionArb, pickIndex } from "../support/properties.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
 
@@ -61,7 +62,7 @@ interface ShownId {
 
 function shownIds(request: LedgerRequest): ShownId[] {
 	const out: ShownId[] = [];
-	for (const message of request.context.messages) {
+	for (const message of buildContext(request).messages) {
 		const content = typeof message.content === "string" ? [message.content] : message.content;
 		for (const part of content) {
 			if (typeof part !== "string" && part.type !== "text") continue;

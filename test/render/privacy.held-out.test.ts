@@ -13,7 +13,8 @@ import { readSession } from "../../src/events/index.ts";
 import { foldLedger, ledgerOf } from "../../src/reducers/index.ts";
 import { expandEntry } from "../../src/render/expand-source.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/ledger-section.ts";
-import { flatten, renderRequest } from "../../src/render/request.ts";
+import { renderRequest } from "../../src/render/request-assembly.ts";
+import { flatten } from "../../src/render/request-units.ts";
 import { PLANTS, privateKeyVariants } from "../events/redact/credentials.ts";
 import { LOOKALIKES } from "../events/redact/lookalikes.ts";
 

@@ -19,11 +19,13 @@ import type { Context, Message, Tool, UserMessage } from "@mariozechner/pi-ai";
 import { type PrivacySettings, redactValue } from "../../../events/index.ts";
 import type { LedgerState } from "../../../reducers/index.ts";
 import {
+	buildContext,
 	estimateContextTokens,
 	FULL_CONTEXT_INSTRUCTION,
 	FULL_CONTEXT_SYSTEM_PROMPT,
 	fullContextQuestion,
 	type LedgerRequest,
+	withContext,
 } from "../../../render/index.ts";
 import { maskOldOutputs } from "../../baseline/masked.ts";
 import { baselineMessages, prepareBaseline } from "../../baseline/messages.ts";
@@ -74,12 +76,12 @@ function ledgerArm(drawn: DrawnPoint, privacy: PrivacySettings): LedgerArm {
 		repo: false,
 		...(point.callId !== undefined ? { inFlightCallId: point.callId } : {}),
 	});
-	const context = redactedContext(rendered.request.context, privacy);
+	const context = redactedContext(buildContext(rendered.request), privacy);
 	return {
 		arm: "ledger",
 		context,
 		tokens: estimateContextTokens(context),
-		request: { ...rendered.request, context },
+		request: withContext(rendered.request, context),
 		state: rendered.state,
 	};
 }
