@@ -2,9 +2,9 @@
  * The sticky trim boundary. When a cold request is too big, the adapter picks an anchor
  * (policy/budget/trim.ts `chooseTrim`), records it with `pi.appendEntry(CUSTOM_TYPES.trimAnchor, record)`
  * BEFORE dispatch, and every later consultation on the branch renders with the same anchor, so a
- * warm follow-up reproduces the trimmed request's prefix byte for byte. A compaction or a branch
- * summary after the record resets it (the ledger itself was rebuilt or re-pathed), and so does a
- * record written against another summary boundary than the ledger's current one.
+ * warm follow-up reproduces the trimmed request's prefix byte for byte. A branch summary after the
+ * record resets it (the ledger was re-pathed), and so does a record written against another branch
+ * summary than the ledger's newest one. A compaction does not: the log above it stays.
  *
  * A fold of its own, like spend: the ledger's blocks do not depend on it (the renderer takes the
  * anchor as an option), and a resumed session gets it back by folding the same events.
@@ -37,13 +37,10 @@ const trimAnchorCases: CaseReducers<TrimAnchorState, LedgerEvent> = {
 		draft.record = record;
 		draft.entryId = event.id;
 	},
-	compaction: (draft, event) => {
-		// A message-role compaction summary resets nothing in the ledger, so nothing here either.
-		if (event.resets) reset(draft);
-	},
 	branchSummary: (draft) => reset(draft),
-	// Nothing that moves a block of the ledger: a context edit changes no position in it, and spend
-	// is no entry it shows.
+	// Nothing that moves a block of the ledger: a compaction is one more block (the log above it
+	// stays), a context edit changes no position in it, and spend is no entry it shows.
+	compaction: nothing,
 	user: nothing,
 	assistant: nothing,
 	toolResult: nothing,

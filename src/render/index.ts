@@ -86,5 +86,5 @@ export {
 export { reviewMessage } from "./review-message.ts";
 export { clip, oneLine, safeHead, safeTail } from "./text-shape.ts";
 export { extendRequest } from "./tool-loop.ts";
-export { ledgerItems, locateCut } from "./trim-cut.ts";
+export { ledgerItems, locateCut, type LogCut } from "./log-cut.ts";
 export { zeroUsage } from "./usage.ts";

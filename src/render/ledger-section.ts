@@ -1,7 +1,7 @@
 /**
  * The `ledger` section of advisor.json (docs/configuration.md): how much of the branch reaches the
  * advisor verbatim. Schema, defaults and type in one place, beside the renderer that applies them
- * (blocks.ts, request-assembly.ts); the adapter's loader checks each key against this schema on its own.
+ * (blocks.ts, request-assembly.ts, log-sizing.ts); the adapter's loader checks each key against this schema on its own.
  */
 
 import { type Static, Type } from "@sinclair/typebox";
@@ -30,6 +30,11 @@ export const LedgerSchema = Type.Object({
 	 * prompt) keeps head and tail around an expandable gap past this many characters.
 	 */
 	instructionsMaxChars: Type.Integer({ minimum: 0 }),
+	/**
+	 * The size the log is held to, in tokens (render/log-sizing.ts): past it, its oldest entries are
+	 * left out in one large step and a stand-in keeps their facts; 0 keeps every entry.
+	 */
+	logTargetTokens: Type.Integer({ minimum: 0 }),
 });
 
 export type LedgerConfig = Static<typeof LedgerSchema>;
@@ -42,4 +47,5 @@ export const DEFAULT_LEDGER_CONFIG: Readonly<LedgerConfig> = Object.freeze({
 	customPreviewChars: 500,
 	proseMaxChars: 300,
 	instructionsMaxChars: 4000,
+	logTargetTokens: 10000,
 });

@@ -34,11 +34,20 @@ export interface RenderMemo extends UnitMemo {
 	 */
 	segment(segment: ClosedSegment, config: LedgerConfig, build: () => RenderedSegment): RenderedSegment;
 	/**
-	 * The open segment's blocks as last rendered untrimmed, with the open message's log parts (the log
-	 * opening, then one part per block): the next request shares the parts of the blocks it still
-	 * has (chunked lists, reducers/chunked.ts), so a replay of a long branch stays linear.
+	 * The open segment's blocks as last rendered, with the open message's log parts (the log opening,
+	 * the stand-in when the cut is in the open segment, then one part per block kept): the next request
+	 * with the same cut shares the parts of the blocks it still has (chunked lists, reducers/chunked.ts),
+	 * so a replay of a long branch stays linear.
 	 */
 	lastOpen: { key: string; blocks: ChunkedList<Block>; log: ChunkedList<TextContent> } | undefined;
+	/**
+	 * A value that belongs to one object of the ledger (a block, a closed segment), under a key: the
+	 * log's size as scanned up to that item (log-sizing.ts), the stand-in of a cut after it
+	 * (stand-in.ts). Made once; it goes when the object does. `undefined` from `build` is not kept.
+	 */
+	held<T>(owner: object, key: string, build: () => T): T;
+	/** What `held` keeps for `owner` under `key`, without making it. */
+	heldOnly<T>(owner: object, key: string): T | undefined;
 }
 
 /** The config as a memo key: every field a block's rendering reads. */
@@ -50,6 +59,7 @@ export function createRenderMemo(): RenderMemo {
 	const byConfig = new Map<string, WeakMap<Block, string>>();
 	const segments = new Map<string, WeakMap<ClosedSegment, RenderedSegment>>();
 	const hashes = new Map<string, string>();
+	const holdings = new WeakMap<object, Map<string, unknown>>();
 	let lastCatalogue: { entries: readonly CatalogueEntry[]; key: string; text: string } | undefined;
 	return {
 		lastUnits: undefined,
@@ -81,6 +91,21 @@ export function createRenderMemo(): RenderMemo {
 				memo.set(block, text);
 			}
 			return text;
+		},
+		held<T>(owner: object, key: string, build: () => T): T {
+			let byKey = holdings.get(owner);
+			if (byKey?.has(key) === true) return byKey.get(key) as T;
+			const value = build();
+			if (value === undefined) return value;
+			if (byKey === undefined) {
+				byKey = new Map();
+				holdings.set(owner, byKey);
+			}
+			byKey.set(key, value);
+			return value;
+		},
+		heldOnly<T>(owner: object, key: string): T | undefined {
+			return holdings.get(owner)?.get(key) as T | undefined;
 		},
 		partHash(text) {
 			let hash = hashes.get(text);

@@ -49,7 +49,9 @@ import { ordinalId } from "./ordinal.ts";
 import { configKey, createRenderMemo, type RenderedSegment, type RenderMemo } from "./render-memo.ts";
 import { type Assembled, type LedgerRequest, measure, whole } from "./request-units.ts";
 import { capWithGap } from "./text-shape.ts";
-import { locateCut, trimmedPart } from "./trim-cut.ts";
+import { laterCut, locateCut, type LogCut } from "./log-cut.ts";
+import { sizedCut } from "./log-sizing.ts";
+import { standInFor } from "./stand-in.ts";
 import { zeroUsage } from "./usage.ts";
 
 export type RequestMode = "consult" | "review";
@@ -221,15 +223,22 @@ function appendixPart(
 }
 
 /**
- * The blocks of a segment from `from` on. When a trim left out the blocks before `from`, the first
- * card kept (after nothing but prose) cannot point at the card above it, which is gone: it shows its
- * own path, rendered each time like the rest of a trimmed segment's first message.
+ * Blocks `start`… of a segment kept from `from` on, as parts. When a cut left out the blocks before
+ * `from`, the first card kept (after nothing but prose) cannot point at the card above it, which is
+ * gone: it shows its own path.
  */
-function keptBlocks(blocks: readonly Block[], from: number, config: LedgerConfig, memo: RenderMemo): string[] {
+function keptBlocks(
+	blocks: { readonly length: number; at(index: number): Block | undefined },
+	from: number,
+	start: number,
+	config: LedgerConfig,
+	memo: RenderMemo,
+): string[] {
 	const out: string[] = [];
 	let afterCut = from > 0;
-	for (let b = from; b < blocks.length; b++) {
-		const block = blocks[b]!;
+	for (let b = from; b < start && afterCut; b++) if (blocks.at(b)!.kind !== "prose") afterCut = false;
+	for (let b = start; b < blocks.length; b++) {
+		const block = blocks.at(b)!;
 		if (afterCut && block.kind === "round" && block.previous !== undefined)
 			out.push(renderBlock({ kind: "round", id: block.id, pos: block.pos, round: block.round }, config));
 		else out.push(memo.block(block, config));
@@ -243,16 +252,29 @@ function textPart(text: string): TextContent {
 }
 
 /**
- * The open message's log when nothing is trimmed: the parts the previous open message had for the
- * blocks it shares with this one (shared, not copied: chunked.ts), new parts after them.
+ * The open message's log: the log opening, the stand-in when the cut is in the open segment, then
+ * the blocks kept. The parts the previous open message had for the blocks it shares with this one
+ * are shared, not copied (chunked.ts), when the cut is the same; new parts follow them.
  */
-function untrimmedOpen(blocks: ChunkedList<Block>, config: LedgerConfig, memo: RenderMemo): ChunkedList<TextContent> {
-	const last = memo.lastOpen?.key === configKey(config) ? memo.lastOpen : undefined;
+function openLog(
+	blocks: ChunkedList<Block>,
+	from: number,
+	lead: string | undefined,
+	config: LedgerConfig,
+	memo: RenderMemo,
+): ChunkedList<TextContent> {
+	const key = `${configKey(config)}:${from}:${lead === undefined ? "" : memo.partHash(lead)}`;
+	const last = memo.lastOpen?.key === key ? memo.lastOpen : undefined;
+	const head = lead === undefined ? [LOG_OPEN] : [LOG_OPEN, lead];
 	// The blocks the previous render had too: the chunks both hold are skipped whole.
-	const same = last === undefined ? 0 : last.blocks.sharedPrefix(blocks);
-	const fresh: TextContent[] = last === undefined ? [textPart(LOG_OPEN)] : [];
-	for (let b = same; b < blocks.length; b++) fresh.push(textPart(memo.block(blocks.at(b)!, config)));
-	return last === undefined ? listOf(fresh) : last.log.prefix(1 + same).appended(fresh);
+	const same = last === undefined ? from : Math.max(from, last.blocks.sharedPrefix(blocks));
+	const fresh = keptBlocks(blocks, from, same, config, memo).map(textPart);
+	const log =
+		last === undefined
+			? listOf([...head.map(textPart), ...fresh])
+			: last.log.prefix(head.length + same - from).appended(fresh);
+	memo.lastOpen = { key, blocks, log };
+	return log;
 }
 
 function questionSection(question: string, id: string, config: LedgerConfig): string {
@@ -298,7 +320,7 @@ function closedSegment(
 ): RenderedSegment {
 	const parts = [LOG_OPEN];
 	if (lead !== undefined) parts.push(lead);
-	parts.push(...keptBlocks(segment.blocks, from, config, memo));
+	parts.push(...keptBlocks(segment.blocks, from, from, config, memo));
 	parts.push(
 		LOG_CLOSE +
 			(segment.closedBy === "review"
@@ -334,46 +356,47 @@ export function renderRequest(
 	if (instructions !== undefined) catalogue.push(instructions);
 	messages.push(whole(userMessage(catalogue)));
 
-	// Trimming: the stand-in part opens the first log message that is kept.
-	const anchor = options.trim?.anchorEntryId;
-	const cut = anchor === undefined ? undefined : locateCut(state, anchor);
-	let trimPart = cut === undefined ? undefined : trimmedPart(state, cut, config, (b) => memo.block(b, config));
+	// The cut, if any: the stand-in part opens the first log message that is kept.
+	const cut = logCut(state, options, memo);
+	let lead = cut === undefined ? undefined : standInFor(state, cut, config, memo);
 	const tailConfig = trimmedTailConfig(config, options.trim?.tailCaps);
 
 	for (let s = cut?.firstSegment ?? 0; s < state.closed.length; s++) {
 		const segment = state.closed[s]!;
 		const from = cut !== undefined && s === cut.firstSegment ? cut.firstBlock : 0;
-		// Only a segment rendered whole is memoised; the one a trim cuts into is built each time.
+		const shown = lead;
 		const rendered =
-			from === 0 && trimPart === undefined
+			shown === undefined
 				? memo.segment(segment, config, () => closedSegment(segment, 0, undefined, config, memo))
-				: closedSegment(segment, from, trimPart, config, memo);
-		trimPart = undefined;
+				: memo.held(segment, `cut:${configKey(config)}:${from}:${memo.partHash(shown)}`, () =>
+						closedSegment(segment, from, shown, config, memo),
+					);
+		lead = undefined;
 		messages.push(whole(rendered.log), whole(rendered.advice));
 	}
 
 	const openFrom = cut !== undefined && cut.firstSegment === state.closed.length ? cut.firstBlock : 0;
-	const untrimmed = openFrom === 0 && trimPart === undefined;
-	const log = untrimmed
-		? untrimmedOpen(state.open, config, memo)
-		: listOf(
-				[
-					LOG_OPEN,
-					...(trimPart === undefined ? [] : [trimPart]),
-					...keptBlocks(state.open.toArray(), openFrom, config, memo),
-				].map(textPart),
-			);
+	const log = openLog(state.open, openFrom, lead, config, memo);
 	const tail = volatileParts(state, options, cut, openFrom, tailConfig).map(textPart);
 	messages.push({ role: "user", message: undefined, log, tail });
-	if (untrimmed) memo.lastOpen = { key: configKey(config), blocks: state.open, log };
 	return measure(advisorSystemPrompt(options.toolsMode), [...options.tools], messages, log.length, memo);
 }
+
+/**
+ * Where the request cuts the log: the log's own size (log-sizing.ts), or a budget trim's anchor when
+ * that leaves out more (an anchor that names no ledger item is no cut).
+ */
+export function logCut(state: LedgerState, options: RenderOptions, memo: RenderMemo = sharedMemo): LogCut | undefined {
+	const anchor = options.trim?.anchorEntryId;
+	return laterCut(sizedCut(state, options.config, memo), anchor === undefined ? undefined : locateCut(state, anchor));
+}
+
 
 /** What follows the open log: the appendix (if any), then the question and instruction, or the review instruction. */
 function volatileParts(
 	state: LedgerState,
 	options: RenderOptions,
-	cut: ReturnType<typeof locateCut>,
+	cut: LogCut | undefined,
 	openFrom: number,
 	tailConfig: LedgerConfig,
 ): string[] {

@@ -1,0 +1,130 @@
+/**
+ * The log's own size rule (docs/request-format.md, "The log's size"; the figures behind it in
+ * docs/decisions.md). The ledger keeps every entry, compactions included, so a long session's log
+ * would grow without end; the request holds it to `ledger.logTargetTokens` instead:
+ *
+ * - the items of the log are taken in order, each with its rendered size; once those kept since the
+ *   cut pass the target, the cut moves forward in one large step, until what is kept is
+ *   KEPT_AFTER_CUT of the target — so the cached prefix is rewritten rarely, and a stand-in
+ *   (stand-in.ts) keeps the left-out span's facts;
+ * - at a compaction, the target is at most COMPACTION_SHARE of what Pi's context then holds, so the
+ *   request stays below the executor's own context right after Pi shrank it;
+ * - the newest MIN_KEPT_ITEMS items are never left out (the verbatim tail's cards among them).
+ *
+ * Every decision depends only on the items up to where it is made, so the cut of a branch's prefix is
+ * the cut its extension had at that point: consecutive requests share their prefix while the cut
+ * stays, which is what the cache reads. The scan is kept per item in the render memo, so each request
+ * scans only the items new since the last.
+ */
+
+import type { LedgerState } from "../reducers/index.ts";
+import { tokensForChars } from "./estimate.ts";
+import type { LedgerConfig } from "./ledger-section.ts";
+import {
+	cutAfter,
+	firstItem,
+	type ItemAt,
+	itemAfter,
+	itemBefore,
+	itemObject,
+	type LogCut,
+	lastItem,
+} from "./log-cut.ts";
+import { configKey, type RenderMemo } from "./render-memo.ts";
+import { standInFor } from "./stand-in.ts";
+
+/** What a cut keeps of the target: a large step, so the next one comes late. */
+export const KEPT_AFTER_CUT = 0.05;
+/** At a compaction, the log is held to this share of Pi's context after it. */
+export const COMPACTION_SHARE = 0.5;
+/** The newest items are never left out, whatever their size. */
+export const MIN_KEPT_ITEMS = 8;
+
+/** The scan of the log up to one item: where the cut is, and what is kept since. */
+interface Scan {
+	/** The item's place in the sequence (1-based count of items through it). */
+	count: number;
+	/** Items left out (0: none). */
+	dropped: number;
+	/** The first item kept: where the cut moves on from. */
+	keptFrom: ItemAt;
+	/** Tokens of the items kept, through this one. */
+	keptTokens: number;
+}
+
+/** An item's rendered size in tokens: a block as the log shows it; a segment's close as its question and advice. */
+function itemTokens(state: LedgerState, at: ItemAt, config: LedgerConfig, memo: RenderMemo): number {
+	const item = itemObject(state, at)!;
+	if ("kind" in item) return tokensForChars(memo.block(item, config).length);
+	const chars = Math.min(item.question.length, config.tailMaxChars) + Math.min(item.advice.length, config.tailMaxChars);
+	return tokensForChars(chars + CLOSE_FRAMING_CHARS);
+}
+
+/** The log's closing and opening tags, the question's and the advice's framing around a close. */
+const CLOSE_FRAMING_CHARS = 60;
+
+/**
+ * The target at an item. At a compaction, Pi's context became small: the whole request — the
+ * stand-in of the cut so far and the log kept — must fit in COMPACTION_SHARE of it.
+ */
+function targetAt(state: LedgerState, at: ItemAt, before: Scan | undefined, config: LedgerConfig, memo: RenderMemo): number {
+	const target = config.logTargetTokens;
+	const item = itemObject(state, at)!;
+	if (!("kind" in item) || item.kind !== "compaction") return target;
+	const room = Math.floor(COMPACTION_SHARE * tokensForChars(item.contextChars));
+	if (before === undefined || before.dropped === 0) return Math.min(target, room);
+	const cut = cutAfter(itemBefore(state, before.keptFrom)!, before.dropped);
+	return Math.min(target, room - tokensForChars(standInFor(state, cut, config, memo).length));
+}
+
+/** The scan after `at`, from the scan before it (undefined: `at` is the first item). */
+function step(
+	state: LedgerState,
+	before: Scan | undefined,
+	at: ItemAt,
+	config: LedgerConfig,
+	memo: RenderMemo,
+): Scan {
+	const count = (before?.count ?? 0) + 1;
+	let dropped = before?.dropped ?? 0;
+	let keptFrom = before?.keptFrom ?? at;
+	let keptTokens = (before?.keptTokens ?? 0) + itemTokens(state, at, config, memo);
+	const target = targetAt(state, at, before, config, memo);
+	if (keptTokens > target) {
+		const keep = KEPT_AFTER_CUT * Math.max(0, target);
+		while (keptTokens > keep && count - dropped > MIN_KEPT_ITEMS) {
+			keptTokens -= itemTokens(state, keptFrom, config, memo);
+			dropped++;
+			keptFrom = itemAfter(state, keptFrom)!;
+		}
+	}
+	return { count, dropped, keptFrom, keptTokens };
+}
+
+/**
+ * Where the log's own size cuts it for a request of `state`: undefined while it fits (or with
+ * `logTargetTokens` 0). Incremental: the scan resumes from the newest item the memo has one for.
+ */
+export function sizedCut(state: LedgerState, config: LedgerConfig, memo: RenderMemo): LogCut | undefined {
+	if (config.logTargetTokens <= 0) return undefined;
+	const key = `size:${configKey(config)}:${config.logTargetTokens}`;
+	const end = lastItem(state);
+	if (end === undefined) return undefined;
+	// Back to the newest item already scanned, then forward again to the end.
+	const pending: ItemAt[] = [];
+	let at: ItemAt | undefined = end;
+	let scan: Scan | undefined;
+	while (at !== undefined) {
+		scan = memo.heldOnly<Scan>(itemObject(state, at)!, key);
+		if (scan !== undefined) break;
+		pending.push(at);
+		at = itemBefore(state, at);
+	}
+	for (let i = pending.length - 1; i >= 0; i--) {
+		const next = step(state, scan, pending[i]!, config, memo);
+		scan = memo.held(itemObject(state, pending[i]!)!, key, () => next);
+	}
+	if (scan === undefined || scan.dropped === 0) return undefined;
+	const last = itemBefore(state, scan.keptFrom) ?? firstItem(state)!;
+	return cutAfter(last, scan.dropped);
+}
