@@ -255,7 +255,8 @@ export function unitCount(request: LedgerRequest): number {
 
 /** A request's unit by index. */
 export function unitAt(request: LedgerRequest, index: number): RequestUnit | undefined {
-	return request[SOURCE].units.at(index);
+	// A list's `at` counts a negative index from the end; a unit index never does.
+	return index < 0 ? undefined : request[SOURCE].units.at(index);
 }
 
 /**
