@@ -13,6 +13,7 @@
 
 import {
 	ADVISOR_TOOL_NAME,
+	assertNever,
 	CUSTOM_TYPES,
 	type LedgerEvent,
 	pathArgument,
@@ -236,4 +237,42 @@ function instructionFacts(system: NonNullable<FactState["system"]>): Fact[] {
 		instructionFactsOf.set(system, facts);
 	}
 	return facts;
+}
+
+const heldTexts = new WeakMap<FactState, { failures: Set<string>; tests: Set<string> }>();
+
+/**
+ * Does `state` hold `fact` (the same category and text)? Asked of the facts folded from the
+ * executor's horizon on: a fact the branch holds that they do not is one the executor lost
+ * (docs/request-format.md, "The executor's horizon"). The standing instructions are never lost: Pi
+ * keeps the system prompt.
+ */
+export function holdsFact(state: FactState, fact: Fact): boolean {
+	switch (fact.category) {
+		case "user":
+		case "edited":
+		case "read":
+		case "command":
+		case "identifier":
+		case "advice":
+			return state.seen.has(`${fact.category}\u0000${fact.text}`);
+		case "failure":
+		case "test": {
+			let texts = heldTexts.get(state);
+			if (texts === undefined) {
+				texts = {
+					failures: new Set([...state.failures.values()].map((f) => f.text)),
+					tests: new Set([...state.tests.values()].map((f) => f.text)),
+				};
+				heldTexts.set(state, texts);
+			}
+			return (fact.category === "failure" ? texts.failures : texts.tests).has(fact.text);
+		}
+		case "prose":
+			return state.prose?.text === fact.text;
+		case "instructions":
+			return true;
+		default:
+			return assertNever(fact.category, "fact category");
+	}
 }

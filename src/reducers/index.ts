@@ -17,6 +17,7 @@ export {
 	type FactCategory,
 	type FactState,
 	foldFacts,
+	holdsFact,
 } from "./facts.ts";
 export { trackWork } from "./hidden-work.ts";
 export { foldLedger, ledgerOf } from "./ledger-fold.ts";

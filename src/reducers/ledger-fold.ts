@@ -153,6 +153,7 @@ const ledgerCases: CaseReducers<LedgerState, LedgerEvent, EventAt> = {
 		const kept = keptIndex(draft.events, event.firstKeptEntryId, at.index);
 		let chars = event.summary.length;
 		if (kept !== undefined) for (let i = kept; i < at.index; i++) chars += keptChars(draft, draft.events.at(i)!);
+		draft.horizon = kept === undefined ? at.pos : kept + 1;
 		pushBlock(draft, {
 			kind: "compaction",
 			id: event.id,

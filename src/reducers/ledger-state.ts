@@ -210,6 +210,12 @@ export interface LedgerState {
 	/** The newest branch summary on the branch. */
 	summaryBoundary: SummaryBoundary | undefined;
 	/**
+	 * The executor's newest horizon: the path position its context starts at since Pi's newest
+	 * compaction (the first entry kept, or the compaction itself when it keeps none). Before it the
+	 * executor has only Pi's summary (docs/request-format.md, "The executor's horizon").
+	 */
+	horizon: number | undefined;
+	/**
 	 * Every event on the branch, in order (a compaction measures its kept span from them; advisor_expand
 	 * reads them): a chunked list (chunked.ts), so that folding new events does not copy the branch.
 	 */
@@ -244,6 +250,7 @@ export function emptyLedger(cwd?: string): LedgerState {
 		pendingConsultations: emptyList(),
 		hidden: [],
 		summaryBoundary: undefined,
+		horizon: undefined,
 		events: emptyList(),
 		cwd,
 		lastProse: undefined,

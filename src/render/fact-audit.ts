@@ -200,6 +200,11 @@ export function createAuditMemo(): AuditMemo {
 export interface AuditResult {
 	counts: FactCounts;
 	missing: Fact[];
+	/**
+	 * Of the facts the executor lost (docs/request-format.md, "The executor's horizon": all of their
+	 * occurrences lie before its newest horizon), how many the units carry; zeros without a horizon.
+	 */
+	lost: FactTally;
 }
 
 /**
@@ -261,6 +266,7 @@ export function auditUnits(
 	facts: readonly Fact[],
 	memo: AuditMemo,
 	as: AuditSide,
+	lost?: (fact: Fact) => boolean,
 ): AuditResult {
 	const stable = Math.min(stableUnits, units.length);
 	const { first, text } = unitTexts(units, stable, memo, as);
@@ -280,6 +286,7 @@ export function auditUnits(
 
 	const counts = emptyCounts();
 	const missing: Fact[] = [];
+	const lostTally: FactTally = { total: 0, carried: 0 };
 	for (const fact of facts) {
 		const tally = counts[fact.category];
 		tally.total++;
@@ -297,8 +304,12 @@ export function auditUnits(
 			missing.push(fact);
 			memo.missing.set(fact, audit);
 		}
+		if (lost?.(fact) === true) {
+			lostTally.total++;
+			if (carried) lostTally.carried++;
+		}
 	}
-	return { counts, missing };
+	return { counts, missing, lost: lostTally };
 }
 
 /**
@@ -317,8 +328,13 @@ export function requestUnits(request: LedgerRequest): AuditUnits {
 }
 
 /** The audit of a ledger request. */
-export function auditRequest(request: LedgerRequest, facts: readonly Fact[], memo: AuditMemo): AuditResult {
-	return auditUnits(requestUnits(request), request.stable.unitCount, facts, memo, "ledger");
+export function auditRequest(
+	request: LedgerRequest,
+	facts: readonly Fact[],
+	memo: AuditMemo,
+	lost?: (fact: Fact) => boolean,
+): AuditResult {
+	return auditUnits(requestUnits(request), request.stable.unitCount, facts, memo, "ledger", lost);
 }
 
 /** Units from a list: each item's key and text. */
