@@ -17,12 +17,11 @@ import {
 import { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
 import { type CaseReducers, evolve, foldEvents, nothing } from "./case-reducers.ts";
 import { type ChunkedList, emptyList, listOf } from "./chunked.ts";
-import { type ContextEdits, editedEvent, editedProse, NO_EDITS } from "./context-edits.ts";
+import { editedEvent, editedProse, NO_EDITS } from "./context-edits.ts";
 import { contextChars } from "./context-size.ts";
 import type { Draft } from "./immer.ts";
 import {
 	type Block,
-	type CarriedFailure,
 	emptyLedger,
 	type LedgerState,
 	type PendingConsultation,
@@ -138,7 +137,14 @@ const ledgerCases: CaseReducers<LedgerState, LedgerEvent, EventAt> = {
 	compaction: (draft, event, at) => {
 		// A compaction summary written as a message cuts nothing from the executor's context: a paraphrase.
 		if (!event.resets) {
-			pushBlock(draft, { kind: "summary", id: event.id, pos: at.pos, summaryKind: "compaction", summary: event.summary, words: [] });
+			pushBlock(draft, {
+				kind: "summary",
+				id: event.id,
+				pos: at.pos,
+				summaryKind: "compaction",
+				summary: event.summary,
+				words: [],
+			});
 			return;
 		}
 		if (event.system !== undefined)
@@ -360,7 +366,11 @@ function closeSegment(
 }
 
 /** The index of the entry a compaction keeps from, when it is on the branch before the compaction. */
-function keptIndex(events: ChunkedList<LedgerEvent>, firstKeptEntryId: string | null, before: number): number | undefined {
+function keptIndex(
+	events: ChunkedList<LedgerEvent>,
+	firstKeptEntryId: string | null,
+	before: number,
+): number | undefined {
 	if (firstKeptEntryId === null) return undefined;
 	for (let i = before - 1; i >= 0; i--) if (events.at(i)!.id === firstKeptEntryId) return i;
 	return undefined;

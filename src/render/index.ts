@@ -23,6 +23,7 @@ export {
 } from "./fact-audit.ts";
 export { hashString } from "./hash.ts";
 export { DEFAULT_LEDGER_CONFIG, type LedgerConfig, LedgerSchema } from "./ledger-section.ts";
+export { type LogCut, ledgerItems, locateCut } from "./log-cut.ts";
 export {
 	ADVICE_CUT_MARKER,
 	ADVISOR_TOOL_DESCRIPTION,
@@ -48,6 +49,7 @@ export {
 	JUDGE_RETRY,
 	JUDGE_SYSTEM_PROMPT,
 	JUDGE_TAGS,
+	LEFT_OUT_INTRO,
 	LOG_CLOSE,
 	LOG_OPEN,
 	MASKED_OUTPUT,
@@ -68,7 +70,7 @@ export {
 } from "./model-text.ts";
 export { ordinalId, ordinalPosition } from "./ordinal.ts";
 export { createRenderMemo, type RenderMemo } from "./render-memo.ts";
-export { type RenderOptions, type RequestMode, renderRequest, stableOpenBlocks } from "./request-assembly.ts";
+export { logCut, type RenderOptions, type RequestMode, renderRequest, stableOpenBlocks } from "./request-assembly.ts";
 export {
 	buildContext,
 	commonUnits,
@@ -86,5 +88,4 @@ export {
 export { reviewMessage } from "./review-message.ts";
 export { clip, oneLine, safeHead, safeTail } from "./text-shape.ts";
 export { extendRequest } from "./tool-loop.ts";
-export { ledgerItems, locateCut, type LogCut } from "./log-cut.ts";
 export { zeroUsage } from "./usage.ts";

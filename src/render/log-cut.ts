@@ -50,8 +50,7 @@ export function itemAfter(state: LedgerState, at: ItemAt): ItemAt | undefined {
 
 /** The first item of segment `segment` or of a later one (its close, for a segment without blocks). */
 function firstItemFrom(state: LedgerState, segment: number): ItemAt | undefined {
-	if (segment < state.closed.length)
-		return { segment, block: state.closed[segment]!.blocks.length > 0 ? 0 : -1 };
+	if (segment < state.closed.length) return { segment, block: state.closed[segment]!.blocks.length > 0 ? 0 : -1 };
 	return state.open.length > 0 ? { segment: state.closed.length, block: 0 } : undefined;
 }
 
@@ -95,7 +94,7 @@ export function firstKept(state: LedgerState, cut: LogCut): ItemAt | undefined {
 }
 
 /** The last item a cut leaves out. */
-export function lastDropped(state: LedgerState, cut: LogCut): ItemAt | undefined {
+export function lastDropped(cut: LogCut): ItemAt | undefined {
 	if (cut.droppedItems === 0) return undefined;
 	if (cut.firstBlock > 0) return { segment: cut.firstSegment, block: cut.firstBlock - 1 };
 	return closeBefore(cut.firstSegment);
@@ -149,7 +148,8 @@ export function laterCut(a: LogCut | undefined, b: LogCut | undefined): LogCut |
 export function droppedBlocks(state: LedgerState, cut: LogCut): Block[] {
 	const out: Block[] = [];
 	for (let s = 0; s < cut.firstSegment && s < state.closed.length; s++) out.push(...state.closed[s]!.blocks);
-	if (cut.firstSegment < state.closed.length) out.push(...state.closed[cut.firstSegment]!.blocks.slice(0, cut.firstBlock));
+	if (cut.firstSegment < state.closed.length)
+		out.push(...state.closed[cut.firstSegment]!.blocks.slice(0, cut.firstBlock));
 	else for (let b = 0; b < cut.firstBlock && b < state.open.length; b++) out.push(state.open.at(b)!);
 	return out;
 }

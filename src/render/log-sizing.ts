@@ -9,7 +9,8 @@
  *   (stand-in.ts) keeps the left-out span's facts;
  * - at a compaction, the target is at most COMPACTION_SHARE of what Pi's context then holds, so the
  *   request stays below the executor's own context right after Pi shrank it;
- * - the newest MIN_KEPT_ITEMS items are never left out (the verbatim tail's cards among them).
+ * - the newest MIN_KEPT_ITEMS items are never left out, nor the newest `tailToolCalls` rounds: the
+ *   verbatim tail's cards stay in the log.
  *
  * Every decision depends only on the items up to where it is made, so the cut of a branch's prefix is
  * the cut its extension had at that point: consecutive requests share their prefix while the cut
@@ -50,13 +51,21 @@ interface Scan {
 	keptFrom: ItemAt;
 	/** Tokens of the items kept, through this one. */
 	keptTokens: number;
+	/** Tool rounds among the items kept. */
+	keptRounds: number;
+}
+
+function isRound(state: LedgerState, at: ItemAt): boolean {
+	const item = itemObject(state, at)!;
+	return "kind" in item && item.kind === "round";
 }
 
 /** An item's rendered size in tokens: a block as the log shows it; a segment's close as its question and advice. */
 function itemTokens(state: LedgerState, at: ItemAt, config: LedgerConfig, memo: RenderMemo): number {
 	const item = itemObject(state, at)!;
 	if ("kind" in item) return tokensForChars(memo.block(item, config).length);
-	const chars = Math.min(item.question.length, config.tailMaxChars) + Math.min(item.advice.length, config.tailMaxChars);
+	const chars =
+		Math.min(item.question.length, config.tailMaxChars) + Math.min(item.advice.length, config.tailMaxChars);
 	return tokensForChars(chars + CLOSE_FRAMING_CHARS);
 }
 
@@ -67,7 +76,13 @@ const CLOSE_FRAMING_CHARS = 60;
  * The target at an item. At a compaction, Pi's context became small: the whole request — the
  * stand-in of the cut so far and the log kept — must fit in COMPACTION_SHARE of it.
  */
-function targetAt(state: LedgerState, at: ItemAt, before: Scan | undefined, config: LedgerConfig, memo: RenderMemo): number {
+function targetAt(
+	state: LedgerState,
+	at: ItemAt,
+	before: Scan | undefined,
+	config: LedgerConfig,
+	memo: RenderMemo,
+): number {
 	const target = config.logTargetTokens;
 	const item = itemObject(state, at)!;
 	if (!("kind" in item) || item.kind !== "compaction") return target;
@@ -78,27 +93,25 @@ function targetAt(state: LedgerState, at: ItemAt, before: Scan | undefined, conf
 }
 
 /** The scan after `at`, from the scan before it (undefined: `at` is the first item). */
-function step(
-	state: LedgerState,
-	before: Scan | undefined,
-	at: ItemAt,
-	config: LedgerConfig,
-	memo: RenderMemo,
-): Scan {
+function step(state: LedgerState, before: Scan | undefined, at: ItemAt, config: LedgerConfig, memo: RenderMemo): Scan {
 	const count = (before?.count ?? 0) + 1;
 	let dropped = before?.dropped ?? 0;
 	let keptFrom = before?.keptFrom ?? at;
 	let keptTokens = (before?.keptTokens ?? 0) + itemTokens(state, at, config, memo);
+	let keptRounds = (before?.keptRounds ?? 0) + (isRound(state, at) ? 1 : 0);
 	const target = targetAt(state, at, before, config, memo);
 	if (keptTokens > target) {
 		const keep = KEPT_AFTER_CUT * Math.max(0, target);
 		while (keptTokens > keep && count - dropped > MIN_KEPT_ITEMS) {
+			const round = isRound(state, keptFrom);
+			if (round && keptRounds <= config.tailToolCalls) break;
 			keptTokens -= itemTokens(state, keptFrom, config, memo);
+			if (round) keptRounds--;
 			dropped++;
 			keptFrom = itemAfter(state, keptFrom)!;
 		}
 	}
-	return { count, dropped, keptFrom, keptTokens };
+	return { count, dropped, keptFrom, keptTokens, keptRounds };
 }
 
 /**

@@ -31,6 +31,8 @@ import { cardLine } from "./card.ts";
 import type { CatalogueEntry } from "./catalogue.ts";
 import { type InstructionSource, renderInstructions } from "./instructions-part.ts";
 import type { LedgerConfig } from "./ledger-section.ts";
+import { type LogCut, laterCut, locateCut } from "./log-cut.ts";
+import { sizedCut } from "./log-sizing.ts";
 import {
 	type AdvisorToolsMode,
 	APPENDIX_HEADER,
@@ -48,10 +50,8 @@ import { neutralise } from "./neutralise.ts";
 import { ordinalId } from "./ordinal.ts";
 import { configKey, createRenderMemo, type RenderedSegment, type RenderMemo } from "./render-memo.ts";
 import { type Assembled, type LedgerRequest, measure, whole } from "./request-units.ts";
-import { capWithGap } from "./text-shape.ts";
-import { laterCut, locateCut, type LogCut } from "./log-cut.ts";
-import { sizedCut } from "./log-sizing.ts";
 import { standInFor } from "./stand-in.ts";
+import { capWithGap } from "./text-shape.ts";
 import { zeroUsage } from "./usage.ts";
 
 export type RequestMode = "consult" | "review";
@@ -390,7 +390,6 @@ export function logCut(state: LedgerState, options: RenderOptions, memo: RenderM
 	const anchor = options.trim?.anchorEntryId;
 	return laterCut(sizedCut(state, options.config, memo), anchor === undefined ? undefined : locateCut(state, anchor));
 }
-
 
 /** What follows the open log: the appendix (if any), then the question and instruction, or the review instruction. */
 function volatileParts(

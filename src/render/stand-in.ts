@@ -6,8 +6,8 @@
 
 import { assertNever } from "../events/index.ts";
 import {
-	backtickedNames,
 	type Block,
+	backtickedNames,
 	commandFact,
 	type LedgerState,
 	type Round,
@@ -27,8 +27,8 @@ import {
 	NO_HIDDEN_WORDS,
 } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
-import { configKey, type RenderMemo } from "./render-memo.ts";
 import { ordinalId } from "./ordinal.ts";
+import { configKey, type RenderMemo } from "./render-memo.ts";
 import { clip, oneLine } from "./text-shape.ts";
 
 /**
@@ -97,7 +97,7 @@ const ADVICE_START = 200;
 
 /** The path id of the last item a cut leaves out (a segment's close shows its closing entry). */
 function lastDroppedId(state: LedgerState, cut: LogCut): string {
-	const at = lastDropped(state, cut);
+	const at = lastDropped(cut);
 	const item = at === undefined ? undefined : itemObject(state, at);
 	if (item === undefined) return "1";
 	return ordinalId("kind" in item ? item.pos : item.closingPos);
@@ -134,7 +134,7 @@ function commandList(cwd: string | undefined): { add(round: Round): void; text()
 
 /** The stand-in of a cut, made once per cut and config (it depends on the left-out span alone). */
 export function standInFor(state: LedgerState, cut: LogCut, config: LedgerConfig, memo: RenderMemo): string {
-	const at = lastDropped(state, cut);
+	const at = lastDropped(cut);
 	const owner = at === undefined ? undefined : itemObject(state, at);
 	const make = () => standInPart(state, cut, config, (b) => memo.block(b, config));
 	return owner === undefined ? make() : memo.held(owner, `stand-in:${configKey(config)}:${cut.droppedItems}`, make);

@@ -105,25 +105,21 @@ describe("blocks", () => {
 		// Exit 0: the same cap, no error line.
 		expect(shell(0).split("\n")[0]).toBe("[shell #19] the user ran: npm run check · exit 0");
 	});
-	it("compaction re-states the user's words before Pi's paraphrase", () => {
+	it("a compaction is its summary under the executor's horizon mark, naming the first entry Pi kept", () => {
+		const block = { kind: "compaction" as const, id: "c9", pos: 300, summary: "Did X.", contextChars: 5000 };
+		expect(renderBlock({ ...block, keptPos: 290 }, config)).toBe(
+			"[compaction #8c] ── executor's horizon ── Pi compacted the executor's context here: of the log above it keeps only this paraphrase (a summary, not the user's words) and the entries from #82 on:\nDid X.\n",
+		);
+		expect(renderBlock(block, config)).toBe(
+			"[compaction #8c] ── executor's horizon ── Pi compacted the executor's context here: of the log above it keeps only this paraphrase (a summary, not the user's words):\nDid X.\n",
+		);
+	});
+	it("a compaction summary written as a message is a paraphrase that cuts nothing", () => {
 		const out = renderBlock(
-			{
-				kind: "summary",
-				id: "c9",
-				pos: 300,
-				summaryKind: "compaction",
-				summary: "Did X.",
-				words: [{ id: "u1", pos: 2, parts: [{ type: "text", text: "do X" }] }],
-				files: [],
-				reads: [],
-				tests: [],
-				failures: [],
-			},
+			{ kind: "summary", id: "c9", pos: 300, summaryKind: "compaction", summary: "Did X.", words: [] },
 			config,
 		);
-		expect(out).toBe(
-			"[compaction #8c] Earlier work was compacted. The user's own words from that span, verbatim:\n[user #2]\ndo X\nPi's paraphrase of that span (a summary, not the user's words):\nDid X.\n",
-		);
+		expect(out).toBe("[compaction #8c] Pi's paraphrase of earlier work (a summary, not the user's words):\nDid X.\n");
 	});
 	it("a branch summary with no user words says so", () => {
 		const out = renderBlock(
@@ -134,10 +130,6 @@ describe("blocks", () => {
 				summaryKind: "branch",
 				summary: "Tried A.",
 				words: [],
-				files: [],
-				reads: [],
-				tests: [],
-				failures: [],
 			},
 			config,
 		);

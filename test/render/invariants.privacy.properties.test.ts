@@ -30,6 +30,8 @@ const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	customPreviewChars: fc.constantFrom(50, 500),
 	proseMaxChars: fc.constantFrom(0, 300, 8000),
 	instructionsMaxChars: fc.constantFrom(0, 4000),
+	// 0 keeps every entry; a small target makes generated branches cut their log (log-sizing.ts).
+	logTargetTokens: fc.constantFrom(0, 150, 600, 10000),
 });
 
 const options = (config: LedgerConfig, extra: Partial<RenderOptions> = {}): RenderOptions => ({

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { readSession } from "../../src/events/index.ts";
 import { trimCandidates } from "../../src/policy/budget/trim.ts";
 import {
+	type Block,
 	foldLedger,
 	type LedgerState,
 	ledgerOf,
@@ -20,6 +21,7 @@ import { userBody } from "../../src/render/blocks.ts";
 import { cardLine } from "../../src/render/card.ts";
 import { cardPath, commandText } from "../../src/render/card-argument.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/ledger-section.ts";
+import type { LogCut } from "../../src/render/log-cut.ts";
 import {
 	APPENDIX_HEADER,
 	CONSULT_INSTRUCTION,
@@ -31,13 +33,15 @@ import {
 import { neutralise } from "../../src/render/neutralise.ts";
 import { displayId, ordinalId } from "../../src/render/ordinal.ts";
 import { createRenderMemo } from "../../src/render/render-memo.ts";
-import { type RenderOptions, renderRequest } from "../../src/render/request-assembly.ts";
+import { logCut, type RenderOptions, renderRequest } from "../../src/render/request-assembly.ts";
 import { buildContext, type LedgerRequest } from "../../src/render/request-units.ts";
 import {
 	eventsOf,
-	expectExtendsMinusAppendix,
+	expectExtendsOrCutMoved,
 	expectStableUnitsInPlace,
 	fractionArb,
+	isBoundary,
+	leftOut,
 	pickIndex,
 	prefixCutArb,
 } from "../support/properties.ts";
@@ -60,6 +64,8 @@ const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	customPreviewChars: fc.constantFrom(50, 500),
 	proseMaxChars: fc.constantFrom(0, 40, 300, 8000),
 	instructionsMaxChars: fc.constantFrom(0, 100, 4000),
+	// 0 keeps every entry; a small target makes generated branches cut their log (log-sizing.ts).
+	logTargetTokens: fc.constantFrom(0, 150, 600, 10000),
 });
 
 const modeArb = fc.constantFrom("consult", "review") as fc.Arbitrary<"consult" | "review">;
@@ -69,20 +75,40 @@ function options(config: LedgerConfig = DEFAULT_LEDGER_CONFIG, extra: Partial<Re
 }
 
 describe("invariant 1: prefix", () => {
-	it("(a) for any branch P and extension B of it, render(B) starts with render(P) minus its appendix, question and instruction", () => {
+	it("(a) for any branch P and extension B of it, render(B) starts with render(P) minus its appendix, question and instruction — compactions between them included; only the log's own cut moving forward makes an exception", () => {
+		let extended = 0;
+		let compacted = 0;
 		fc.assert(
 			fc.property(prefixCutArb(), configArb, modeArb, ({ events, prefix }, config, mode) => {
-				const p = renderRequest(ledgerOf(prefix), options(config, { mode }));
-				const b = renderRequest(ledgerOf(events), options(config));
-				expectExtendsMinusAppendix(p, b);
-				// Only the appendix (and question, instruction) are left out: every log block of P is kept.
-				expect(p.stable.partCount).toBe(1 + ledgerOf(prefix).open.length);
+				const stateP = ledgerOf(prefix);
+				const stateB = ledgerOf(events);
+				const p = renderRequest(stateP, options(config, { mode }));
+				const b = renderRequest(stateB, options(config));
+				const same = expectExtendsOrCutMoved(
+					{ state: stateP, request: p },
+					{ state: stateB, request: b },
+					options(config),
+				);
+				if (!same) return;
+				extended++;
+				if (events.slice(prefix.length).some((e) => e.kind === "compaction")) compacted++;
+				// Only the appendix (and question, instruction) are left out: every log block of P kept is there.
+				const cut = logCut(stateP, options(config));
+				const kept =
+					cut === undefined || cut.firstSegment < stateP.closed.length
+						? stateP.open.length
+						: stateP.open.length - cut.firstBlock;
+				const lead = cut !== undefined && cut.firstSegment >= stateP.closed.length ? 1 : 0;
+				expect(p.stable.partCount).toBe(1 + lead + kept);
 			}),
 			{ numRuns: RUNS },
 		);
+		// Not vacuous: most pairs share their cut, and some of those have a compaction between them.
+		expect(extended).toBeGreaterThan(RUNS / 2);
+		expect(compacted).toBeGreaterThan(0);
 	});
 
-	it("(b) a consultation's stable parts stay whole and in place in every later request that holds its result", () => {
+	it("(b) a consultation's stable parts stay whole and in place in every later request that holds its result and the same cut", () => {
 		fc.assert(
 			fc.property(sessionArb({ minSteps: 4 }), configArb, (session, config) => {
 				const read = readSession(session.jsonl);
@@ -91,20 +117,20 @@ describe("invariant 1: prefix", () => {
 				for (const c of session.consultations) {
 					const resultAt = index.get(c.resultEntryId);
 					if (resultAt === undefined) continue; // consultation on an abandoned branch
-					const dispatch = renderRequest(
-						ledgerOf(events.slice(0, resultAt)),
-						options(config, { inFlightCallId: c.callId }),
-					);
+					const stateD = ledgerOf(events.slice(0, resultAt));
+					const dispatch = renderRequest(stateD, options(config, { inFlightCallId: c.callId }));
 					let end = events.length;
 					for (let i = resultAt + 1; i < events.length; i++) {
-						if (events[i]!.kind === "compaction") {
+						if (isBoundary(events[i]!)) {
 							end = i;
 							break;
 						}
 					}
 					for (const upTo of new Set([resultAt + 1, Math.floor((resultAt + 1 + end) / 2), end])) {
-						const later = renderRequest(ledgerOf(events.slice(0, upTo)), options(config));
-						expectStableUnitsInPlace(dispatch, later);
+						const stateL = ledgerOf(events.slice(0, upTo));
+						// The log's own cut moving forward is the one step that rewrites the prefix.
+						if (leftOut(stateL, options(config)) !== leftOut(stateD, options(config))) continue;
+						expectStableUnitsInPlace(dispatch, renderRequest(stateL, options(config)));
 					}
 				}
 			}),
@@ -137,9 +163,14 @@ describe("invariant 1: prefix, under trimming with a fixed anchor", () => {
 				const stateP = ledgerOf(prefix);
 				const trim = fixedTrim(stateP, config, anchorAt, caps);
 				if (trim === undefined) return;
+				const stateB = ledgerOf(events);
 				const p = renderRequest(stateP, options(config, { trim }));
-				const b = renderRequest(ledgerOf(events), options(config, { trim }));
-				expectExtendsMinusAppendix(p, b);
+				const b = renderRequest(stateB, options(config, { trim }));
+				expectExtendsOrCutMoved(
+					{ state: stateP, request: p },
+					{ state: stateB, request: b },
+					options(config, { trim }),
+				);
 			}),
 			{ numRuns: RUNS },
 		);
@@ -159,14 +190,16 @@ describe("invariant 1: prefix, under trimming with a fixed anchor", () => {
 					const dispatch = renderRequest(stateD, options(config, { inFlightCallId: c.callId, trim }));
 					let end = events.length;
 					for (let i = resultAt + 1; i < events.length; i++) {
-						if (events[i]!.kind === "compaction") {
+						if (isBoundary(events[i]!)) {
 							end = i;
 							break;
 						}
 					}
 					for (const upTo of new Set([resultAt + 1, Math.floor((resultAt + 1 + end) / 2), end])) {
-						const later = renderRequest(ledgerOf(events.slice(0, upTo)), options(config, { trim }));
-						expectStableUnitsInPlace(dispatch, later);
+						const stateL = ledgerOf(events.slice(0, upTo));
+						if (leftOut(stateL, options(config, { trim })) !== leftOut(stateD, options(config, { trim })))
+							continue;
+						expectStableUnitsInPlace(dispatch, renderRequest(stateL, options(config, { trim })));
 					}
 				}
 			}),
@@ -188,6 +221,25 @@ function openRounds(state: LedgerState): { round: Round; id: string; pending: bo
 	return [...finished, ...pending];
 }
 
+/**
+ * The blocks the log keeps after `cut`, in order; `afterCut`: nothing but prose lies between the block
+ * and the cut, so a card there cannot point at the card above it, which is left out.
+ */
+function keptBlocks(state: LedgerState, cut: LogCut | undefined): { block: Block; afterCut: boolean }[] {
+	const out: { block: Block; afterCut: boolean }[] = [];
+	const segments = [...state.closed.map((s) => s.blocks), state.open.toArray()];
+	segments.forEach((blocks, s) => {
+		if (cut !== undefined && s < cut.firstSegment) return;
+		const from = cut !== undefined && s === cut.firstSegment ? cut.firstBlock : 0;
+		let afterCut = from > 0;
+		for (const block of blocks.slice(from)) {
+			out.push({ block, afterCut });
+			if (block.kind !== "prose") afterCut = false;
+		}
+	});
+	return out;
+}
+
 /** `#id tool[ argument][ · size][ · ✗ error | · no result | · running]` (render/card.ts cardLine). */
 const CARD_RE =
 	/^#[A-Za-z0-9_.:-]+ \S+( [^\n]*?)?( · (\d+(\.\d)?[kM]?( \+ \d+ images?)?|\d+ images?))?( · (✗( .+)?|no result|running))?$/;
@@ -199,10 +251,12 @@ describe("invariant 2: card/tail split", () => {
 				const state = ledgerOf(eventsOf(session.jsonl));
 				const req = renderRequest(state, options(config));
 				const parts = framing(req);
-				const rounds = [...state.closed.flatMap((s) => s.blocks), ...state.open.toArray()].flatMap((b) =>
-					b.kind === "round" ? [{ id: ordinalId(b.pos), round: b.round, previous: b.previous }] : [],
+				const rounds = keptBlocks(state, logCut(state, options(config))).flatMap(({ block, afterCut }) =>
+					block.kind === "round"
+						? [{ id: ordinalId(block.pos), round: block.round, previous: afterCut ? undefined : block.previous }]
+						: [],
 				);
-				// Each round block is its own part: one line, its card, in log order — tail rounds included.
+				// Each round block the log keeps is its own part: one line, its card, in log order — tail rounds included.
 				const cardParts = parts.filter((p) => /^#\S+ \S/.test(p));
 				expect(cardParts).toEqual(rounds.map((r) => cardLine(r.id, r.round, r.round.status, r.previous)));
 				// A card says SAME_PATH only in place of the path, or the command, of the card right above it in the log.
@@ -287,14 +341,15 @@ describe("invariant 4: roles", () => {
 					const req = renderRequest(state, options(DEFAULT_LEDGER_CONFIG, { mode }));
 					const messages = buildContext(req).messages;
 					const assistants = messages.filter((m) => m.role === "assistant");
-					expect(assistants.length).toBe(state.closed.length);
+					const firstKept = logCut(state, options(DEFAULT_LEDGER_CONFIG, { mode }))?.firstSegment ?? 0;
+					expect(assistants.length).toBe(state.closed.length - firstKept);
 					expect(messages.every((m) => m.role === "user" || m.role === "assistant")).toBe(true);
 					const last = messages.at(-1)!;
 					expect(last.role).toBe("user");
 					const parts = last.content as { type: string; text: string }[];
 					expect(parts.at(-1)!.text).toBe(mode === "consult" ? CONSULT_INSTRUCTION : REVIEW_INSTRUCTION);
-					// Closed segment k is user message 1 + 2k, its advice 2 + 2k.
-					state.closed.forEach((segment, k) => {
+					// Closed segment k kept is user message 1 + 2k, its advice 2 + 2k.
+					state.closed.slice(firstKept).forEach((segment, k) => {
 						expect(messages[1 + 2 * k]!.role).toBe("user");
 						expect(messages[2 + 2 * k]!.role).toBe("assistant");
 						const advice = (messages[2 + 2 * k]!.content as { text: string }[])[0]!.text;
@@ -375,10 +430,12 @@ describe("invariant 6: no embedded images, no forged framing", () => {
 				expect(json).not.toContain('"type":"image"');
 				expect(json).not.toContain("iVBORw0KGgo");
 				const text = messageText(req);
-				const logs = state.closed.length + 1;
+				// One log per segment the request keeps (the log's own size may leave out the oldest).
+				const kept = state.closed.slice(logCut(state, options())?.firstSegment ?? 0);
+				const logs = kept.length + 1;
 				expect(count(text.toLowerCase(), "<executor_log>")).toBe(logs);
 				expect(count(text.toLowerCase(), "</executor_log>")).toBe(logs);
-				const consultations = state.closed.filter((s) => s.closedBy === "consultation").length + 1;
+				const consultations = kept.filter((s) => s.closedBy === "consultation").length + 1;
 				expect(count(text, "<question>")).toBe(consultations);
 				expect(count(text, "</question>")).toBe(consultations);
 				// The framing parts are exactly where the layout puts them.

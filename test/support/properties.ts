@@ -5,11 +5,14 @@
 import fc from "fast-check";
 import { expect } from "vitest";
 import { type LedgerEvent, readSession } from "../../src/events/index.ts";
+import type { LedgerState } from "../../src/reducers/index.ts";
 import {
 	APPENDIX_HEADER,
 	buildContext,
 	flatten,
 	type LedgerRequest,
+	logCut,
+	type RenderOptions,
 	unitAt,
 	unitCount,
 } from "../../src/render/index.ts";
@@ -24,9 +27,11 @@ export const pickIndex = (fraction: number, n: number): number => Math.min(n - 1
 
 export const eventsOf = (jsonl: string): LedgerEvent[] => readSession(jsonl).events;
 
-/** A compaction that rebuilds the ledger, or a branch summary: the stable part starts over after it. */
-export const isBoundary = (e: LedgerEvent): boolean =>
-	(e.kind === "compaction" && e.resets) || e.kind === "branchSummary";
+/**
+ * A branch summary: the branch was re-pathed, so the stable part starts over after it. A compaction
+ * is no boundary: the log above it stays (docs/request-format.md, "The executor's horizon").
+ */
+export const isBoundary = (e: LedgerEvent): boolean => e.kind === "branchSummary";
 
 /**
  * Where to cut `events` at `fraction` so that no boundary follows the cut: anywhere from just after
@@ -89,4 +94,29 @@ export function expectExtendsMinusAppendix(earlier: LedgerRequest, later: Ledger
 	expect(tail.at(-2)!.startsWith(LOG_CLOSE)).toBe(true);
 	expect(unitCount(earlier) - earlier.stable.unitCount).toBe(tail.length);
 	expectStablePrefix(earlier, later);
+}
+
+/** How many items the request's cut leaves out (0: none): the log's size, or a trim anchor. */
+export function leftOut(state: LedgerState, options: RenderOptions): number {
+	return logCut(state, options)?.droppedItems ?? 0;
+}
+
+/**
+ * The prefix statement with the one exception the log has: requests with the same cut extend each
+ * other (expectExtendsMinusAppendix), and a later request's cut is never earlier — it only moves
+ * forward, in a step that rewrites the prefix. Returns whether the cut was the same.
+ */
+export function expectExtendsOrCutMoved(
+	earlier: { state: LedgerState; request: LedgerRequest },
+	later: { state: LedgerState; request: LedgerRequest },
+	options: RenderOptions,
+): boolean {
+	const before = leftOut(earlier.state, options);
+	const after = leftOut(later.state, options);
+	if (before === after) {
+		expectExtendsMinusAppendix(earlier.request, later.request);
+		return true;
+	}
+	expect(after).toBeGreaterThan(before);
+	return false;
 }

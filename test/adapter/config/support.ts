@@ -36,6 +36,7 @@ export const DEFAULTS: AdvisorConfig = {
 		customPreviewChars: 500,
 		proseMaxChars: 300,
 		instructionsMaxChars: 4000,
+		logTargetTokens: 10000,
 	},
 	tools: {
 		enabled: true,

@@ -10,13 +10,7 @@ import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-a
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CUSTOM_TYPES, eventsFromBranch } from "../../../src/events/index.ts";
 import { emptyLedger, foldLedger } from "../../../src/reducers/index.ts";
-import {
-	buildContext,
-	DEFAULT_LEDGER_CONFIG,
-	renderRequest,
-	TRIM_OMISSION_MARKER,
-	TRIM_WORDS_INTRO,
-} from "../../../src/render/index.ts";
+import { buildContext, DEFAULT_LEDGER_CONFIG, LEFT_OUT_INTRO, renderRequest } from "../../../src/render/index.ts";
 import {
 	ADVISOR_KEY,
 	anchorEntries,
@@ -58,7 +52,8 @@ describe("a cold request over the soft limit and the context budget", () => {
 				modelKey: ADVISOR_KEY,
 				tools: { enabled: false },
 				// The steps' 3000-char prose is what makes the request big: keep it whole in the log.
-				ledger: { proseMaxChars: 4000 },
+				// The log keeps every entry (logTargetTokens 0): the budget trim is what cuts it here.
+				ledger: { proseMaxChars: 4000, logTargetTokens: 0 },
 				budget: { contextBudgetTokens: BUDGET_TOKENS, perCallSoftUsd: SOFT_USD, perCallHardUsd: 1, sessionUsd: 5 },
 			},
 			executor: [
@@ -117,8 +112,8 @@ describe("a cold request over the soft limit and the context budget", () => {
 		const sent = flattenParts(host.advisorCalls[0]!.context.messages);
 		expect(sent).not.toContain("Step s1: ");
 		expect(sent).toContain("Step s16: ");
-		const intro = sent.indexOf(TRIM_WORDS_INTRO);
-		const marker = sent.indexOf(TRIM_OMISSION_MARKER);
+		const intro = sent.indexOf(LEFT_OUT_INTRO);
+		const marker = sent.indexOf("[omitted] End of what stands in for the entries up to #");
 		expect(intro).toBeGreaterThan(-1);
 		expect(marker).toBeGreaterThan(intro);
 		const restated = sent.slice(intro, marker);
@@ -145,7 +140,7 @@ describe("a cold request over the soft limit and the context budget", () => {
 		const sentFirst = host.advisorCalls[0]!.context;
 		const catalogue = sentCatalogue(sentFirst.messages);
 		const rerendered = renderRequest(state, {
-			config: { ...DEFAULT_LEDGER_CONFIG, proseMaxChars: 4000 },
+			config: { ...DEFAULT_LEDGER_CONFIG, proseMaxChars: 4000, logTargetTokens: 0 },
 			catalogue,
 			tools: [],
 			toolsMode: "none",
@@ -157,7 +152,7 @@ describe("a cold request over the soft limit and the context budget", () => {
 		expect(buildContext(rerendered).messages.slice(1)).toEqual(sentFirst.messages.slice(1).map((m) => ({ ...m })));
 
 		const stable = flattenParts(sentFirst.messages, rerendered.stable);
-		expect(stable).toContain(TRIM_OMISSION_MARKER);
+		expect(stable).toContain("[omitted] End of what stands in for the entries up to #");
 		const secondAll = flattenParts(host.advisorCalls[1]!.context.messages);
 		expect(secondAll.startsWith(stable)).toBe(true);
 		expect(second!.details.request.stableHash).not.toBe(first!.details.request.stableHash);
@@ -184,7 +179,8 @@ describe("contextBudgetTokens: 0", () => {
 			advisorConfig: {
 				modelKey: ADVISOR_KEY,
 				tools: { enabled: false },
-				ledger: { proseMaxChars: 4000 },
+				// The log keeps every entry (logTargetTokens 0): the budget trim is what cuts it here.
+				ledger: { proseMaxChars: 4000, logTargetTokens: 0 },
 				budget: { contextBudgetTokens: 0, perCallSoftUsd: SOFT_USD, perCallHardUsd: 1, sessionUsd: 5 },
 			},
 			confirmAnswers: [true],

@@ -16,11 +16,13 @@ import {
 	renderRequest,
 } from "../../../src/render/index.ts";
 import {
+	COMMANDS_RUN,
+	EARLIER_ADVICE,
 	FILES_READ,
+	LEFT_OUT_END,
+	LEFT_OUT_INTRO,
 	LOG_OPEN,
 	NO_HIDDEN_WORDS,
-	TRIM_OMISSION_MARKER,
-	TRIM_WORDS_INTRO,
 } from "../../../src/render/model-text.ts";
 import {
 	advice,
@@ -76,16 +78,27 @@ function twoSegments(): LedgerEvent[] {
 /** The id the request shows for the entry `id` of `events`: its path position in base 36. */
 const shown = (events: readonly LedgerEvent[], id: string) => ordinalId(events.findIndex((e) => e.id === id) + 1);
 const words = (...ids: [string, string][]) => ids.map(([id, t]) => `[user #${id}]\n${t}\n`).join("");
-/** The trim's stand-in: the span's user words, then the paths it read (FILES_READ), then the marker. */
-const standIn = (w: string, read = "") =>
-	`${TRIM_WORDS_INTRO}\n${w || `${NO_HIDDEN_WORDS}\n`}${read === "" ? "" : `${FILES_READ("trim")} ${read}\n`}${TRIM_OMISSION_MARKER}\n`;
+/** The stand-in: the span's user words, the paths it read, the commands it ran, the advice given there, then its end. */
+const standIn = (last: string, w: string, lists: { read?: string; commands?: string; advice?: string } = {}) =>
+	`${LEFT_OUT_INTRO}\n${w || `${NO_HIDDEN_WORDS}\n`}` +
+	(lists.read === undefined ? "" : `${FILES_READ} ${lists.read}\n`) +
+	(lists.commands === undefined ? "" : `${COMMANDS_RUN} ${lists.commands}\n`) +
+	(lists.advice === undefined ? "" : `${EARLIER_ADVICE}\n${lists.advice}`) +
+	`${LEFT_OUT_END(last)}\n`;
 
 describe("rendering with an anchor", () => {
 	it("an anchor on a segment's close drops the whole segment, its question and its advice", () => {
 		const req = render(twoSegments(), { trim: { anchorEntryId: "v1" } });
 		expect(buildContext(req).messages.map((m) => m.role)).toEqual(["user", "user", "assistant", "user"]);
-		expect(parts(req, 1).slice(0, 2)).toEqual([LOG_OPEN, standIn(words(["1", "build the parser"]), "a.ts")]);
-		expect(text(req)).not.toContain("first advice");
+		// The advice stays only as the start the stand-in keeps of it, no longer as the advisor's own turn.
+		expect(parts(req, 1).slice(0, 2)).toEqual([
+			LOG_OPEN,
+			standIn("5", words(["1", "build the parser"]), {
+				read: "a.ts",
+				advice: "#5 Severity: nit first advice\n",
+			}),
+		]);
+		expect(parts(req, 2)).toEqual(["Severity: none\nsecond advice"]);
 		expect(text(req)).not.toContain("first question");
 		expect(text(req)).not.toContain("#3 read");
 		expect(text(req)).toContain("second advice");
@@ -94,7 +107,12 @@ describe("rendering with an anchor", () => {
 	it("an anchor inside a closed segment keeps that segment's rest, question and advice", () => {
 		const req = render(twoSegments(), { trim: { anchorEntryId: "u2" } });
 		const first = parts(req, 1);
-		expect(first[1]).toBe(standIn(words(["1", "build the parser"], ["6", "now the lexer"]), "a.ts"));
+		expect(first[1]).toBe(
+			standIn("6", words(["1", "build the parser"], ["6", "now the lexer"]), {
+				read: "a.ts",
+				advice: "#5 Severity: nit first advice\n",
+			}),
+		);
 		expect(first[2]).toContain("#8 bash npm test · 500\n");
 		expect(text(req)).toContain("second question");
 		expect(text(req)).toContain("second advice");
@@ -105,7 +123,11 @@ describe("rendering with an anchor", () => {
 		expect(buildContext(req).messages).toHaveLength(2);
 		const open = parts(req, 1);
 		expect(open[1]).toBe(
-			standIn(words(["1", "build the parser"], ["6", "now the lexer"], ["b", "and the docs"]), "a.ts, c.ts"),
+			standIn("d", words(["1", "build the parser"], ["6", "now the lexer"], ["b", "and the docs"]), {
+				read: "a.ts, c.ts",
+				commands: "npm test ✓",
+				advice: "#5 Severity: nit first advice\n#a Severity: none second advice\n",
+			}),
 		);
 		// LOG_OPEN + the stand-in + the cards of r4 and r5, which are also verbatim in the appendix.
 		expect(req.stable.partCount).toBe(4);
@@ -125,7 +147,7 @@ describe("rendering with an anchor", () => {
 		];
 		const req = render(events, { trim: { anchorEntryId: "b1" } });
 		// The abandoned branch's words are off this path: they keep their entry id.
-		expect(parts(req, 1)[1]).toBe(standIn(words(["1", "start"], ["old1", "try X please"])));
+		expect(parts(req, 1)[1]).toBe(standIn("2", words(["1", "start"], ["old1", "try X please"])));
 		expect(text(req)).not.toContain("they tried X");
 		expect(text(req)).toContain("[user #3]\nnow Y\n");
 	});
@@ -136,7 +158,7 @@ describe("rendering with an anchor", () => {
 			result("r1", "c1", "read", "yyy"),
 			assistant("q", { text: "ok?", calls: [call("adv", "advisor")] }),
 		];
-		expect(parts(render(events, { trim: { anchorEntryId: "r1" } }), 1)[1]).toBe(standIn("", "y.ts"));
+		expect(parts(render(events, { trim: { anchorEntryId: "r1" } }), 1)[1]).toBe(standIn("2", "", { read: "y.ts" }));
 	});
 
 	it("an anchor that names nothing in the ledger renders untrimmed", () => {
@@ -155,12 +177,12 @@ describe("rendering with an anchor", () => {
 		expect(flatten(capped)).toMatch(/\[tool #d\][^[]*\n\[… \d+ chars omitted …\]\n/);
 	});
 
-	it("executor text cannot forge the omission marker", () => {
+	it("executor text cannot forge the stand-in's end", () => {
 		const events = [
-			user("u1", `${TRIM_OMISSION_MARKER}\nfake`),
+			user("u1", `${LEFT_OUT_END("1")}\nfake`),
 			assistant("q", { text: "ok?", calls: [call("adv", "advisor")] }),
 		];
-		expect(flatten(render(events))).toContain(`\\${TRIM_OMISSION_MARKER}`);
+		expect(flatten(render(events))).toContain(`\\${LEFT_OUT_END("1")}`);
 	});
 });
 
@@ -270,17 +292,17 @@ describe("the anchor is persisted and resumed", () => {
 		expect(s).toEqual({ record: { anchorEntryId: "b", summaryBoundaryId: null }, entryId: "t2" });
 	});
 
-	it("a compaction or a branch summary after it resets it", () => {
+	it("a branch summary after it resets it; a compaction does not (the log above it stays)", () => {
 		const base = [user("u1", "hi"), anchorRecord("t1", { anchorEntryId: "u1", summaryBoundaryId: null })];
-		expect(trimAnchorOf([...base, compaction("k1", "summary", "u1")]).record).toBeUndefined();
+		expect(trimAnchorOf([...base, compaction("k1", "summary", "u1")]).record).toBeDefined();
 		expect(trimAnchorOf([...base, branchSummary("b1", "went back", [])]).record).toBeUndefined();
 		expect(trimAnchorOf([...base, custom("m1", "x", "note", true)]).record).toBeDefined();
 	});
 
-	it("a record written against another summary boundary does not apply", () => {
+	it("a record written against another branch summary does not apply", () => {
 		const events = [
 			user("u1", "hi"),
-			compaction("k1", "summary", "u1"),
+			branchSummary("k1", "went back", []),
 			anchorRecord("t1", { anchorEntryId: "u1", summaryBoundaryId: null }),
 		];
 		expect(activeTrim(trimAnchorOf(events), ledgerOf(events))).toBeUndefined();
