@@ -19,6 +19,7 @@ import { carriedWork, renderBlock, summaryWords } from "./blocks.ts";
 import type { LedgerConfig } from "./ledger-section.ts";
 import { droppedBlocks, itemObject, type LogCut, lastDropped } from "./log-cut.ts";
 import {
+	ADVICE_START_LINE,
 	COMMANDS_RUN,
 	EARLIER_ADVICE,
 	LEFT_OUT_END,
@@ -80,7 +81,7 @@ export function standInPart(
 	for (let s = 0; s < cut.firstSegment && s < state.closed.length; s++) {
 		const segment = state.closed[s]!;
 		for (const name of backtickedNames(segment.question)) names.add(name);
-		advice += `#${ordinalId(segment.closingPos)} ${clip(oneLine(neutralise(segment.advice)), ADVICE_START)}\n`;
+		advice += `${ADVICE_START_LINE(ordinalId(segment.closingPos), clip(oneLine(neutralise(segment.advice)), ADVICE_START))}\n`;
 	}
 	const last = lastDroppedId(state, cut);
 	let out = `${LEFT_OUT_INTRO}\n${words.length > 0 ? words : `${NO_HIDDEN_WORDS}\n`}`;

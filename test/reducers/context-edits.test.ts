@@ -121,7 +121,7 @@ describe("the fold", () => {
 		]);
 	});
 
-	it("a compaction re-makes its kept span as edited and re-states the user's words as edited", () => {
+	it("a compaction leaves the blocks made before it as they were, and measures Pi's context as edited", () => {
 		resetParents();
 		const state = ledgerOf([
 			user("u1", "ORIGINAL request"),
@@ -135,15 +135,14 @@ describe("the fold", () => {
 			contextEdit("e4", "u3", null),
 			compaction("k1", "summary", "a1"),
 		]);
-		const json = JSON.stringify(state.open);
-		expect(json).not.toContain("ORIGINAL");
-		const summary = state.open.toArray()[0]!;
-		expect(summary.kind === "summary" && summary.words.map((w) => [w.id, w.parts])).toEqual([
-			["u1", [{ type: "text", text: "edited request" }]],
-		]);
-		const round = state.open.toArray().find((b) => b.kind === "round");
-		expect(round?.kind === "round" && round.round.resultParts).toEqual([{ type: "text", text: "pruned" }]);
-		expect(state.open.toArray().some((b) => b.kind === "user")).toBe(false);
+		// Blocks are never changed once made (the prefix every later request shares).
+		expect(JSON.stringify(state.open)).toContain("ORIGINAL request");
+		const compacted = state.open.last!;
+		// Pi's context now: the summary, then from a1 on as edited — the call, the pruned result, u3 omitted.
+		expect(compacted).toMatchObject({ kind: "compaction", keptPos: 3 });
+		const chars = "summary".length + "read".length + JSON.stringify({ path: "x" }).length + "pruned".length;
+		expect(compacted.kind === "compaction" && compacted.contextChars).toBe(chars);
+		expect(state.horizon).toBe(3);
 	});
 
 	it("folding in pieces equals folding at once", () => {

@@ -49,6 +49,8 @@ const PLACES: { re: RegExp; kinds: readonly Kind[] | "any" }[] = [
 	{ re: /^\[branch summary #([^\]\s]+)\]/, kinds: ["branchSummary"] },
 	{ re: /^\[note #([^\]\s]+) /, kinds: ["customMessage"] },
 	{ re: /^\[shell #([^\]\s]+)\]/, kinds: ["bashRun"] },
+	// A stand-in's earlier advice: the advisor result or the review that delivered it.
+	{ re: /^\[advice #([^\]\s]+)\]/, kinds: ["toolResult", "customMessage"] },
 	// A card: the round's result, or the calling message for a call without one.
 	{ re: /^#([0-9a-z]+) /, kinds: ["toolResult", "assistant"] },
 	{ re: /^»#([0-9a-z]+) /, kinds: ["assistant"] },

@@ -1,4 +1,7 @@
-/** The slim head: the system prompt says every rule once, within 1,200 chars, in each tools mode. */
+/**
+ * The slim head: the system prompt says every rule once, within 1,400 chars, in each tools mode (1,200
+ * until ledger v4 added the executor's horizon).
+ */
 import { describe, expect, it } from "vitest";
 import { type AdvisorToolsMode, advisorSystemPrompt } from "../../src/render/model-text.ts";
 
@@ -27,6 +30,11 @@ const RULES: Record<string, (mode: AdvisorToolsMode) => string[]> = {
 	"user words are authoritative": () => ["[user #id]: the user's own words, authoritative"],
 	"the prose mark": () => ["» executor prose"],
 	"summaries are paraphrase": () => ["compaction/branch summaries: Pi's paraphrase, less reliable"],
+	"the executor's horizon, and when to name it": () => [
+		"── executor's horizon ──: above it the executor now has only Pi's summary.",
+		"it retries what failed, undoes a user decision, contradicts an earlier edit",
+		"quoting the #id",
+	],
 	"v2 layout: log then appendix": () => [
 		"log blocks, then [appendix]: newest calls verbatim, newest prose whole, reasoning",
 	],
@@ -50,8 +58,8 @@ const RULES: Record<string, (mode: AdvisorToolsMode) => string[]> = {
 
 describe("system prompt", () => {
 	for (const mode of MODES) {
-		it(`${mode}: at most 1,200 chars`, () => {
-			expect(advisorSystemPrompt(mode).length).toBeLessThanOrEqual(1200);
+		it(`${mode}: at most 1,400 chars`, () => {
+			expect(advisorSystemPrompt(mode).length).toBeLessThanOrEqual(1400);
 		});
 		it(`${mode}: keeps every rule`, () => {
 			const prompt = advisorSystemPrompt(mode);

@@ -172,7 +172,7 @@ describe("request layout", () => {
 		expect(all).toContain("[shell #5] the user ran: ls · exit 0\\na.txt");
 	});
 
-	it("a compaction drops the summarised cards and re-states the user's words", () => {
+	it("a compaction keeps the log above it and marks the executor's horizon at its place", () => {
 		const req = render([
 			user("u1", "first ask"),
 			assistant("a1", { calls: [call("c1", "read", { path: "old.ts" })] }),
@@ -184,13 +184,14 @@ describe("request layout", () => {
 			user("u3", "third ask"),
 		]);
 		const all = texts(req, 1).join("");
-		// The summarised round's card is gone; its path survives in the compaction's list of reads.
-		expect(all).not.toContain("read old.ts");
-		expect(all).toContain("Files read before this summary: old.ts\n");
-		expect(all).toContain("[compaction #7]");
-		expect(all.indexOf("[user #1]\nfirst ask")).toBeLessThan(all.indexOf("Summary of work."));
+		// The summarised round's card stays where it was; the compaction is one block after it.
+		expect(all).toContain("#3 read old.ts · 3\n");
+		expect(all).toContain(
+			"[compaction #7] ── executor's horizon ── Pi compacted the executor's context here: of the log above it keeps only this paraphrase (a summary, not the user's words) and the entries from #4 on:\nSummary of work.\n",
+		);
+		expect(all.indexOf("#3 read old.ts")).toBeLessThan(all.indexOf("[compaction #7]"));
+		expect(all.match(/\[user #1\]/g)).toHaveLength(1);
 		expect(all.match(/\[user #4\]/g)).toHaveLength(1);
-		expect(all).toContain("kept.ts");
 		expect(all).toContain("[user #8]\nthird ask");
 	});
 

@@ -24,7 +24,7 @@ import {
 	unitCount,
 } from "../../../src/render/index.ts";
 import { advice, assistant, call, resetParents, result, user } from "../../support/events.ts";
-import { prefixCutArb } from "../../support/properties.ts";
+import { leftOut, prefixCutArb } from "../../support/properties.ts";
 import { RUNS } from "../../support/session-gen.ts";
 import { options } from "./helpers.ts";
 
@@ -145,10 +145,14 @@ describe("the breakpoint model with the lookback", () => {
 	it("property: with bridges, a later request of the branch reads at least the earlier one's stable portion", () => {
 		fc.assert(
 			fc.property(prefixCutArb(), ({ events, prefix }) => {
-				const p = renderRequest(ledgerOf(prefix), options());
-				const n = renderRequest(ledgerOf(events), options());
+				const stateP = ledgerOf(prefix);
+				const stateN = ledgerOf(events);
+				const p = renderRequest(stateP, options());
+				const n = renderRequest(stateN, options());
 				const bridged = breakpointChars(p, n, true);
-				expect(bridged).toBeGreaterThanOrEqual(p.stable.chars);
+				// The log's own cut moving forward between them rewrites the prefix: no reuse is owed then.
+				if (leftOut(stateP, options()) === leftOut(stateN, options()))
+					expect(bridged).toBeGreaterThanOrEqual(p.stable.chars);
 				expect(breakpointChars(p, n, false)).toBeLessThanOrEqual(bridged);
 				expect(bridged).toBeLessThanOrEqual(tokenPrefixChars(p, n));
 				const marks = requestMarks(n, stableEnd(p), { bridges: true });

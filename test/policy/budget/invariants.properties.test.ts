@@ -29,7 +29,14 @@ import {
 	zeroUsage,
 } from "../../../src/render/index.ts";
 import { displayId } from "../../../src/render/ordinal.ts";
-import { eventsOf, expectStablePrefix, fractionArb, pickIndex, prefixCutArb } from "../../support/properties.ts";
+import {
+	eventsOf,
+	expectStablePrefix,
+	fractionArb,
+	leftOut,
+	pickIndex,
+	prefixCutArb,
+} from "../../support/properties.ts";
 import { RUNS, sessionArb } from "../../support/session-gen.ts";
 import { options } from "./helpers.ts";
 
@@ -155,6 +162,9 @@ describe("with a fixed anchor, the prefix invariant holds across growing branche
 					expect(resumed).toEqual(trim);
 					const reqP = renderRequest(stateP, options(config, { trim }));
 					const reqB = renderRequest(stateB, options(config, { trim: resumed }));
+					// The log's own size may move the cut past the anchor as the branch grows: the one rewrite.
+					if (leftOut(stateP, options(config, { trim })) !== leftOut(stateB, options(config, { trim: resumed })))
+						return;
 					expectStablePrefix(reqP, reqB);
 				},
 			),

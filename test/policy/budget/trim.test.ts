@@ -95,7 +95,7 @@ describe("rendering with an anchor", () => {
 			LOG_OPEN,
 			standIn("5", words(["1", "build the parser"]), {
 				read: "a.ts",
-				advice: "#5 Severity: nit first advice\n",
+				advice: "[advice #5] Severity: nit first advice\n",
 			}),
 		]);
 		expect(parts(req, 2)).toEqual(["Severity: none\nsecond advice"]);
@@ -110,7 +110,7 @@ describe("rendering with an anchor", () => {
 		expect(first[1]).toBe(
 			standIn("6", words(["1", "build the parser"], ["6", "now the lexer"]), {
 				read: "a.ts",
-				advice: "#5 Severity: nit first advice\n",
+				advice: "[advice #5] Severity: nit first advice\n",
 			}),
 		);
 		expect(first[2]).toContain("#8 bash npm test · 500\n");
@@ -126,7 +126,7 @@ describe("rendering with an anchor", () => {
 			standIn("d", words(["1", "build the parser"], ["6", "now the lexer"], ["b", "and the docs"]), {
 				read: "a.ts, c.ts",
 				commands: "npm test ✓",
-				advice: "#5 Severity: nit first advice\n#a Severity: none second advice\n",
+				advice: "[advice #5] Severity: nit first advice\n[advice #a] Severity: none second advice\n",
 			}),
 		);
 		// LOG_OPEN + the stand-in + the cards of r4 and r5, which are also verbatim in the appendix.
