@@ -1220,7 +1220,18 @@ const GJC = {
 	holder: "the authors of pinion05/agent-complex-task",
 };
 
-const REAL_SESSIONS = [PI_MONO.file, GJC.file];
+const GJC_COMPACTED = {
+	file: "long/gjc-raddit-dashboard-pr.jsonl",
+	source: "https://github.com/pinion05/agent-complex-task",
+	path: "sessions/03-raddit-dashboard-pr/session.jsonl",
+	commit: "80e23d8",
+	holder: "the authors of pinion05/agent-complex-task",
+};
+
+/** Made from PI_MONO by scripts/compact-session.ts (Pi's own cut-point logic, a scripted summary). */
+const PI_MONO_COMPACTED = { file: "long/pi-mono-compacted.jsonl", window: 64_000 };
+
+const REAL_SESSIONS = [PI_MONO.file, GJC.file, GJC_COMPACTED.file, PI_MONO_COMPACTED.file];
 
 const MIT_TEXT = [
 	"Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated",
@@ -1295,29 +1306,53 @@ function piMonoSection(outDir: string): string[] {
 }
 
 /**
- * The GJC session as Pi loads it: the lines JSON.parse rejects are dropped, the leaf is the last
+ * A GJC session as Pi loads it: the lines JSON.parse rejects are dropped, the leaf is the last
  * entry and its path runs up the parent links until one names an entry that is not there.
  */
-function gjcSection(outDir: string): string[] {
-	const { bytes, lines, entries, broken, counts } = readRealSession(outDir, GJC.file);
+function gjcSection(outDir: string, gjc: typeof GJC, removed: boolean): string[] {
+	const { bytes, lines, entries, broken, counts } = readRealSession(outDir, gjc.file);
 	const byId = new Map(entries.map((e) => [e.id, e]));
 	const path: any[] = [];
 	for (let e = entries.at(-1); e !== undefined; e = e.parentId ? byId.get(e.parentId) : undefined) path.unshift(e);
 	const fork = entries.filter((e) => e.type === "model_change" && typeof e.provider !== "string").length;
+	const compactions = counts.compaction ?? 0;
 	return [
-		`## \`${GJC.file}\``,
+		`## \`${gjc.file}\``,
 		"",
 		"A real session of GJC (gajae-code, a fork of Pi), shipped unchanged: the file",
-		`\`${GJC.path}\` of [pinion05/agent-complex-task](${GJC.source}) at commit \`${GJC.commit}\` (removed from the`,
-		"repository later), MIT-licensed by the repository's README (licence text below). Its publisher masked personal",
+		`\`${gjc.path}\` of [pinion05/agent-complex-task](${gjc.source}) at commit \`${gjc.commit}\`${removed ? " (removed from the repository later)" : ""},`,
+		"MIT-licensed by the repository's README (licence text below). Its publisher masked personal",
 		`data before publishing, and the masking broke ${broken.length === 1 ? "one line" : `${broken.length} lines`} (line ${broken.join(", ")}: an escape JSON does not allow). Real`,
 		"data is like this, and the file is kept as it is: Pi drops a line it cannot parse, so the entry after it names",
 		`a parent that is not there and the path from the leaf (the last entry) holds ${path.length} of the ${entries.length} entries. The`,
 		"replay reads it as Pi does and says why in one line each: the broken line, the cut path and the",
 		`${fork} \`model_change\` entries in the fork's own shape (\`model\` instead of \`provider\`/\`modelId\`), kept opaque.`,
 		`A v3 session file with ${lines.length} lines (${counts["message:user"] ?? 0} user messages, ${counts["message:assistant"] ?? 0} assistant messages, ${counts["message:toolResult"] ?? 0} tool results,`,
-		`${counts.custom_message ?? 0} \`custom_message\` and ${counts.custom ?? 0} \`custom\` entries) and no advisor calls.`,
-		...hashAndLicence(bytes, "agent-complex-task", GJC.holder),
+		`${counts.custom_message ?? 0} \`custom_message\` and ${counts.custom ?? 0} \`custom\` entries${compactions > 0 ? `, ${compactions === 1 ? "one compaction" : `${compactions} compactions`}` : ""}) and no advisor calls.`,
+		...hashAndLicence(bytes, "agent-complex-task", gjc.holder),
+	];
+}
+
+/** The compacted variant of the pi-mono session: how it was made, so anyone can make it again. */
+function piMonoCompactedSection(outDir: string): string[] {
+	const { bytes, lines, counts } = readRealSession(outDir, PI_MONO_COMPACTED.file);
+	return [
+		`## \`${PI_MONO_COMPACTED.file}\``,
+		"",
+		`The session of \`${PI_MONO.file}\` as Pi would have stored it with a model of a ${PI_MONO_COMPACTED.window / 1000}k-token window,`,
+		"made by `scripts/compact-session.ts` with Pi's own compaction code: at the end of every run, when the context",
+		"(Pi's `estimateTokens` of each message) is over the window less `reserveTokens`, Pi's `prepareCompaction` picks",
+		"the cut (`findCutPoint`, `keepRecentTokens` 20,000) and Pi's `compact` writes the entry, its summary asked of",
+		"pi-ai's faux provider, which answers with the checkpoint Pi's prompt asks a model for (the goals, a few files",
+		"changed and commands run, the next step), Pi appending the files read and changed. Entry ids are made",
+		`deterministic. ${lines.length} lines, ${counts.compaction ?? 0} compactions; the same licence as the session it comes from.`,
+		"",
+		"```sh",
+		`npx tsx scripts/compact-session.ts samples/${PI_MONO.file} samples/${PI_MONO_COMPACTED.file} --window ${PI_MONO_COMPACTED.window}`,
+		"```",
+		"",
+		`SHA-256 \`${createHash("sha256").update(bytes).digest("hex")}\`, ${bytes.length} bytes.`,
+		"",
 	];
 }
 
@@ -1351,8 +1386,9 @@ function readme(results: Verified[], withAdvisor: boolean, outDir: string): stri
 		"Two kinds of sessions live here:",
 		"",
 		"- `long/`: what `npm run replay` (`advisor-ledger replay` without a PATH) replays when Pi's session folder",
-		"  holds no session with a tool round — a real session from Pi's own development, a real session of a Pi fork",
-		"  (with the damage real files have) and a long recorded one with real advisor consultations. Long sessions",
+		"  holds no session with a tool round — a real session from Pi's own development and its compacted variant",
+		"  (where the executor forgets and the ledger must not), two real sessions of a Pi fork (one compacted, both",
+		"  with the damage real files have) and a long recorded one with real advisor consultations. Long sessions",
 		"  are where the ledger's saving shows, and where real use is.",
 		"- `*.jsonl` at the top: short feature fixtures for the tests (every tool, compaction, branching, advisor",
 		"  outcomes). They are not in the default run: with a handful of tool rounds, the advisor's fixed head (system",
@@ -1379,7 +1415,9 @@ function readme(results: Verified[], withAdvisor: boolean, outDir: string): stri
 		"`scripts/sample-features.ts` and checked by `test/adapter/cli/samples.test.ts`.",
 		"",
 		...piMonoSection(outDir),
-		...gjcSection(outDir),
+		...piMonoCompactedSection(outDir),
+		...gjcSection(outDir, GJC, true),
+		...gjcSection(outDir, GJC_COMPACTED, false),
 		...long.flatMap((r) => scenarioSection(r, withAdvisor)),
 		...short.flatMap((r) => scenarioSection(r, withAdvisor)),
 		"## Entry counts",
