@@ -276,3 +276,33 @@ export function holdsFact(state: FactState, fact: Fact): boolean {
 			return assertNever(fact.category, "fact category");
 	}
 }
+
+/**
+ * The facts the executor still has: those of the branch from its newest horizon on (the first entry
+ * Pi's newest compaction kept). Folded on from `previous` while the horizon stays; folded from the
+ * horizon anew when a compaction moved it.
+ */
+export interface HorizonFacts {
+	/** The horizon's path position. */
+	readonly from: number;
+	readonly facts: FactState;
+}
+
+/** `events[0, upTo)` of a branch whose first `folded` were folded into `previous`. */
+export function factsSinceHorizon(
+	previous: HorizonFacts | undefined,
+	horizon: number | undefined,
+	events: readonly LedgerEvent[],
+	folded: number,
+	upTo: number,
+	cwd: string | undefined,
+): HorizonFacts | undefined {
+	if (horizon === undefined) return undefined;
+	if (previous?.from === horizon) return { from: horizon, facts: foldFacts(previous.facts, events.slice(folded, upTo)) };
+	return { from: horizon, facts: foldFacts(emptyFacts(cwd), events.slice(horizon - 1, upTo)) };
+}
+
+/** Which facts the executor lost: none without a horizon; with one, those it no longer holds. */
+export function lostFacts(since: HorizonFacts | undefined): ((fact: Fact) => boolean) | undefined {
+	return since === undefined ? undefined : (fact) => !holdsFact(since.facts, fact);
+}

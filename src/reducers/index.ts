@@ -17,7 +17,10 @@ export {
 	type FactCategory,
 	type FactState,
 	foldFacts,
+	factsSinceHorizon,
+	type HorizonFacts,
 	holdsFact,
+	lostFacts,
 } from "./facts.ts";
 export { trackWork } from "./hidden-work.ts";
 export { foldLedger, ledgerOf } from "./ledger-fold.ts";

@@ -17,13 +17,24 @@ import {
 	parseSessionText,
 	selectBranch,
 } from "../../events/index.ts";
-import { extensionMarks, LOOKBACK_BLOCKS, unitPosition } from "../../policy/index.ts";
-import { type LedgerState, ledgerOf } from "../../reducers/index.ts";
+import { extensionMarks, unitPosition } from "../../policy/index.ts";
 import {
-	APPENDIX_HEADER,
+	branchFacts,
+	emptyFacts,
+	FACT_CATEGORIES,
+	factsSinceHorizon,
+	foldFacts,
+	type LedgerState,
+	ledgerOf,
+	lostFacts,
+} from "../../reducers/index.ts";
+import {
+	auditRequest,
 	buildContext,
+	createAuditMemo,
 	createRenderMemo,
 	type LedgerRequest,
+	logCut,
 	ordinalId,
 	ordinalPosition,
 	type RenderOptions,
@@ -35,12 +46,12 @@ import { type AdvisorConfig, DEFAULT_ADVISOR_CONFIG } from "../config/load.ts";
 import { EXIT, errorPrefix, type RenderArgs } from "./args.ts";
 import { cliConfig, privacyOf } from "./cli-config.ts";
 import { diagnosticsNote, noEntriesReason } from "./diagnostics.ts";
-import { visible, visibleLine } from "./escape.ts";
+import { visibleLine } from "./escape.ts";
 import { displayPath, readParsedInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
 import { writeJson } from "./json-stream.ts";
+import { isAppendix, writeReadable } from "./render-readable.ts";
 import { calledToolNames, sessionTools } from "./replay/tool-set.ts";
-import { formatTokens, type Style } from "./report/text-report.ts";
 
 export interface RenderSummary {
 	file: string;
@@ -56,6 +67,15 @@ export interface RenderSummary {
 	messageCount: number;
 	/** Credential marks in the request (docs/privacy.md): what `details.redactions` would record. */
 	redactions: number;
+	/** The fact audit (docs/request-format.md, "The fact audit"): the branch's facts the request carries. */
+	facts: { carried: number; total: number };
+	/**
+	 * The executor's newest horizon (`#` and its position) and, of the facts it lost there, how many
+	 * the request carries; null when no compaction is on the branch.
+	 */
+	lostFacts: { horizon: string; carried: number; total: number } | null;
+	/** Oldest log entries the request leaves out behind its stand-in (docs/request-format.md, "The log's size"). */
+	leftOut: number;
 }
 
 /** A content part, as `messageIndex` and how many of its message's parts end with it (StablePortion's shape). */
@@ -146,10 +166,6 @@ function resolveAt(
 /** How `--at` and the text output name entries (the request's own ids: render/ordinal.ts). */
 export const ENTRY_NAMES =
 	"an entry id of the file, or #N as the request names it: the position on the branch in base 36";
-
-/** The text output's line on entry names. */
-const ENTRY_NAMING =
-	"The request names entries #N: their position on the branch in base 36 (#1 … #9, #a … #z, #10 …); --at takes that or the entry id.";
 
 /** How a caller renders: `render` passes the user's advisor.json; `eval` asks for its ledger arm's tools. */
 export interface RenderAtOptions {
@@ -258,7 +274,8 @@ export function renderSession(
 		mode: "consult",
 		inFlightCallId: callId,
 	});
-	const request = renderRequest(state, renderOptions(inFlightCallId), createRenderMemo());
+	const memo = createRenderMemo();
+	const request = renderRequest(state, renderOptions(inFlightCallId), memo);
 	const context = buildContext(request);
 	// The previous consultation: the newest advisor call before the one in flight.
 	const previousConsultation = () => {
@@ -291,9 +308,37 @@ export function renderSession(
 			hash: request.hash,
 			messageCount: request.messageCount,
 			redactions: redactionCount(context.messages, context.systemPrompt ?? ""),
+			...factsOf(events.slice(0, index + 1), state, request, cwd),
+			leftOut: logCut(state, renderOptions(inFlightCallId), memo)?.droppedItems ?? 0,
 		},
 		diagnostics: prepared.diagnostics,
 		parsed: { stats: prepared.stats },
+	};
+}
+
+/** The fact audit of the request, and its split at the executor's horizon. */
+function factsOf(
+	events: readonly LedgerEvent[],
+	state: LedgerState,
+	request: LedgerRequest,
+	cwd: string | undefined,
+): Pick<RenderSummary, "facts" | "lostFacts"> {
+	const since = factsSinceHorizon(undefined, state.horizon, events, 0, events.length, cwd);
+	const audit = auditRequest(
+		request,
+		branchFacts(foldFacts(emptyFacts(cwd), events)),
+		createAuditMemo(),
+		lostFacts(since),
+	);
+	let carried = 0;
+	let total = 0;
+	for (const category of FACT_CATEGORIES) {
+		carried += audit.counts[category].carried;
+		total += audit.counts[category].total;
+	}
+	return {
+		facts: { carried, total },
+		lostFacts: since === undefined ? null : { horizon: `#${ordinalId(since.from)}`, ...audit.lost },
 	};
 }
 
@@ -324,103 +369,6 @@ export function renderJson(rendered: Rendered): RenderJson {
 		marks: rendered.marks,
 		summary: rendered.summary,
 	};
-}
-
-/** The appendix opens the volatile parts, right after the last log block. */
-function isAppendix(part: { type: string; text?: string } | undefined): boolean {
-	return part?.type === "text" && part.text?.startsWith(`${APPENDIX_HEADER}\n`) === true;
-}
-
-/** How many credentials the request carries as marks instead (docs/privacy.md). */
-function redactionsSaid(count: number): string {
-	return `${count} credential${count === 1 ? "" : "s"} redacted`;
-}
-
-export function renderReadable(rendered: Rendered, style: Style): string {
-	const out: string[] = [];
-	readableLines(rendered, style, (line) => out.push(line));
-	return out.join("\n");
-}
-
-/**
- * `renderReadable`, a line at a time: `render` writes them as they come, so a long request is never
- * held as one text beside itself.
- */
-function readableLines(rendered: Rendered, style: Style, line: (text: string) => void): void {
-	const { request, summary, marks } = rendered;
-	const { stable } = request;
-	const context = buildContext(request);
-	const out = { push: line };
-	const rule = (title: string) => style.bold(`═══ ${title} ═══`);
-	out.push(
-		style.bold(
-			`Advisor request for ${visibleLine(summary.file)}, dispatched after entry ${visibleLine(summary.atEntryId)} (${summary.atOrdinal})`,
-		),
-	);
-	out.push(style.dim(ENTRY_NAMING));
-	out.push(
-		summary.inFlightCallId === null
-			? "No advisor call in flight at this entry: the request carries the default question."
-			: `In-flight advisor call: ${visibleLine(summary.inFlightCallId)}`,
-	);
-	out.push(
-		`~${formatTokens(request.tokens)} tokens (estimate) · ${request.messageCount} messages · ${redactionsSaid(summary.redactions)} · hash ${request.hash} · stable portion ~${formatTokens(stable.tokens)} tokens, hash ${stable.hash}`,
-	);
-	out.push(
-		marks.bridge === null
-			? "Cache marks of the extension (Anthropic-style routes): the stable end."
-			: `Cache marks of the extension (Anthropic-style routes): the stable end, and a bridge at part ${marks.bridge.partCount} of message ${marks.bridge.messageIndex + 1}, where the consultation after entry ${visibleLine(marks.bridge.previousAtEntryId)} ended its stable portion (more than ${LOOKBACK_BLOCKS} blocks back).`,
-	);
-	out.push("");
-	const system = context.systemPrompt ?? "";
-	out.push(rule(`system prompt (${system.length} chars) · stable`));
-	out.push(visible(system));
-	out.push("");
-	const tools = context.tools ?? [];
-	out.push(rule(`tools (${tools.length}) · stable`));
-	for (const tool of tools) {
-		out.push(`${style.bold(tool.name)} — ${visible(tool.description)}`);
-		out.push(style.dim(`  parameters: ${JSON.stringify(tool.parameters)}`));
-	}
-	out.push("");
-	context.messages.forEach((message, m) => {
-		const parts =
-			typeof message.content === "string"
-				? [{ type: "text" as const, text: message.content }]
-				: (message.content as readonly { type: string; text?: string }[]);
-		out.push(
-			rule(
-				`message ${m + 1}/${context.messages.length} · ${message.role} · ${parts.length} part${parts.length === 1 ? "" : "s"}`,
-			),
-		);
-		parts.forEach((part, p) => {
-			const isStable = m < stable.messageIndex || (m === stable.messageIndex && p < stable.partCount);
-			if (m === stable.messageIndex && p === stable.partCount && isAppendix(part))
-				out.push(style.bold("▼ the appendix starts here: the cached prefix ends above"));
-			out.push(style.dim(`── part ${p + 1} · ${part.type} · ${isStable ? "stable" : "volatile"} ──`));
-			out.push(visible(part.type === "text" ? (part.text ?? "") : JSON.stringify(part)));
-			if (marks.bridge !== null && m === marks.bridge.messageIndex && p === marks.bridge.partCount - 1)
-				out.push(style.bold("▲ cache mark (bridge): the previous consultation's cached prefix ends here"));
-		});
-		out.push("");
-	});
-}
-
-/** Lines written in pieces of about this many characters. */
-const WRITE_CHARS = 1 << 16;
-
-function writeReadable(rendered: Rendered, style: Style, write: (text: string) => void): void {
-	let pending: string[] = [];
-	let size = 0;
-	readableLines(rendered, style, (text) => {
-		pending.push(text);
-		size += text.length + 1;
-		if (size < WRITE_CHARS) return;
-		write(`${pending.join("\n")}\n`);
-		pending = [];
-		size = 0;
-	});
-	if (pending.length > 0) write(`${pending.join("\n")}\n`);
 }
 
 export function runRender(args: RenderArgs, io: Io): number {

@@ -6,7 +6,8 @@
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { renderAt, renderJson, renderReadable } from "../../../src/adapter/cli/render-command.ts";
+import { renderAt, renderJson } from "../../../src/adapter/cli/render-command.ts";
+import { renderReadable } from "../../../src/adapter/cli/render-readable.ts";
 import type { Style } from "../../../src/adapter/cli/report/text-report.ts";
 import { buildContext } from "../../../src/render/index.ts";
 

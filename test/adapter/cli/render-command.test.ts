@@ -4,7 +4,8 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { RenderInputError, renderAt, renderReadable } from "../../../src/adapter/cli/render-command.ts";
+import { RenderInputError, renderAt } from "../../../src/adapter/cli/render-command.ts";
+import { renderReadable } from "../../../src/adapter/cli/render-readable.ts";
 import { styleFor } from "../../../src/adapter/cli/report/text-report.ts";
 import { readSession } from "../../../src/events/index.ts";
 import { flatten } from "../../../src/render/index.ts";
