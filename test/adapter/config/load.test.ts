@@ -95,6 +95,7 @@ describe("every key", () => {
 			customPreviewChars: 0,
 			proseMaxChars: 50,
 			instructionsMaxChars: 700,
+			logTargetTokens: 0,
 		},
 		tools: { enabled: false, maxRounds: 0, maxResultChars: 1, repo: false, denyPatterns: ["*.secret"] },
 		budget: {

@@ -116,7 +116,7 @@ describe("spend and trim anchor next to the ledger", () => {
 		expect(formatAdvisorStatus(other.spend)).toBeUndefined();
 	});
 
-	it("a compaction resets the anchor, never the bill", () => {
+	it("a compaction resets neither the anchor (the log above it stays) nor the bill", () => {
 		const sm = SessionManager.inMemory("/tmp/x");
 		const ledger = createSessionLedger();
 		sm.appendMessage({ role: "user", content: "Go.", timestamp: 0 });
@@ -128,7 +128,7 @@ describe("spend and trim anchor next to the ledger", () => {
 		sm.appendCompaction("Summary.", kept, 5000);
 		const after = ledger.update(sm.getSessionId(), sm.getBranch(), sm.getEntries());
 		expect(after.folded.from).toBe("cache");
-		expect(after.anchor.record).toBeUndefined();
+		expect(after.anchor.record).toEqual({ anchorEntryId: "x", summaryBoundaryId: null });
 		expect(after.spend.totalUsd).toBe(0.5);
 		expect(after).toMatchObject(batch(sm));
 	});
