@@ -31,6 +31,20 @@ const TOOLS: readonly ToolKind[] = [
 	"write",
 ];
 
+/**
+ * The long compacted session of the bench, the replay tests and the goldens: 30,000 entries, Pi
+ * compacting every 3,000, texts at a tenth of their usual length (so a compaction comes where a
+ * context window of a real model would fill, about every 115k tokens).
+ */
+export const COMPACTED = Object.freeze({ entries: 30_000, compactEvery: 3_000, textScale: 0.1 });
+
+export function generateCompacted(): GeneratedSession {
+	return generateSession(COMPACTED.entries, 20260101, {
+		compactEvery: COMPACTED.compactEvery,
+		textScale: COMPACTED.textScale,
+	});
+}
+
 /** How many distinct call arguments (paths, commands) a compacted session's calls draw from. */
 const ARGUMENT_POOL = 150;
 

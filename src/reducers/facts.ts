@@ -298,7 +298,8 @@ export function factsSinceHorizon(
 	cwd: string | undefined,
 ): HorizonFacts | undefined {
 	if (horizon === undefined) return undefined;
-	if (previous?.from === horizon) return { from: horizon, facts: foldFacts(previous.facts, events.slice(folded, upTo)) };
+	if (previous?.from === horizon)
+		return { from: horizon, facts: foldFacts(previous.facts, events.slice(folded, upTo)) };
 	return { from: horizon, facts: foldFacts(emptyFacts(cwd), events.slice(horizon - 1, upTo)) };
 }
 

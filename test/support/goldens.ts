@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { generateSession } from "../../bench/generate.ts";
+import { generateCompacted, generateSession } from "../../bench/generate.ts";
 import { pointsOfScan, scanPoints } from "../../src/adapter/cli/replay/points.ts";
 import { calledToolNames, sessionTools } from "../../src/adapter/cli/replay/tool-set.ts";
 import { migrateEntries, normalizeBranch, parseSessionText, selectBranch } from "../../src/events/index.ts";
@@ -77,6 +77,7 @@ export function goldenInputs(): { name: string; text: () => string }[] {
 	return [
 		...files.map((file) => ({ name: relative(repoRoot, file), text: () => readFileSync(file, "utf8") })),
 		{ name: "generated:10000", text: () => generateSession(10_000).jsonl },
+		{ name: "generated:30000:compacted", text: () => generateCompacted().jsonl },
 	];
 }
 

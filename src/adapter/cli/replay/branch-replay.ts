@@ -14,9 +14,11 @@ import {
 	emptyLedger,
 	emptyList,
 	emptySpend,
+	factsSinceHorizon,
 	foldFacts,
 	foldLedger,
 	foldSpend,
+	lostFacts,
 } from "../../../reducers/index.ts";
 import {
 	type AuditMemo,
@@ -27,6 +29,7 @@ import {
 	DEFAULT_LEDGER_CONFIG,
 	type LedgerConfig,
 	type LedgerRequest,
+	logCut,
 	type RenderMemo,
 	type RenderOptions,
 	renderRequest,
@@ -198,6 +201,7 @@ export function replayBranch(
 		folds: resume?.folds ?? {
 			state: emptyLedger(input.cwd),
 			facts: emptyFacts(input.cwd),
+			since: undefined,
 			spend: emptySpend(),
 			baseline: emptyBaseline,
 			found: emptyList(),
@@ -234,12 +238,13 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 	const mismatch = scratch !== undefined && scratch.hash !== request.hash;
 
 	const facts = foldFacts(run.folds.facts, events.slice(run.folded, point.upTo));
+	const since = factsSinceHorizon(run.folds.since, state.horizon, events, run.folded, point.upTo, input.cwd);
 	const spend = foldSpend(run.folds.spend, events.slice(run.folded, point.upTo));
 	const baseline = advanceBaseline(run.folds.baseline, input.path, run.folded, point.upTo);
 	run.folded = point.upTo;
 	run.usersSoFar = usersBefore(setup.users, point.upTo, run.usersSoFar);
 	const checked = checkUsers(request, setup.users.checks, run.usersSoFar, run.folds.found);
-	const folds: PointFolds = { state, facts, spend, baseline, found: checked.found };
+	const folds: PointFolds = { state, facts, since, spend, baseline, found: checked.found };
 
 	const baselineNow = pointRequest(baseline, setup.inventory, point.callId);
 	const requests: PointRequests = {
@@ -260,6 +265,7 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 			setup.cost,
 		),
 		facts: auditPoint(setup.shared.audit, folds, request, baselineNow.view),
+		leftOut: logCut(state, render, setup.shared.memo)?.droppedItems ?? 0,
 		incrementalMs,
 		scratchMs: scratch?.ms,
 	});
@@ -284,8 +290,10 @@ function auditPoint(
 	baseline: MessageView,
 ): PointFacts {
 	const facts = branchFacts(folds.facts);
-	return {
-		ledger: auditRequest(request, facts, memos.ledger).counts,
-		baseline: auditUnits(baselineAuditUnits(baseline), baseline.length, facts, memos.baseline, "written").counts,
-	};
+	const lost = lostFacts(folds.since);
+	const ledger = auditRequest(request, facts, memos.ledger, lost);
+	const pi = auditUnits(baselineAuditUnits(baseline), baseline.length, facts, memos.baseline, "written", lost);
+	const out: PointFacts = { ledger: ledger.counts, baseline: pi.counts };
+	if (folds.since !== undefined) out.lost = { ledger: ledger.lost, baseline: pi.lost };
+	return out;
 }

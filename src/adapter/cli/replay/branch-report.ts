@@ -33,6 +33,8 @@ export interface PointMeasures {
 	billed: ConsultationBilled | undefined;
 	estimate: PointEstimate;
 	facts: PointFacts;
+	/** Oldest log entries the ledger request leaves out (docs/request-format.md, "The log's size"). */
+	leftOut: number;
 	/** Fold + render, ms: incrementally, and from scratch at a sampled point. */
 	incrementalMs: number;
 	scratchMs: number | undefined;
@@ -73,6 +75,7 @@ export function pointReport(m: PointMeasures): PointReport {
 	if (m.billed !== undefined) report.billed = m.billed;
 	report.estimate = m.estimate;
 	if (m.scratchMs !== undefined) report.scratchMs = round(m.scratchMs, 3);
+	if (m.leftOut > 0) report.leftOut = m.leftOut;
 	return report;
 }
 

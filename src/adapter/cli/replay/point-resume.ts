@@ -7,7 +7,7 @@
 
 import type { EntryRecord } from "../../../events/index.ts";
 import { partitionPoint, sharedPrefixLength } from "../../../events/index.ts";
-import type { FactState, LedgerState, SpendState } from "../../../reducers/index.ts";
+import type { FactState, HorizonFacts, LedgerState, SpendState } from "../../../reducers/index.ts";
 import type { LedgerConfig, LedgerRequest } from "../../../render/index.ts";
 import type { BaselineRequest } from "../../baseline/cache-share.ts";
 import type { BaselineCursor } from "../../baseline/track.ts";
@@ -21,6 +21,8 @@ export interface PointFolds {
 	state: LedgerState;
 	/** What the branch holds for the fact audit. */
 	facts: FactState;
+	/** What it holds from the executor's newest horizon on: what the executor still has (none before a compaction). */
+	since: HorizonFacts | undefined;
 	/** The advisor's spend on the branch: what the estimate learns from. */
 	spend: SpendState;
 	baseline: BaselineCursor;

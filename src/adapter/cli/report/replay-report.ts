@@ -6,7 +6,7 @@
 
 import type { DiagnosticReason } from "../../../events/index.ts";
 import { LOOKBACK_BLOCKS, MAX_BREAKPOINTS } from "../../../policy/index.ts";
-import type { FactCounts } from "../../../render/index.ts";
+import type { FactCounts, FactTally } from "../../../render/index.ts";
 import type { CacheSplit, PromptPrices } from "../../baseline/cache-cost.ts";
 import type { Billed, BilledTokens } from "../billed.ts";
 
@@ -78,12 +78,19 @@ export interface PointReport {
 	scratchMs?: number;
 	/** The fact audit at this point: of the facts the branch holds, how many each request carries, by category. */
 	facts: PointFacts;
+	/** Oldest log entries the ledger request leaves out behind its stand-in (absent: none). */
+	leftOut?: number;
 }
 
 export interface PointFacts {
 	ledger: FactCounts;
 	/** Pi's own context at the same point (what rpiv-advisor sends). */
 	baseline: FactCounts;
+	/**
+	 * The facts the executor lost at its newest horizon (docs/request-format.md, "The executor's
+	 * horizon"): how many each request carries. Absent before the branch's first compaction.
+	 */
+	lost?: { ledger: FactTally; baseline: FactTally };
 }
 
 /**
