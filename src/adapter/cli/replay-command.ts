@@ -9,7 +9,7 @@ import { cliConfig, privacyOf } from "./cli-config.ts";
 import { defaultReplayInputs } from "./default-inputs.ts";
 import { noEntriesReason, SHOWN_DIAGNOSTICS } from "./diagnostics.ts";
 import { visibleLine, visibleStrings } from "./escape.ts";
-import { collectInputs, displayPath, readParsedInput } from "./inputs.ts";
+import { collectInputs, displayPath, isBundledSample, readParsedInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
 import { writeJson } from "./json-stream.ts";
 import { refusalLine, svgOutputRefusal } from "./output-guard.ts";
@@ -184,8 +184,18 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 	}
 	if (args.json) writeReport(report, io);
 	// What the chart and the text report print of the report comes from files: escaped (the JSON is escaped by JSON).
-	else io.stdout(renderTextReport(visibleStrings(report), io.style, { wide: args.wide }));
+	else
+		io.stdout(renderTextReport(visibleStrings(report), io.style, { wide: args.wide, bundled: bundled(inputs, io) }));
 	return exitCode;
+}
+
+/** The bundled samples among the files read, as the report names them. */
+function bundled(inputs: ReplayInputs, io: Io): Set<string> {
+	return new Set(
+		inputs.collected.files
+			.filter((file) => isBundledSample(file))
+			.map((file) => visibleLine(displayPath(file, io.cwd))),
+	);
 }
 
 /**
