@@ -23,8 +23,16 @@ import { calledToolNames, sessionTools } from "../src/adapter/cli/replay/tool-se
 import { migrateEntries, normalizeBranch, parseSessionText, selectBranch } from "../src/events/index.ts";
 import { breakpointChars, tokenPrefixChars, totalChars } from "../src/policy/budget/cache.ts";
 import { emptyLedger, foldLedger } from "../src/reducers/index.ts";
-import { createRenderMemo, DEFAULT_LEDGER_CONFIG, type LedgerRequest, renderRequest } from "../src/render/index.ts";
-import type { RequestUnit } from "../src/render/request.ts";
+import {
+	buildContext,
+	createRenderMemo,
+	DEFAULT_LEDGER_CONFIG,
+	type LedgerRequest,
+	renderRequest,
+	requestFromContext,
+	unitAt,
+} from "../src/render/index.ts";
+import type { RequestUnit } from "../src/render/request-units.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const every = Number(process.argv[process.argv.indexOf("--every") + 1]) || 10;
@@ -62,13 +70,14 @@ function pointRequests(text: string): LedgerRequest[] {
  * blocks — becomes one unit. Same bytes; the prefix hashes are recomputed over the new units.
  */
 function merged(request: LedgerRequest): LedgerRequest {
-	const texts: string[] = [request.units[0]!.text, request.units[1]!.text];
+	const texts: string[] = [unitAt(request, 0)!.text, unitAt(request, 1)!.text];
 	let unit = 2;
 	let stableUnits = 0;
-	const last = request.context.messages.length - 1;
-	request.context.messages.forEach((message, m) => {
+	const context = buildContext(request);
+	const last = context.messages.length - 1;
+	context.messages.forEach((message, m) => {
 		const n = typeof message.content === "string" ? 1 : message.content.length;
-		const parts = request.units.slice(unit, unit + n).map((u) => u.text);
+		const parts = Array.from({ length: n }, (_, p) => unitAt(request, unit + p)!.text);
 		unit += n;
 		const log = message.role === "user" && m > 0;
 		// Blocks: after the opening part, up to the stable end (open segment) or the closing part.
@@ -87,7 +96,7 @@ function merged(request: LedgerRequest): LedgerRequest {
 		units.push({ prefixHash: hash, prefixChars: chars, text });
 	}
 	const stable = { ...request.stable, unitCount: stableUnits, hash: units[stableUnits - 1]!.prefixHash };
-	return { ...request, units, stable, hash };
+	return requestFromContext(context, units, stable, { hash, tokens: request.tokens });
 }
 
 type Layout = "tokenPrefix" | "bridges" | "noBridges" | "merged" | "mergedBridges";

@@ -7,11 +7,43 @@
  * cannot be unsent, and a block that changed would break every cached prefix after it.
  */
 
-import type { ContextReplacement, LedgerEvent, ToolCallInfo } from "../events/index.ts";
+import { assertNever, type ContextReplacement, type LedgerEvent, type ToolCallInfo } from "../events/index.ts";
 import type { Round } from "./ledger-state.ts";
 
-/** The newest edit of each edited entry, by entry id: its replacement, or null for an omission. */
-export type ContextEdits = Readonly<Record<string, ContextReplacement | null>>;
+/** The newest edit of each edited entry, by entry id. Never changed: an edit makes new edits. */
+export interface ContextEdits {
+	/** The newest edit of entry `id`: its replacement, null when it was omitted, undefined when it never was edited. */
+	get(id: string): ContextReplacement | null | undefined;
+	/** These edits with `replacement` as the newest edit of `id`. */
+	with(id: string, replacement: ContextReplacement | null): ContextEdits;
+}
+
+// A class only for its prototype: immer stores an instance as a value, so the ledger's fold reads the
+// edits on its draft as they are, never a draft of a replacement (the same as reducers/chunked.ts).
+class Edits implements ContextEdits {
+	readonly byId: Readonly<Record<string, ContextReplacement | null>>;
+
+	constructor(byId: Readonly<Record<string, ContextReplacement | null>>) {
+		this.byId = Object.freeze(byId);
+		Object.freeze(this);
+	}
+
+	get(id: string): ContextReplacement | null | undefined {
+		return Object.hasOwn(this.byId, id) ? this.byId[id] : undefined;
+	}
+
+	with(id: string, replacement: ContextReplacement | null): ContextEdits {
+		return new Edits({ ...this.byId, [id]: replacement });
+	}
+}
+
+/** No entry edited. */
+export const NO_EDITS: ContextEdits = new Edits({});
+
+/** Edits of the given entries. */
+export function contextEditsOf(byId: Readonly<Record<string, ContextReplacement | null>>): ContextEdits {
+	return new Edits({ ...byId });
+}
 
 /** An edited entry's prose: the replacement's text parts, joined the way an assistant's are. */
 function proseOf(replacement: ContextReplacement): string {
@@ -26,8 +58,8 @@ function proseOf(replacement: ContextReplacement): string {
  * entry kind Pi does not let an edit target is returned as it is.
  */
 export function editedEvent(event: LedgerEvent, edits: ContextEdits): LedgerEvent | undefined {
-	if (!Object.hasOwn(edits, event.id)) return event;
-	const replacement = edits[event.id]!;
+	const replacement = edits.get(event.id);
+	if (replacement === undefined) return event;
 	if (replacement === null) return undefined;
 	switch (event.kind) {
 		case "user":
@@ -36,8 +68,19 @@ export function editedEvent(event: LedgerEvent, edits: ContextEdits): LedgerEven
 			return { ...event, parts: replacement.parts };
 		case "assistant":
 			return { ...event, text: proseOf(replacement), thinking: replacement.thinking, calls: replacement.calls };
-		default:
+		case "bashRun":
+		case "compaction":
+		case "branchSummary":
+		case "modelChange":
+		case "thinkingLevel":
+		case "system":
+		case "custom":
+		case "other":
+		case "contextEdit":
+		case "usage":
 			return event;
+		default:
+			return assertNever(event, "ledger event");
 	}
 }
 
@@ -53,9 +96,8 @@ function callAfterEdit(call: ToolCallInfo, replacement: ContextReplacement): Too
  * becomes `omitted` text, given by the caller (the renderer owns model-facing text).
  */
 export function editedRound(round: Round, edits: ContextEdits, omitted: string): Round {
-	const onCall = Object.hasOwn(edits, round.callEntryId) ? edits[round.callEntryId] : undefined;
-	const onResult =
-		round.resultId !== undefined && Object.hasOwn(edits, round.resultId) ? edits[round.resultId] : undefined;
+	const onCall = edits.get(round.callEntryId);
+	const onResult = round.resultId === undefined ? undefined : edits.get(round.resultId);
 	if (onCall === undefined && onResult === undefined) return round;
 	const out: Round = { ...round };
 	if (onCall === null) {
@@ -77,7 +119,7 @@ export function editedRound(round: Round, edits: ContextEdits, omitted: string):
 
 /** The text an edited entry's prose now has: undefined when it was omitted. */
 export function editedProse(id: string, text: string, edits: ContextEdits): string | undefined {
-	if (!Object.hasOwn(edits, id)) return text;
-	const replacement = edits[id]!;
+	const replacement = edits.get(id);
+	if (replacement === undefined) return text;
 	return replacement === null ? undefined : proseOf(replacement);
 }

@@ -6,14 +6,13 @@
  * the length judged) is the renderer's side: src/render/fact-audit.ts.
  *
  * A separate fold beside the ledger, like the spend: the ledger forgets at a compaction, the facts
- * must not. Unlike the other folds it is written without immer: the facts only accumulate, into the
- * thousands on a long branch, and a draft of such a record costs a copy of all of it on every fold,
- * while copying the small parts that change and appending to the rest costs only the new facts.
+ * must not. The facts only accumulate, into the thousands on a long branch, so what grows with them
+ * — the facts kept and the set of those seen — is shared between states (chunked.ts, key-set.ts):
+ * a fold copies what changes, not all the facts, and a replay stays linear.
  */
 
 import {
 	ADVISOR_TOOL_NAME,
-	assertNever,
 	CUSTOM_TYPES,
 	type LedgerEvent,
 	pathArgument,
@@ -21,9 +20,12 @@ import {
 	type ToolCallInfo,
 } from "../events/index.ts";
 import { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
-import { type ChunkedList, emptyList, type ListBuilder, listBuilder, listItems } from "./chunked.ts";
+import { type CaseReducers, foldCases, nothing } from "./case-reducers.ts";
+import { type ChunkedList, emptyList } from "./chunked.ts";
 import { failureLine } from "./error-line.ts";
 import { changedPaths, runKey } from "./hidden-work.ts";
+import type { Draft } from "./immer.ts";
+import { emptyKeySet, type KeySet } from "./key-set.ts";
 import { relativePath } from "./paths.ts";
 import { collapse, commandFact, runFailed, shellCommand, splitCd } from "./shell.ts";
 import { mergeSections, standingInstructions } from "./standing-instructions.ts";
@@ -62,13 +64,8 @@ export interface FactState {
 	 * folds): a chunked list (chunked.ts), so a fold does not copy them all.
 	 */
 	readonly kept: ChunkedList<Fact>;
-	/**
-	 * `category\0text` of every kept fact, to its position in `kept`. Shared along a line of folds:
-	 * a key whose position is `kept.length` or more belongs to a later state, not this one; a fold
-	 * adds to the map in place only from the state that owns all of it (its size is `kept.length`),
-	 * else it works on a copy (docs/decisions.md, "A replay's memory follows the branch").
-	 */
-	readonly seen: ReadonlyMap<string, number>;
+	/** `category\0text` of every kept fact: a set shared between states, like `kept` (key-set.ts). */
+	readonly seen: KeySet;
 	/** Failures no later success of the same run resolved, by run key. */
 	readonly failures: ReadonlyMap<string, Fact>;
 	/** The newest summary line of each test command, by its command fact. */
@@ -85,7 +82,7 @@ export function emptyFacts(cwd?: string): FactState {
 	return {
 		cwd,
 		kept: emptyList(),
-		seen: new Map(),
+		seen: emptyKeySet(),
 		failures: new Map(),
 		tests: new Map(),
 		prose: undefined,
@@ -101,25 +98,15 @@ function isName(span: string): boolean {
 	return /[A-Za-z_]/.test(span) && !/^[-=*#>]+$/.test(span);
 }
 
-/** The state a fold works on: copies of the input's parts, made when the fold starts. */
-interface Draft {
-	cwd: string | undefined;
-	kept: ListBuilder<Fact>;
-	seen: Map<string, number>;
-	failures: Map<string, Fact>;
-	tests: Map<string, Fact>;
-	prose: Fact | undefined;
-	calls: Map<string, OpenCall>;
-	system: FactState["system"];
-}
+type FactDraft = Draft<FactState>;
 
-function keep(draft: Draft, category: FactCategory, text: string): void {
+function keep(draft: FactDraft, category: FactCategory, text: string): void {
 	if (text.trim().length === 0) return;
-	const key = `${category}\u0000${text}`;
-	const at = draft.seen.get(key);
-	if (at !== undefined && at < draft.kept.length) return;
-	draft.seen.set(key, draft.kept.length);
-	draft.kept.push(Object.freeze({ category, text }));
+	const before = draft.seen;
+	const seen = before.with(`${category}\u0000${text}`);
+	if (seen === before) return;
+	draft.seen = seen;
+	draft.kept = draft.kept.appended([Object.freeze({ category, text })]);
 }
 
 /** Which runs are the same run: a shell command where it ran (a `cd` into the cwd is no move), else runKey. */
@@ -130,7 +117,7 @@ function sameRunKey(call: ToolCallInfo, cwd: string | undefined): string {
 	return `$\u0000${at.dir ?? "."}\u0000${collapse(at.command)}`;
 }
 
-function onResult(draft: Draft, call: ToolCallInfo, isError: boolean, text: string): void {
+function onResult(draft: FactDraft, call: ToolCallInfo, isError: boolean, text: string): void {
 	const cwd = draft.cwd;
 	const failed = runFailed(call, isError, () => text);
 	if (!failed) for (const path of changedPaths(call)) keep(draft, "edited", relativePath(path, cwd));
@@ -150,102 +137,81 @@ function onResult(draft: Draft, call: ToolCallInfo, isError: boolean, text: stri
 	}
 }
 
-function apply(draft: Draft, event: LedgerEvent): void {
-	switch (event.kind) {
-		case "user": {
-			// The first text part: a pasted image between parts is shown as a note, so the words run on from it.
-			const first = event.parts.find((p) => p.type === "text" && p.text.trim().length > 0);
-			if (first?.type === "text") keep(draft, "user", first.text);
-			return;
+/** What each kind of event adds to the facts. */
+const factCases: CaseReducers<FactState, LedgerEvent> = {
+	user: (draft, event) => {
+		// The first text part: a pasted image between parts is shown as a note, so the words run on from it.
+		const first = event.parts.find((p) => p.type === "text" && p.text.trim().length > 0);
+		if (first?.type === "text") keep(draft, "user", first.text);
+	},
+	assistant: (draft, event) => {
+		if (event.text.trim().length > 0) {
+			draft.prose = Object.freeze({ category: "prose", text: event.text });
+			for (const match of event.text.matchAll(BACKTICKED)) {
+				if (isName(match[1]!)) keep(draft, "identifier", match[1]!);
+			}
 		}
-		case "assistant": {
-			if (event.text.trim().length > 0) {
-				draft.prose = Object.freeze({ category: "prose", text: event.text });
-				for (const match of event.text.matchAll(BACKTICKED)) {
-					if (isName(match[1]!)) keep(draft, "identifier", match[1]!);
-				}
-			}
-			for (const call of event.calls) {
-				if (call.name === ADVISOR_TOOL_NAME) continue;
-				draft.calls.set(call.id, { call });
-				const command = shellCommand(call);
-				if (command !== undefined) keep(draft, "command", commandFact(command, draft.cwd));
-			}
-			return;
+		for (const call of event.calls) {
+			if (call.name === ADVISOR_TOOL_NAME) continue;
+			// Frozen, so immer does not walk into the call when it finishes the fold (the call is the host's).
+			draft.calls.set(call.id, Object.freeze({ call }));
+			const command = shellCommand(call);
+			if (command !== undefined) keep(draft, "command", commandFact(command, draft.cwd));
 		}
-		case "toolResult": {
-			if (event.toolName === ADVISOR_TOOL_NAME) {
-				const advice = completedAdvice(event);
-				if (advice !== undefined) keep(draft, "advice", advice);
-				draft.calls.delete(event.callId);
-				return;
-			}
-			const open = draft.calls.get(event.callId);
+	},
+	toolResult: (draft, event) => {
+		if (event.toolName === ADVISOR_TOOL_NAME) {
+			const advice = completedAdvice(event);
+			if (advice !== undefined) keep(draft, "advice", advice);
 			draft.calls.delete(event.callId);
-			// A result whose call is not on the branch: its arguments are unknown, as on its card.
-			const call = open?.call ?? { id: event.callId, name: event.toolName, arguments: {} };
-			onResult(draft, call, event.isError, partsText(event.parts));
 			return;
 		}
-		case "bashRun":
-			if (!event.excluded) keep(draft, "command", commandFact(event.command, draft.cwd));
-			return;
-		case "customMessage":
-			if (event.customType === CUSTOM_TYPES.review) {
-				const advice = reviewAdvice(event);
-				if (advice !== undefined) keep(draft, "advice", advice);
-			}
-			return;
-		case "system":
+		const open = draft.calls.get(event.callId);
+		draft.calls.delete(event.callId);
+		// A result whose call is not on the branch: its arguments are unknown, as on its card.
+		const call = open?.call ?? { id: event.callId, name: event.toolName, arguments: {} };
+		onResult(draft, call, event.isError, partsText(event.parts));
+	},
+	bashRun: (draft, event) => {
+		if (!event.excluded) keep(draft, "command", commandFact(event.command, draft.cwd));
+	},
+	customMessage: (draft, event) => {
+		if (event.customType !== CUSTOM_TYPES.review) return;
+		const advice = reviewAdvice(event);
+		if (advice !== undefined) keep(draft, "advice", advice);
+	},
+	system: (draft, event) => {
+		draft.system = Object.freeze({
+			content: event.content.trim().length > 0 ? event.content : (draft.system?.content ?? ""),
+			sections: mergeSections(draft.system?.sections ?? {}, event.sections),
+		});
+	},
+	compaction: (draft, event) => {
+		if (event.system !== undefined)
 			draft.system = Object.freeze({
-				content: event.content.trim().length > 0 ? event.content : (draft.system?.content ?? ""),
-				sections: mergeSections(draft.system?.sections ?? {}, event.sections),
+				content: event.system.content,
+				sections: mergeSections({}, event.system.sections),
 			});
-			return;
-		case "compaction":
-			if (event.system !== undefined)
-				draft.system = Object.freeze({
-					content: event.system.content,
-					sections: mergeSections({}, event.system.sections),
-				});
-			return;
-		case "branchSummary":
-		case "modelChange":
-		case "thinkingLevel":
-		case "custom":
-		case "other":
-		// Facts are the entries as written: a context edit hides nothing from the audit, like a compaction.
-		case "contextEdit":
-		case "usage":
-			return;
-		default:
-			assertNever(event, "ledger event");
-	}
-}
+	},
+	// Facts are the entries as written: a compaction, a branch summary or a context edit hides
+	// nothing from the audit, and switches, extension state and spend state no fact.
+	branchSummary: nothing,
+	modelChange: nothing,
+	thinkingLevel: nothing,
+	custom: nothing,
+	other: nothing,
+	contextEdit: nothing,
+	usage: nothing,
+};
 
 /** Folding a branch in one go or in any number of pieces gives the same state; the input is never changed. */
 export function foldFacts(state: FactState, events: readonly LedgerEvent[]): FactState {
-	if (events.length === 0) return state;
-	const owned = state.seen.size === state.kept.length;
-	const draft: Draft = {
-		cwd: state.cwd,
-		kept: listBuilder(state.kept),
-		seen: owned
-			? (state.seen as Map<string, number>)
-			: new Map([...state.seen].filter(([, at]) => at < state.kept.length)),
-		failures: new Map(state.failures),
-		tests: new Map(state.tests),
-		prose: state.prose,
-		calls: new Map(state.calls),
-		system: state.system,
-	};
-	for (const event of events) apply(draft, event);
-	return { ...draft, kept: draft.kept.done() };
+	return foldCases(factCases, state, events);
 }
 
 /** Every fact of the branch, by category in FACT_CATEGORIES order within each kind of source. */
 export function branchFacts(state: FactState): Fact[] {
-	const out: Fact[] = listItems(state.kept);
+	const out: Fact[] = state.kept.toArray();
 	out.push(...state.failures.values(), ...state.tests.values());
 	if (state.prose !== undefined) out.push(state.prose);
 	if (state.system !== undefined) out.push(...instructionFacts(state.system));

@@ -5,20 +5,7 @@
 
 export { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
 export { type BranchState, branchOf, foldBranch } from "./branch-fold.ts";
-export {
-	appended,
-	appendedAt,
-	type ChunkedList,
-	emptyList,
-	itemAt,
-	lastItem,
-	listBuilder,
-	listItems,
-	listOf,
-	listPrefix,
-	sharedItems,
-	withItem,
-} from "./chunked.ts";
+export { type ChunkedList, emptyList, listBuilder, listOf } from "./chunked.ts";
 export { type ContextEdits, editedEvent, editedProse, editedRound } from "./context-edits.ts";
 export { failureLine } from "./error-line.ts";
 export {

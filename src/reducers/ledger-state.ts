@@ -6,9 +6,7 @@
 
 import type { ContentPart, HiddenUserWords, LedgerEvent, ToolCallInfo } from "../events/index.ts";
 import { type ChunkedList, emptyList } from "./chunked.ts";
-import type { ContextEdits } from "./context-edits.ts";
-
-const NO_EDITS: ContextEdits = Object.freeze({});
+import { type ContextEdits, NO_EDITS } from "./context-edits.ts";
 
 export type RoundStatus = "ok" | "error" | "no-result";
 
@@ -193,8 +191,13 @@ export interface LedgerState {
 	closed: ClosedSegment[];
 	/** Blocks of the open segment, in order: a chunked list (chunked.ts), so that a fold does not copy them all. */
 	open: ChunkedList<Block>;
-	pendingCalls: PendingCall[];
-	pendingConsultations: PendingConsultation[];
+	/**
+	 * Calls waiting for their result, in order. A list (chunked.ts) rather than an array: the fold
+	 * makes cards from them, and immer hands a fold a list as it is, never a draft of a call.
+	 */
+	pendingCalls: ChunkedList<PendingCall>;
+	/** Advisor calls waiting for their result, in order (a list, like the pending calls). */
+	pendingConsultations: ChunkedList<PendingConsultation>;
 	/** Entries that must never reach the advisor: hidden extension messages and `!!` runs. */
 	hidden: string[];
 	/** Every user message on the branch, in order; a compaction re-states those it hides. */
@@ -217,7 +220,7 @@ export interface LedgerState {
 	/**
 	 * The newest context edit (Pi 1.x) of each edited entry, by entry id: its replacement, or null
 	 * when it was taken out of the executor's context (reducers/context-edits.ts). Replaced whole on
-	 * every edit, never changed in place.
+	 * every edit, never changed in place; like a list, immer stores it as a value.
 	 */
 	contextEdits: ContextEdits;
 	/**
@@ -233,8 +236,8 @@ export function emptyLedger(cwd?: string): LedgerState {
 	return {
 		closed: [],
 		open: emptyList(),
-		pendingCalls: [],
-		pendingConsultations: [],
+		pendingCalls: emptyList(),
+		pendingConsultations: emptyList(),
 		hidden: [],
 		userWords: emptyList(),
 		summaryBoundary: undefined,

@@ -18,7 +18,6 @@
 
 import {
 	ADVISOR_TOOL_NAME,
-	assertNever,
 	CUSTOM_TYPES,
 	isRecord,
 	type LedgerEvent,
@@ -28,7 +27,8 @@ import {
 	type ToolResultEvent,
 } from "../events/index.ts";
 import { completedAdvice } from "./advisor-result.ts";
-import { produce } from "./immer.ts";
+import { type CaseReducers, foldCases, nothing } from "./case-reducers.ts";
+import type { Draft } from "./immer.ts";
 
 // ---------------------------------------------------------------------------------------------
 // State
@@ -272,31 +272,55 @@ function usageRecord(id: string, data: unknown): Observed | undefined {
 	};
 }
 
-function observe(event: LedgerEvent): Observed | undefined {
-	switch (event.kind) {
-		case "toolResult":
-			return event.toolName === ADVISOR_TOOL_NAME ? advisorResult(event) : undefined;
-		case "custom":
-			return event.customType === CUSTOM_TYPES.usage ? usageRecord(event.id, event.data) : undefined;
-		case "user":
-		case "assistant":
-		case "bashRun":
-		case "customMessage":
-		case "compaction":
-		case "branchSummary":
-		case "modelChange":
-		case "thinkingLevel":
-		case "system":
-		case "other":
-		case "contextEdit":
-			return undefined;
-		// Pi 1.x's own spend (its cache warming of the executor's model): only Pi writes these, no
-		// extension can, and the advisor's background spend has records of its own (CUSTOM_TYPES.usage),
-		// so a usage entry is never the advisor's (docs/request-format.md#pi-1x-entries).
-		case "usage":
-			return undefined;
-		default:
-			return assertNever(event, "ledger event");
+/** What each kind of event puts on the bill: only advisor results and the extension's usage records. */
+const spendCases: CaseReducers<SpendState, LedgerEvent> = {
+	toolResult: (draft, event) => {
+		if (event.toolName === ADVISOR_TOOL_NAME) addSpend(draft, advisorResult(event));
+	},
+	custom: (draft, event) => {
+		if (event.customType !== CUSTOM_TYPES.usage) return;
+		const observed = usageRecord(event.id, event.data);
+		if (observed !== undefined) addSpend(draft, observed);
+	},
+	// Pi 1.x's own spend (its cache warming of the executor's model): only Pi writes these, no
+	// extension can, and the advisor's background spend has records of its own (CUSTOM_TYPES.usage),
+	// so a usage entry is never the advisor's (docs/request-format.md#pi-1x-entries).
+	usage: nothing,
+	// No other entry records what the advisor cost.
+	user: nothing,
+	assistant: nothing,
+	bashRun: nothing,
+	customMessage: nothing,
+	compaction: nothing,
+	branchSummary: nothing,
+	modelChange: nothing,
+	thinkingLevel: nothing,
+	system: nothing,
+	other: nothing,
+	contextEdit: nothing,
+};
+
+function addSpend(draft: Draft<SpendState>, { record, request, sampleOutput }: Observed): void {
+	draft.records.push(record);
+	draft.totalUsd += record.usage.costUsd;
+	draft.promptTokens += promptTokensOf(record.usage);
+	draft.cacheReadTokens += record.usage.cacheRead;
+	if (record.model === undefined) return;
+	if (sampleOutput && record.usage.output > 0) {
+		const key = effortKey(record.effort);
+		let samples = draft.outputs.find((o) => o.model === record.model && o.effort === key);
+		if (samples === undefined) {
+			samples = { model: record.model, effort: key, counts: [] };
+			draft.outputs.push(samples);
+		}
+		samples.counts.push(record.usage.output);
+		if (samples.counts.length > OUTPUT_SAMPLES) samples.counts.splice(0, samples.counts.length - OUTPUT_SAMPLES);
+	}
+	const fingerprint = request === undefined ? undefined : fingerprintFromRecord(request, record.model, record.effort);
+	if (fingerprint !== undefined) {
+		const at = draft.lastRequests.findIndex((f) => f.model === fingerprint.model);
+		if (at === -1) draft.lastRequests.push(fingerprint);
+		else draft.lastRequests[at] = fingerprint;
 	}
 }
 
@@ -305,35 +329,7 @@ export function effortKey(effort: string | undefined): string {
 }
 
 export function foldSpend(state: SpendState, events: readonly LedgerEvent[]): SpendState {
-	const observed = events.map(observe).filter((o): o is Observed => o !== undefined);
-	if (observed.length === 0) return state;
-	return produce(state, (draft) => {
-		for (const { record, request, sampleOutput } of observed) {
-			draft.records.push(record);
-			draft.totalUsd += record.usage.costUsd;
-			draft.promptTokens += promptTokensOf(record.usage);
-			draft.cacheReadTokens += record.usage.cacheRead;
-			if (record.model === undefined) continue;
-			if (sampleOutput && record.usage.output > 0) {
-				const key = effortKey(record.effort);
-				let samples = draft.outputs.find((o) => o.model === record.model && o.effort === key);
-				if (samples === undefined) {
-					samples = { model: record.model, effort: key, counts: [] };
-					draft.outputs.push(samples);
-				}
-				samples.counts.push(record.usage.output);
-				if (samples.counts.length > OUTPUT_SAMPLES)
-					samples.counts.splice(0, samples.counts.length - OUTPUT_SAMPLES);
-			}
-			const fingerprint =
-				request === undefined ? undefined : fingerprintFromRecord(request, record.model, record.effort);
-			if (fingerprint !== undefined) {
-				const at = draft.lastRequests.findIndex((f) => f.model === fingerprint.model);
-				if (at === -1) draft.lastRequests.push(fingerprint);
-				else draft.lastRequests[at] = fingerprint;
-			}
-		}
-	});
+	return foldCases(spendCases, state, events);
 }
 
 export function spendOf(events: readonly LedgerEvent[]): SpendState {

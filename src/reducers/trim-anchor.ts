@@ -10,14 +10,9 @@
  * anchor as an option), and a resumed session gets it back by folding the same events.
  */
 
-import {
-	assertNever,
-	CUSTOM_TYPES,
-	type LedgerEvent,
-	parseTrimAnchorRecord,
-	type TrimAnchorRecord,
-} from "../events/index.ts";
-import { produce } from "./immer.ts";
+import { CUSTOM_TYPES, type LedgerEvent, parseTrimAnchorRecord, type TrimAnchorRecord } from "../events/index.ts";
+import { type CaseReducers, foldCases, nothing } from "./case-reducers.ts";
+import type { Draft } from "./immer.ts";
 import type { LedgerState } from "./ledger-state.ts";
 
 /** What the renderer leaves out: everything up to the anchor, and the tail's parts capped. */
@@ -33,46 +28,42 @@ export function emptyTrimAnchor(): TrimAnchorState {
 	return { record: undefined, entryId: undefined };
 }
 
+/** What each kind of event does to the anchor: a record sets it, what re-paths the ledger resets it. */
+const trimAnchorCases: CaseReducers<TrimAnchorState, LedgerEvent> = {
+	custom: (draft, event) => {
+		if (event.customType !== CUSTOM_TYPES.trimAnchor) return;
+		const record = parseTrimAnchorRecord(event.data);
+		if (record === undefined) return;
+		draft.record = record;
+		draft.entryId = event.id;
+	},
+	compaction: (draft, event) => {
+		// A message-role compaction summary resets nothing in the ledger, so nothing here either.
+		if (event.resets) reset(draft);
+	},
+	branchSummary: (draft) => reset(draft),
+	// Nothing that moves a block of the ledger: a context edit changes no position in it, and spend
+	// is no entry it shows.
+	user: nothing,
+	assistant: nothing,
+	toolResult: nothing,
+	bashRun: nothing,
+	customMessage: nothing,
+	modelChange: nothing,
+	thinkingLevel: nothing,
+	system: nothing,
+	other: nothing,
+	contextEdit: nothing,
+	usage: nothing,
+};
+
+function reset(draft: Draft<TrimAnchorState>): void {
+	draft.record = undefined;
+	draft.entryId = undefined;
+}
+
 export function foldTrimAnchor(state: TrimAnchorState, events: readonly LedgerEvent[]): TrimAnchorState {
-	let next: TrimAnchorState | undefined;
-	for (const event of events) {
-		switch (event.kind) {
-			case "custom": {
-				if (event.customType !== CUSTOM_TYPES.trimAnchor) break;
-				const record = parseTrimAnchorRecord(event.data);
-				if (record !== undefined) next = { record, entryId: event.id };
-				break;
-			}
-			case "compaction":
-				// A message-role compaction summary resets nothing in the ledger, so nothing here either.
-				if (event.resets) next = emptyTrimAnchor();
-				break;
-			case "branchSummary":
-				next = emptyTrimAnchor();
-				break;
-			case "user":
-			case "assistant":
-			case "toolResult":
-			case "bashRun":
-			case "customMessage":
-			case "modelChange":
-			case "thinkingLevel":
-			case "system":
-			case "other":
-			// A context edit changes no position in the ledger, and spend is no entry it shows.
-			case "contextEdit":
-			case "usage":
-				break;
-			default:
-				return assertNever(event, "ledger event");
-		}
-	}
-	if (next === undefined) return state;
-	const value = next;
-	return produce(state, (draft) => {
-		draft.record = value.record;
-		draft.entryId = value.entryId;
-	});
+	return foldCases(trimAnchorCases, state, events);
 }
 
 export function trimAnchorOf(events: readonly LedgerEvent[]): TrimAnchorState {

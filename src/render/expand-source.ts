@@ -7,14 +7,7 @@
 import type { ContentPart, LedgerEvent } from "../events/index.ts";
 import { assertNever, CUSTOM_TYPES } from "../events/index.ts";
 import type { ContextEdits, LedgerState } from "../reducers/index.ts";
-import {
-	completedAdvice,
-	editedEvent,
-	listItems,
-	mergeSections,
-	reviewAdvice,
-	standingInstructions,
-} from "../reducers/index.ts";
+import { completedAdvice, editedEvent, mergeSections, reviewAdvice, standingInstructions } from "../reducers/index.ts";
 import { CONTEXT_OMITTED, MESSAGE_IMAGE, PASTED_IMAGE, TOOL_IMAGE_NO_PATH } from "./model-text.ts";
 import { displayId, ordinalPosition } from "./ordinal.ts";
 import { jsonText } from "./text-shape.ts";
@@ -114,7 +107,7 @@ export function expandEntry(state: LedgerState, rawId: string): ExpandResult {
 	const id = rawId.trim().replace(/^#/, "");
 	if (id.length === 0) return { kind: "not-found" };
 	// One lookup per advisor_expand call: the branch's events as one array is fine here.
-	const events = listItems(state.events);
+	const events = state.events.toArray();
 	const index = eventIndex(events, id);
 	if (index === undefined) return { kind: "not-found" };
 	const event = events[index]!;

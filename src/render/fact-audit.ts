@@ -15,7 +15,7 @@
 
 import { FACT_CATEGORIES, type Fact, type FactCategory } from "../reducers/index.ts";
 import { neutralise } from "./neutralise.ts";
-import { commonUnits, type LedgerRequest, unitAt, unitCount } from "./request.ts";
+import { commonUnits, isLedgerRequest, type LedgerRequest, unitAt, unitCount } from "./request-units.ts";
 
 /** How many characters of a fact's collapsed text are judged; the rest of a long text may be capped. */
 export const JUDGED_CHARS: Readonly<Record<FactCategory, number>> = Object.freeze({
@@ -312,12 +312,8 @@ export function requestUnits(request: LedgerRequest): AuditUnits {
 		key: (i) => unitAt(request, i)!.prefixHash,
 		text: (i) => unitAt(request, i)!.text,
 		source: request,
-		shared: (previous) => (isRequest(previous.source) ? commonUnits(previous.source, request) : 0),
+		shared: (previous) => (isLedgerRequest(previous.source) ? commonUnits(previous.source, request) : 0),
 	};
-}
-
-function isRequest(value: unknown): value is LedgerRequest {
-	return typeof value === "object" && value !== null && "units" in value && "stable" in value;
 }
 
 /** The audit of a ledger request. */

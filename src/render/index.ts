@@ -69,23 +69,22 @@ export {
 	WORKSPACE_TOOL_DESCRIPTIONS,
 } from "./model-text.ts";
 export { ordinalId, ordinalPosition } from "./ordinal.ts";
+export { createRenderMemo, type RenderMemo } from "./render-memo.ts";
+export { type RenderOptions, type RequestMode, renderRequest, stableOpenBlocks } from "./request-assembly.ts";
 export {
+	buildContext,
 	commonUnits,
-	createRenderMemo,
 	declarationCount,
 	flatten,
 	type LedgerRequest,
-	type RenderMemo,
-	type RenderOptions,
-	type RequestMode,
 	redactionCount,
-	renderRequest,
+	requestFromContext,
 	type StablePortion,
-	stableOpenBlocks,
 	stablePrefixRequest,
 	unitAt,
 	unitCount,
-} from "./request.ts";
+	withContext,
+} from "./request-units.ts";
 export { reviewMessage } from "./review-message.ts";
 export { clip, oneLine, safeHead, safeTail } from "./text-shape.ts";
 export { extendRequest } from "./tool-loop.ts";

@@ -1,7 +1,7 @@
 /**
  * The `ledger` section of advisor.json (docs/configuration.md): how much of the branch reaches the
  * advisor verbatim. Schema, defaults and type in one place, beside the renderer that applies them
- * (blocks.ts, request.ts); the adapter's loader checks each key against this schema on its own.
+ * (blocks.ts, request-assembly.ts); the adapter's loader checks each key against this schema on its own.
  */
 
 import { type Static, Type } from "@sinclair/typebox";

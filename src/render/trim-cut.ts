@@ -13,7 +13,7 @@
  * are re-stated verbatim in the stand-in part, ahead of the omission marker.
  */
 
-import { type Block, itemAt, type LedgerState, listItems, trackWork } from "../reducers/index.ts";
+import { type Block, type LedgerState, trackWork } from "../reducers/index.ts";
 import { carriedWork, renderBlock, summaryWords } from "./blocks.ts";
 import type { LedgerConfig } from "./ledger-section.ts";
 import { NO_HIDDEN_WORDS, TRIM_OMISSION_MARKER, TRIM_WORDS_INTRO } from "./model-text.ts";
@@ -45,7 +45,7 @@ export function ledgerItems(state: LedgerState): LedgerItem[] {
 		});
 		items.push({ id: segment.closingId, segment: s, block: -1 });
 	});
-	listItems(state.open).forEach((block, b) => {
+	state.open.toArray().forEach((block, b) => {
 		items.push({ id: block.id, segment: state.closed.length, block: b });
 	});
 	return items;
@@ -74,7 +74,7 @@ export function locateCut(state: LedgerState, anchorEntryId: string): TrimCut | 
 	}
 	for (let b = 0; b < state.open.length; b++) {
 		n++;
-		if (itemAt(state.open, b)!.id === anchorEntryId)
+		if (state.open.at(b)!.id === anchorEntryId)
 			return cutAfter({ id: anchorEntryId, segment: state.closed.length, block: b }, n);
 	}
 	return undefined;
@@ -85,7 +85,7 @@ export function droppedBlocks(state: LedgerState, cut: TrimCut): Block[] {
 	const out: Block[] = [];
 	for (let s = 0; s < cut.firstSegment && s < state.closed.length; s++) out.push(...state.closed[s]!.blocks);
 	const partial =
-		cut.firstSegment < state.closed.length ? state.closed[cut.firstSegment]!.blocks : listItems(state.open);
+		cut.firstSegment < state.closed.length ? state.closed[cut.firstSegment]!.blocks : state.open.toArray();
 	for (let b = 0; b < cut.firstBlock && b < partial.length; b++) out.push(partial[b]!);
 	return out;
 }

@@ -4,7 +4,7 @@
  * for the current executor. Every lifecycle hook re-decides.
  */
 
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,12 +12,12 @@ import { resetRestoredAnnouncement } from "../../src/adapter/host/activation-sta
 import { DEFAULT_PROMPT_GUIDELINES, DEFAULT_PROMPT_SNIPPET } from "../../src/render/index.ts";
 import {
 	ADVISOR_MODEL,
+	ADVISOR_NAME,
 	ADVISOR_PROVIDER,
 	EXECUTOR_MODEL,
 	EXECUTOR_PROVIDER,
 	type Host,
 	type HostOptions,
-	readJson,
 	startHost,
 } from "../support/pi-host.ts";
 
@@ -97,16 +97,67 @@ describe("session_start", () => {
 		expect(isActive(h)).toBe(false);
 	});
 
-	it("clears a selection that is no longer in the registry, keeping the other keys, and says so", async () => {
-		const h = await start({
-			advisorConfig: { modelKey: `${ADVISOR_PROVIDER}/retired-model`, effort: "high", review: { enabled: true } },
-		});
+	it("a key not in the registry turns the advisor off with one warning, and the file is left byte for byte", async () => {
+		const h = await start({ advisorConfig: { review: { enabled: true } } });
+		// Hand-written: its own spacing, key order and no final newline, so a rewrite would show.
+		const text = `{ "effort":"high",\n  "modelKey" : "${ADVISOR_PROVIDER}/retired-model", "review": {"enabled": true} }`;
+		writeFileSync(h.configFile, text);
+		h.notifications.length = 0;
+		await h.runtime.newSession();
+		// After /new the warning waits for the host's chat rebuild (a zero-delay timer), like the config warnings.
+		await new Promise((resolve) => setTimeout(resolve, 0));
+		await h.runtime.session.prompt("hello");
 		expect(isActive(h)).toBe(false);
-		expect(h.notifications).toContainEqual({
-			message: `Advisor model ${ADVISOR_PROVIDER}/retired-model is no longer available — advisor turned off`,
-			type: "warning",
+		expect(h.runtime.session.systemPrompt).not.toContain(DEFAULT_PROMPT_SNIPPET);
+		expect(h.notifications).toEqual([
+			{
+				message: `advisor.json: modelKey "${ADVISOR_PROVIDER}/retired-model" in ${h.configFile} names no model in Pi's registry (a typo, or a provider that was removed) — advisor off for this session; the file is left as it is`,
+				type: "warning",
+			},
+		]);
+		expect(readFileSync(h.configFile, "utf8")).toBe(text);
+	});
+
+	it("a model without credentials is not switched on: one warning naming its provider, no `Advisor restored`", async () => {
+		const h = await start({
+			advisorProvider: {
+				provider: "advisor-nokey",
+				models: [{ id: ADVISOR_MODEL, name: ADVISOR_NAME, reasoning: true }],
+				oauthWithoutLogin: true,
+			},
+			advisorConfig: { modelKey: `advisor-nokey/${ADVISOR_MODEL}`, effort: "high" },
 		});
-		expect(readJson(h.configFile)).toEqual({ review: { enabled: true } });
+		const before = readFileSync(h.configFile, "utf8");
+		await h.runtime.session.prompt("hello");
+		expect(isActive(h)).toBe(false);
+		expect(h.runtime.session.systemPrompt).not.toContain(DEFAULT_PROMPT_SNIPPET);
+		expect(h.notifications).toEqual([
+			{
+				message: `advisor.json: modelKey "advisor-nokey/${ADVISOR_MODEL}" in ${h.configFile} has no credentials: Pi has no API key or login for provider advisor-nokey — advisor off for this session; the file is left as it is`,
+				type: "warning",
+			},
+		]);
+		expect(readFileSync(h.configFile, "utf8")).toBe(before);
+	});
+
+	it("a login later in the session applies the saved model from the next prompt, and says so", async () => {
+		const h = await start({
+			executor: [fauxAssistantMessage("one"), fauxAssistantMessage("two")],
+			advisorProvider: {
+				provider: "advisor-nokey",
+				models: [{ id: ADVISOR_MODEL, name: ADVISOR_NAME, reasoning: true }],
+				oauthWithoutLogin: true,
+			},
+			advisorConfig: { modelKey: `advisor-nokey/${ADVISOR_MODEL}` },
+		});
+		await h.runtime.session.prompt("hello");
+		expect(isActive(h)).toBe(false);
+		// What /login (or a key stored in auth.json) does to Pi's auth storage.
+		h.modelRegistry.authStorage.set("advisor-nokey", { type: "api_key", key: "sk-later" });
+		await h.runtime.session.prompt("again");
+		expect(isActive(h)).toBe(true);
+		expect(h.notifications.map((n) => n.type)).toEqual(["warning", "info"]);
+		expect(h.notifications[1]!.message).toBe(`Advisor restored: ${ADVISOR_NAME} (advisor-nokey/${ADVISOR_MODEL})`);
 	});
 
 	it("a bad value costs that key only, with one warning", async () => {

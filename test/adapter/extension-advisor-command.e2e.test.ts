@@ -149,6 +149,62 @@ describe("turning it off", () => {
 	});
 });
 
+describe("a saved choice that is not active", () => {
+	const NOKEY = {
+		provider: "advisor-nokey",
+		models: [{ id: ADVISOR_MODEL, name: ADVISOR_NAME, reasoning: true }],
+		oauthWithoutLogin: true,
+	};
+
+	it("a key not in the registry: shown second, selected, with why; choosing it changes nothing and says why again", async () => {
+		const h = await start({
+			advisorConfig: { modelKey: "advisor-faux/adv-2", effort: "high", customKey: "kept" },
+			pickerKeys: [[KEYS.enter], [KEYS.escape]],
+		});
+		const before = readFileSync(h.configFile, "utf8");
+		await h.runtime.session.prompt("/advisor");
+		const opened = rows(h.pickers[0]!.frames[0]!);
+		expect(opened[0]).toMatch(/^ {2}No advisor\s+turn the advisor off$/);
+		expect(opened[1]).toMatch(/^→ advisor-faux\/adv-2\s+saved, inactive: not in Pi's model registry$/);
+		expect(h.notifications).toEqual([
+			{
+				message: `advisor.json: modelKey "advisor-faux/adv-2" in ${h.configFile} names no model in Pi's registry (a typo, or a provider that was removed) — advisor off for this session; the file is left as it is`,
+				type: "warning",
+			},
+		]);
+		await h.runtime.session.prompt("/advisor");
+		expect(readFileSync(h.configFile, "utf8")).toBe(before);
+		expect(isActive(h)).toBe(false);
+		expect(h.notifications).toHaveLength(1);
+	});
+
+	it("a model without credentials: by name and key, with its provider; `No advisor` still saves as usual", async () => {
+		const h = await start({
+			advisorProvider: NOKEY,
+			advisorConfig: { modelKey: `advisor-nokey/${ADVISOR_MODEL}`, ledger: { tailToolCalls: 3 } },
+			pickerKeys: [[KEYS.escape], [KEYS.up, KEYS.enter]],
+		});
+		await h.runtime.session.prompt("/advisor");
+		const opened = rows(h.pickers[0]!.frames[0]!);
+		expect(opened[1]).toMatch(
+			new RegExp(
+				`^→ ${ADVISOR_NAME} \\(advisor-nokey/${ADVISOR_MODEL}\\)\\s+saved, inactive: no API key or login for advisor-nokey$`,
+			),
+		);
+		// The model is not offered to be picked again: /advisor lists what Pi has credentials for.
+		expect(opened.filter((row) => row.includes(`advisor-nokey/${ADVISOR_MODEL}`))).toHaveLength(1);
+		expect(readJson(h.configFile)).toEqual({
+			modelKey: `advisor-nokey/${ADVISOR_MODEL}`,
+			ledger: { tailToolCalls: 3 },
+		});
+		// ↑ from the saved row is `No advisor`: the pickers write the file as usual (only modelKey and effort).
+		await h.runtime.session.prompt("/advisor");
+		expect(h.pickers[1]!.result).toBe("");
+		expect(readJson(h.configFile)).toEqual({ ledger: { tailToolCalls: 3 } });
+		expect(h.notifications.at(-1)).toEqual({ message: "Advisor turned off", type: "info" });
+	});
+});
+
 describe("a failed save", () => {
 	it("changes nothing and says `Failed to save advisor selection — selection not persisted`", async () => {
 		const h = await start({

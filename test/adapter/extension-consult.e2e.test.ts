@@ -9,6 +9,7 @@ import { eventsFromBranch } from "../../src/events/index.ts";
 import { emptyLedger, foldLedger } from "../../src/reducers/index.ts";
 import {
 	advisorSystemPrompt,
+	buildContext,
 	CONSULT_INSTRUCTION,
 	DEFAULT_LEDGER_CONFIG,
 	LOG_OPEN,
@@ -147,7 +148,7 @@ describe("a consultation on the real host", () => {
 				mode: "consult",
 				inFlightCallId: "a1",
 			});
-			expect(rerendered.context.messages.slice(1)).toEqual(first.messages.slice(1).map((m) => ({ ...m })));
+			expect(buildContext(rerendered).messages.slice(1)).toEqual(first.messages.slice(1).map((m) => ({ ...m })));
 			const { stable } = rerendered;
 			// The stable part holds the log's head: the opening tag, the user's words, the prose and the oldest card.
 			expect(stable.messageIndex).toBe(1);

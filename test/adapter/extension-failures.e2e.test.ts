@@ -2,7 +2,7 @@
  * Every failure path that can be provoked on the real host ends as a normal tool result with the
  * exact text of docs/request-format.md, lands in the session log, and leaves nothing in the ledger.
  *
- * The no-model, same-model and disabled-for paths are "direct calls": Pi fixes a run's tool set
+ * The no-model, no-key, same-model and disabled-for paths are "direct calls": Pi fixes a run's tool set
  * when the run starts, so a change made during the run (the advisor model vanishing from the
  * registry, the executor switching model) leaves advisor() callable although reconcile has
  * already stripped it from the active set for the next run.
@@ -30,9 +30,15 @@ afterEach(async () => {
 	host = undefined;
 });
 
-/** The executor asks once (running `beforeCall` first, inside the run) and then wraps up. */
+/**
+ * The executor asks once (running `beforeCall` first, inside the run) and then wraps up;
+ * `beforeStart` runs after the session started, before the prompt.
+ */
 async function consultOnce(
-	options: Omit<HostOptions, "executor"> & { beforeCall?: (host: Host) => void | Promise<void> },
+	options: Omit<HostOptions, "executor"> & {
+		beforeStart?: (host: Host) => void;
+		beforeCall?: (host: Host) => void | Promise<void>;
+	},
 ): Promise<Host> {
 	const ref: { host?: Host } = {};
 	const executor: FauxResponseStep[] = [
@@ -46,6 +52,7 @@ async function consultOnce(
 	];
 	host = await startHost({ ...options, executor });
 	ref.host = host;
+	options.beforeStart?.(host);
 	await host.runtime.session.prompt("Do the task.");
 	return host;
 }
@@ -128,7 +135,7 @@ describe("disabled for the executor model", () => {
 });
 
 describe("credentials", () => {
-	it("no API key available", async () => {
+	it("no API key available (the credentials went during the run: without any, the tool is never active)", async () => {
 		const h = await consultOnce({
 			advisorProvider: {
 				provider: "advisor-nokey",
@@ -136,6 +143,8 @@ describe("credentials", () => {
 				oauthWithoutLogin: true,
 			},
 			advisorConfig: { modelKey: `advisor-nokey/${ADVISOR_MODEL}` },
+			beforeStart: (h) => h.modelRegistry.authStorage.set("advisor-nokey", { type: "api_key", key: "sk-gone" }),
+			beforeCall: (h) => h.modelRegistry.authStorage.remove("advisor-nokey"),
 		});
 		const { text, details } = onlyResult(h);
 		expect(text).toBe(`Advisor (${ADVISOR_NAME} (advisor-nokey/${ADVISOR_MODEL})) has no API key available.`);

@@ -5,7 +5,7 @@
  * and advisor.json's warnings shown again when /new re-reads the file, once per read.
  */
 
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createSandbox, describeEachHost, EXTENSION_ENTRY, type Sandbox } from "../support/hosts.ts";
@@ -18,7 +18,8 @@ const ANSWER = "Notes done.";
 
 /** Rows of the picker: between its search line (`> query`) and its hint. */
 function pickerRows(screen: string[], query: string): string[] {
-	const start = screen.indexOf(`> ${query}`);
+	// Rows are read with trailing blanks trimmed: an empty query's line is `>`.
+	const start = screen.indexOf(`> ${query}`.trimEnd());
 	const end = screen.findIndex((row, i) => i > start && row.startsWith("type to filter"));
 	return start === -1 || end === -1 ? [] : screen.slice(start + 1, end);
 }
@@ -173,5 +174,73 @@ describeEachHost("the Pi TUI", (host) => {
 			return started !== -1 && s.slice(started).some((row) => row.includes(WARNING));
 		}, "the warning after /new");
 		expect(count(screen, WARNING)).toBe(1);
+	});
+});
+
+/**
+ * A saved modelKey whose provider has no key, in the real TUI of each host: one warning at
+ * startup and no `Advisor restored`; /advisor opens on the saved choice, saying why it is off;
+ * advisor.json is left byte for byte.
+ */
+describeEachHost("the Pi TUI with a saved model that has no key", (host) => {
+	const FILE_TEXT = '{"modelKey": "openai/gpt-5", "effort": "high"}';
+	const NOTICE = 'advisor.json: modelKey "openai/gpt-5"';
+	let server: MockServer;
+	let sandbox: Sandbox;
+	let tui: TmuxSession;
+	let file: string;
+
+	beforeAll(async () => {
+		server = await startMockOpenAI(() => ({ kind: "text", text: "unused" }));
+		sandbox = createSandbox(server.baseUrl);
+		file = join(sandbox.home, ".config/pi-advisor-ledger/advisor.json");
+		writeFileSync(file, FILE_TEXT);
+		tui = startTmux({
+			command: [
+				host.node,
+				host.cli,
+				"--model",
+				"mock/exec-1",
+				"-e",
+				EXTENSION_ENTRY,
+				"--no-skills",
+				"--no-prompt-templates",
+				"--no-context-files",
+				"--no-themes",
+				"--session-dir",
+				sandbox.sessions,
+			],
+			env: sandbox.env,
+			cwd: sandbox.project,
+			width: 200,
+		});
+		await tui.until((s) => count(s, NOTICE) > 0, "the startup warning", 60_000);
+	}, 90_000);
+
+	afterAll(async () => {
+		tui?.kill();
+		await server?.close();
+		sandbox?.dispose();
+	});
+
+	it("warns once at startup, saying why, and does not announce the advisor", () => {
+		const screen = tui.screen();
+		expect(count(screen, NOTICE)).toBe(1);
+		// The line wraps at the terminal's width: each part of why on its own.
+		expect(count(screen, "has no credentials: Pi has no API key or login for")).toBe(1);
+		expect(count(screen, "provider openai — advisor off for this session; the file is left as it is")).toBe(1);
+		expect(count(screen, "Advisor restored")).toBe(0);
+	});
+
+	it("/advisor opens on the saved choice with why it is not active; Esc leaves the file byte for byte", async () => {
+		tui.type("/advisor");
+		tui.keys("Enter");
+		const screen = await tui.until((s) => s.includes("Advisor model"), "the picker");
+		const rows = pickerRows(screen, "");
+		expect(rows[0]).toMatch(/^ {2}No advisor\s+turn the advisor off$/);
+		expect(rows[1]).toMatch(/^→ .*\(openai\/gpt-5\)\s+saved, inactive: no API key or login for openai$/);
+		tui.keys("Escape");
+		await tui.until((s) => !s.includes("Advisor model"), "the picker to close");
+		expect(readFileSync(file, "utf8")).toBe(FILE_TEXT);
 	});
 });

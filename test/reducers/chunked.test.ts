@@ -7,19 +7,7 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-	appended,
-	appendedAt,
-	CHUNK,
-	type ChunkedList,
-	emptyList,
-	itemAt,
-	listBuilder,
-	listItems,
-	listOf,
-	sharedItems,
-	withItem,
-} from "../../src/reducers/chunked.ts";
+import { CHUNK, type ChunkedList, emptyList, layoutOf, listBuilder, listOf } from "../../src/reducers/chunked.ts";
 
 type Op =
 	| { t: "append"; items: number[] }
@@ -52,16 +40,15 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 function apply(list: ChunkedList<number>, model: number[], op: Op): [ChunkedList<number>, number[]] {
 	switch (op.t) {
 		case "append":
-			return [appended(list, op.items), [...model, ...op.items]];
+			return [list.appended(op.items), [...model, ...op.items]];
 		case "prefix": {
 			const at = Math.floor(op.at * model.length);
-			return [appendedAt(list, at, op.items), [...model.slice(0, at), ...op.items]];
+			return [list.prefix(at).appended(op.items), [...model.slice(0, at), ...op.items]];
 		}
 		case "replace": {
-			const at = Math.min(model.length, Math.floor(op.at * (model.length + 1)));
-			const next = [...model];
-			next[at] = op.item;
-			return [withItem(list, at, op.item), next];
+			if (model.length === 0) return [list, model];
+			const at = Math.min(model.length - 1, Math.floor(op.at * model.length));
+			return [list.with(at, op.item), model.with(at, op.item)];
 		}
 		case "build": {
 			const builder = listBuilder(list);
@@ -87,13 +74,18 @@ describe("chunked lists", () => {
 					history.push([list, model]);
 				}
 				for (const [l, m] of history) {
-					expect(listItems(l)).toEqual(m);
+					expect(l.toArray()).toEqual(m);
+					expect([...l]).toEqual(m);
 					expect(l.length).toBe(m.length);
-					for (const i of [0, m.length >> 1, m.length - 1, m.length]) expect(itemAt(l, i)).toBe(m[i]);
+					expect(l.last).toBe(m.at(-1));
+					// As Array.prototype.at: from the end when negative, undefined outside.
+					for (const i of [0, m.length >> 1, m.length - 1, m.length, -1, -m.length, -m.length - 1])
+						expect(l.at(i)).toBe(m.at(i));
 					// Laid out by the items alone: the same as a list made of them in one go.
 					expect(l).toEqual(listOf(m));
-					expect(l.chunks.every((c) => c.length === CHUNK)).toBe(true);
-					expect(l.tail.length).toBeLessThan(CHUNK);
+					const { chunks, tail } = layoutOf(l);
+					expect(chunks.every((c) => c.length === CHUNK)).toBe(true);
+					expect(tail.length).toBeLessThan(CHUNK);
 				}
 			}),
 			{ numRuns: 300 },
@@ -104,17 +96,29 @@ describe("chunked lists", () => {
 		fc.assert(
 			fc.property(items, items, items, (a, b, c) => {
 				const base = listOf(a);
-				const left = appended(base, b);
-				const right = appended(base, c);
+				const left = base.appended(b);
+				const right = base.appended(c);
 				const full = Math.floor(a.length / CHUNK);
-				for (let i = 0; i < full; i++) expect(left.chunks[i]).toBe(base.chunks[i]);
+				for (let i = 0; i < full; i++) expect(layoutOf(left).chunks[i]).toBe(layoutOf(base).chunks[i]);
+				for (let i = 0; i < full; i++)
+					expect(layoutOf(base.prefix(a.length)).chunks[i]).toBe(layoutOf(base).chunks[i]);
 				const model = [...a, ...b];
 				const other = [...a, ...c];
 				let k = 0;
 				while (k < model.length && k < other.length && model[k] === other[k]) k++;
-				expect(sharedItems(left, right)).toBe(k);
+				expect(left.sharedPrefix(right)).toBe(k);
+				expect(right.sharedPrefix(left)).toBe(k);
 			}),
 			{ numRuns: 200 },
 		);
+	});
+
+	it("replace an item only inside the list, as Array.prototype.with does", () => {
+		const list = listOf([1, 2, 3]);
+		expect(list.with(-1, 9).toArray()).toEqual([1, 2, 9]);
+		expect(() => list.with(3, 9)).toThrow(RangeError);
+		expect(() => list.with(-4, 9)).toThrow(RangeError);
+		expect(() => emptyList<number>().with(0, 9)).toThrow(RangeError);
+		expect(list.toArray()).toEqual([1, 2, 3]);
 	});
 });

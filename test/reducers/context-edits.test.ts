@@ -5,8 +5,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { lastItem, listItems } from "../../src/reducers/chunked.ts";
-import { editedEvent, editedRound } from "../../src/reducers/context-edits.ts";
+import { contextEditsOf, editedEvent, editedRound } from "../../src/reducers/context-edits.ts";
 import { foldLedger, ledgerOf, spendOf } from "../../src/reducers/index.ts";
 import {
 	advice,
@@ -28,7 +27,7 @@ describe("editedEvent", () => {
 		const u = user("u1", "original words");
 		const a = assistant("a1", { text: "old prose", thinking: "old", calls: [call("c1", "read", { path: "a" })] });
 		const r = result("r1", "c1", "read", "old text");
-		const edits = {
+		const edits = contextEditsOf({
 			u1: { parts: [{ type: "text" as const, text: "new words" }], thinking: "", calls: [] },
 			a1: {
 				parts: [
@@ -39,7 +38,7 @@ describe("editedEvent", () => {
 				calls: [],
 			},
 			r1: null,
-		};
+		});
 		expect(editedEvent(u, edits)).toMatchObject({ kind: "user", parts: [{ text: "new words" }] });
 		expect(editedEvent(a, edits)).toMatchObject({ text: "p1\n\np2", thinking: "new", calls: [] });
 		expect(editedEvent(r, edits)).toBeUndefined();
@@ -52,17 +51,21 @@ describe("editedEvent", () => {
 			assistant("a1", { thinking: "why", calls: [call("c1", "read", { path: "a.ts" })] }),
 			result("r1", "c1", "read", "ORIGINAL"),
 		]);
-		const block = lastItem(state.open)!;
+		const block = state.open.last!;
 		if (block.kind !== "round") throw new Error("expected a round");
 		const round = block.round;
-		expect(editedRound(round, {}, OMIT)).toBe(round);
+		expect(editedRound(round, contextEditsOf({}), OMIT)).toBe(round);
 		expect(
-			editedRound(round, { r1: { parts: [{ type: "text", text: "NEW" }], thinking: "", calls: [] } }, OMIT),
+			editedRound(
+				round,
+				contextEditsOf({ r1: { parts: [{ type: "text", text: "NEW" }], thinking: "", calls: [] } }),
+				OMIT,
+			),
 		).toMatchObject({ resultParts: [{ text: "NEW" }], call: { arguments: { path: "a.ts" } }, reasoning: "why" });
 		expect(
 			editedRound(
 				round,
-				{ a1: { parts: [], thinking: "edited", calls: [call("c1", "read", { path: "b.ts" })] } },
+				contextEditsOf({ a1: { parts: [], thinking: "edited", calls: [call("c1", "read", { path: "b.ts" })] } }),
 				OMIT,
 			),
 		).toMatchObject({
@@ -70,7 +73,7 @@ describe("editedEvent", () => {
 			reasoning: "edited",
 			resultParts: [{ text: "ORIGINAL" }],
 		});
-		expect(editedRound(round, { a1: null }, OMIT)).toMatchObject({
+		expect(editedRound(round, contextEditsOf({ a1: null }), OMIT)).toMatchObject({
 			call: { arguments: {} },
 			reasoning: "",
 			resultParts: [{ text: OMIT }],
@@ -84,11 +87,13 @@ describe("the fold", () => {
 		const before = ledgerOf([user("u1", "ORIGINAL"), assistant("a1", { text: "ORIGINAL prose" })]);
 		const after = foldLedger(before, [contextEdit("e1", "u1", "new"), contextEdit("e2", "a1", null)]);
 		expect(after.open).toEqual(before.open);
-		expect(listItems(after.open)[0]).toBe(listItems(before.open)[0]);
-		expect(after.contextEdits).toEqual({
-			u1: { parts: [{ type: "text", text: "new" }], thinking: "", calls: [] },
-			a1: null,
-		});
+		expect(after.open.toArray()[0]).toBe(before.open.toArray()[0]);
+		expect(after.contextEdits).toEqual(
+			contextEditsOf({
+				u1: { parts: [{ type: "text", text: "new" }], thinking: "", calls: [] },
+				a1: null,
+			}),
+		);
 		// The newest prose the appendix may repeat is gone with its message.
 		expect(before.lastProse?.text).toBe("ORIGINAL prose");
 		expect(after.lastProse).toBeUndefined();
@@ -101,7 +106,7 @@ describe("the fold", () => {
 			contextEdit("e1", "a1", null),
 			assistant("a2", { text: "next" }),
 		]);
-		expect(listItems(omitted.open).filter((b) => b.kind === "round")).toEqual([]);
+		expect(omitted.open.toArray().filter((b) => b.kind === "round")).toEqual([]);
 		resetParents();
 		const replaced = ledgerOf([
 			assistant("a1", {
@@ -110,7 +115,7 @@ describe("the fold", () => {
 			contextEdit("e1", "a1", { thinking: "t", calls: [call("c1", "bash", { command: "echo replaced" })] }),
 			assistant("a2", { text: "next" }),
 		]);
-		const rounds = listItems(replaced.open).flatMap((b) => (b.kind === "round" ? [b.round] : []));
+		const rounds = replaced.open.toArray().flatMap((b) => (b.kind === "round" ? [b.round] : []));
 		expect(rounds.map((r) => [r.call.id, r.call.arguments, r.status, r.reasoning])).toEqual([
 			["c1", { command: "echo replaced" }, "no-result", "t"],
 		]);
@@ -132,13 +137,13 @@ describe("the fold", () => {
 		]);
 		const json = JSON.stringify(state.open);
 		expect(json).not.toContain("ORIGINAL");
-		const summary = listItems(state.open)[0]!;
+		const summary = state.open.toArray()[0]!;
 		expect(summary.kind === "summary" && summary.words.map((w) => [w.id, w.parts])).toEqual([
 			["u1", [{ type: "text", text: "edited request" }]],
 		]);
-		const round = listItems(state.open).find((b) => b.kind === "round");
+		const round = state.open.toArray().find((b) => b.kind === "round");
 		expect(round?.kind === "round" && round.round.resultParts).toEqual([{ type: "text", text: "pruned" }]);
-		expect(listItems(state.open).some((b) => b.kind === "user")).toBe(false);
+		expect(state.open.toArray().some((b) => b.kind === "user")).toBe(false);
 	});
 
 	it("folding in pieces equals folding at once", () => {

@@ -10,6 +10,7 @@ import {
 	remainingSessionUsd,
 	spendOf,
 } from "../../src/reducers/spend.ts";
+import { unitAt, unitCount } from "../../src/render/index.ts";
 import { advisorResult, render, USAGE, usageRecord } from "../policy/budget/helpers.ts";
 import { assistant, call, resetParents, result, user } from "../support/events.ts";
 
@@ -200,10 +201,10 @@ describe("the previous request's fingerprint", () => {
 			stableUnits: req.stable.unitCount,
 			stableTokens: req.stable.tokens,
 			hash: req.hash,
-			unitCount: req.units.length,
+			unitCount: unitCount(req),
 			estimatedTokens: req.tokens,
-			systemHash: req.units[0]!.prefixHash,
-			toolsHash: req.units[1]!.prefixHash,
+			systemHash: unitAt(req, 0)!.prefixHash,
+			toolsHash: unitAt(req, 1)!.prefixHash,
 			promptTokens: 950,
 			timestampMs: 2000,
 		});

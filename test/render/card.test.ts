@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type ContentPart, readSession, WITHHELD_READ_TEXT } from "../../src/events/index.ts";
 import { errorExcerpt, failureLine } from "../../src/reducers/error-line.ts";
-import { lastItem, ledgerOf, listItems, type Round, type RoundStatus } from "../../src/reducers/index.ts";
+import { ledgerOf, type Round, type RoundStatus } from "../../src/reducers/index.ts";
 import { renderBlock } from "../../src/render/blocks.ts";
 import { cardLine } from "../../src/render/card.ts";
 import { ARGUMENT_MAX, relativePath } from "../../src/render/card-argument.ts";
@@ -251,7 +251,7 @@ describe("cards by tool kind", () => {
 			).events,
 			CWD,
 		);
-		const block = lastItem(state.open)!;
+		const block = state.open.last!;
 		expect(block.kind === "round" && cardLine("2", block.round)).toBe("#2 read .env · 14 · withheld: deny list\n");
 	});
 	it("images are counted after the size", () => {
@@ -288,20 +288,23 @@ describe("the fold stamps the session cwd on every call", () => {
 		];
 		const state = ledgerOf(events, CWD);
 		expect(state.cwd).toBe(CWD);
-		expect(state.pendingCalls[0]!.cwd).toBe(CWD);
-		const rendered = listItems(state.open)
+		expect(state.pendingCalls.at(0)!.cwd).toBe(CWD);
+		const rendered = state.open
+			.toArray()
 			.map((b) => renderBlock(b, DEFAULT_LEDGER_CONFIG))
 			.join("");
 		expect(rendered).toContain("#3 read src/a.ts · 3\n");
 		// The call that never got a result becomes a card where it was given up on, still relative.
 		const later = ledgerOf([...events, assistant("a2", { text: "next" })], CWD);
 		expect(
-			listItems(later.open)
+			later.open
+				.toArray()
 				.map((b) => renderBlock(b, DEFAULT_LEDGER_CONFIG))
 				.join(""),
 		).toContain("#2 bash ls · no result\n");
 		expect(
-			listItems(ledgerOf(events).open)
+			ledgerOf(events)
+				.open.toArray()
 				.map((b) => renderBlock(b, DEFAULT_LEDGER_CONFIG))
 				.join(""),
 		).toContain(`#3 read ${CWD}/src/a.ts · 3\n`);

@@ -11,7 +11,8 @@ import { trimCandidates } from "../../src/policy/budget/trim.ts";
 import { branchFacts, emptyFacts, type FactCategory, foldFacts, ledgerOf } from "../../src/reducers/index.ts";
 import { auditRequest, createAuditMemo } from "../../src/render/fact-audit.ts";
 import type { LedgerConfig } from "../../src/render/ledger-section.ts";
-import { type LedgerRequest, type RenderOptions, renderRequest } from "../../src/render/request.ts";
+import { type RenderOptions, renderRequest } from "../../src/render/request-assembly.ts";
+import type { LedgerRequest } from "../../src/render/request-units.ts";
 import { eventsOf, fractionArb, pickIndex } from "../support/properties.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
 

@@ -10,7 +10,8 @@ import { branchFacts, emptyFacts, foldFacts, ledgerOf } from "../../src/reducers
 import { expandEntry } from "../../src/render/expand-source.ts";
 import { auditRequest, createAuditMemo } from "../../src/render/fact-audit.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/ledger-section.ts";
-import { renderRequest } from "../../src/render/request.ts";
+import { renderRequest } from "../../src/render/request-assembly.ts";
+import { buildContext } from "../../src/render/request-units.ts";
 
 const text = readFileSync(new URL("../fixtures/pi-1.6/system-prompt.jsonl", import.meta.url), "utf8");
 const options = {
@@ -32,7 +33,7 @@ describe("Pi 1.6's system message", () => {
 
 	it("gives the request's head the project's AGENTS.md, once, named by the system entry", () => {
 		const request = renderRequest(state, options);
-		const head = request.context.messages[0]!.content as { text: string }[];
+		const head = buildContext(request).messages[0]!.content as { text: string }[];
 		expect(head[1]!.text).toBe(
 			"<standing_instructions>\nThe user's standing instructions to the executor (context files and the user's own system prompt), as Pi gave them to it: hold the executor to them.\n[instructions #3 · AGENTS.md]\n# Project rules\n\n- Always run `npm test` before committing.\n- Never edit `src/generated/`.\n</standing_instructions>\n",
 		);
@@ -45,10 +46,10 @@ describe("Pi 1.6's system message", () => {
 			...options,
 			config: { ...DEFAULT_LEDGER_CONFIG, instructionsMaxChars: 30 },
 		});
-		const head = (capped.context.messages[0]!.content as { text: string }[])[1]!.text;
+		const head = (buildContext(capped).messages[0]!.content as { text: string }[])[1]!.text;
 		expect(head).toContain("chars omitted");
 		const none = renderRequest(state, { ...options, config: { ...DEFAULT_LEDGER_CONFIG, instructionsMaxChars: 0 } });
-		expect(none.context.messages[0]!.content).toHaveLength(1);
+		expect(buildContext(none).messages[0]!.content).toHaveLength(1);
 	});
 
 	it("advisor_expand #3 returns the instructions whole", () => {

@@ -7,11 +7,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type LedgerEvent, readSession } from "../../src/events/index.ts";
 import { trimCandidates } from "../../src/policy/budget/trim.ts";
-import { foldLedger, type LedgerState, ledgerOf, listItems } from "../../src/reducers/index.ts";
+import { foldLedger, type LedgerState, ledgerOf } from "../../src/reducers/index.ts";
 import { expandEntry } from "../../src/render/expand-source.ts";
 import type { LedgerConfig } from "../../src/render/ledger-section.ts";
 import { displayId, ordinalPosition } from "../../src/render/ordinal.ts";
-import { type LedgerRequest, type RenderOptions, renderRequest } from "../../src/render/request.ts";
+import { type RenderOptions, renderRequest } from "../../src/render/request-assembly.ts";
+import { buildContext, type LedgerRequest } from "../../src/render/request-units.ts";
 import { eventsOf, fractionArb, pickIndex } from "../support/properties.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
 
@@ -61,7 +62,7 @@ interface ShownId {
 
 function shownIds(request: LedgerRequest): ShownId[] {
 	const out: ShownId[] = [];
-	for (const message of request.context.messages) {
+	for (const message of buildContext(request).messages) {
 		const content = typeof message.content === "string" ? [message.content] : message.content;
 		for (const part of content) {
 			if (typeof part !== "string" && part.type !== "text") continue;
@@ -79,7 +80,7 @@ function shownIds(request: LedgerRequest): ShownId[] {
 
 /** Every id shown resolves: an ordinal to the event at its index, of a kind its place allows. */
 function expectIdsResolve(state: LedgerState, request: LedgerRequest, offPath: ReadonlySet<string>): number {
-	const events = listItems(state.events);
+	const events = state.events.toArray();
 	const shown = shownIds(request);
 	for (const { line, id, kinds } of shown) {
 		const pos = ordinalPosition(id);
@@ -102,7 +103,7 @@ function expectIdsResolve(state: LedgerState, request: LedgerRequest, offPath: R
 }
 
 function offPathIds(jsonl: string, state: LedgerState): Set<string> {
-	const onPath = new Set(listItems(state.events).map((e) => e.id));
+	const onPath = new Set(state.events.toArray().map((e) => e.id));
 	const out = new Set<string>();
 	for (const e of readSession(jsonl).entries) if (!onPath.has(e.id)) out.add(displayId(e.id));
 	return out;
@@ -150,7 +151,7 @@ describe("shown ids", () => {
 				const events = eventsOf(session.jsonl);
 				const cut = pickIndex(at, events.length + 1);
 				const pieces = foldLedger(ledgerOf(events.slice(0, cut)), events.slice(cut));
-				for (const block of [...pieces.closed.flatMap((s) => s.blocks), ...listItems(pieces.open)]) {
+				for (const block of [...pieces.closed.flatMap((s) => s.blocks), ...pieces.open.toArray()]) {
 					// The block's own entry sits at its position (a round without a result: its call's message).
 					expect(events[block.pos - 1]!.id).toBe(block.id);
 				}

@@ -37,7 +37,9 @@ import {
 	LOG_OPEN,
 } from "../../src/render/model-text.ts";
 import { ordinalId } from "../../src/render/ordinal.ts";
-import { createRenderMemo, renderRequest } from "../../src/render/request.ts";
+import { createRenderMemo } from "../../src/render/render-memo.ts";
+import { renderRequest } from "../../src/render/request-assembly.ts";
+import { buildContext } from "../../src/render/request-units.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
 
 const CWD = "/work/project";
@@ -153,7 +155,7 @@ describe.skipIf(sharedFiles.length === 0)("conformance with Pi on ../shared/sess
 			expect(rounds).toBeGreaterThan(0);
 
 			// Every user message in Pi's own context for the leaf appears, as the ledger's verbatim user block.
-			const text = JSON.stringify(renderRequest(state, options, memo).context);
+			const text = JSON.stringify(buildContext(renderRequest(state, options, memo)));
 			const piUsers = read.events.filter((e) => e.kind === "user");
 			const inPi = baselineMessages(baseline, read.path.length).filter((m) => m.role === "user").length;
 			// Pi's context holds every user message of an uncompacted branch (a compaction replaces those before its cut).

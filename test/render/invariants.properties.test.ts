@@ -11,7 +11,6 @@ import {
 	foldLedger,
 	type LedgerState,
 	ledgerOf,
-	listItems,
 	type RenderTrim,
 	type Round,
 	shellCommand,
@@ -31,7 +30,9 @@ import {
 } from "../../src/render/model-text.ts";
 import { neutralise } from "../../src/render/neutralise.ts";
 import { displayId, ordinalId } from "../../src/render/ordinal.ts";
-import { createRenderMemo, type LedgerRequest, type RenderOptions, renderRequest } from "../../src/render/request.ts";
+import { createRenderMemo } from "../../src/render/render-memo.ts";
+import { type RenderOptions, renderRequest } from "../../src/render/request-assembly.ts";
+import { buildContext, type LedgerRequest } from "../../src/render/request-units.ts";
 import {
 	eventsOf,
 	expectExtendsMinusAppendix,
@@ -176,10 +177,10 @@ describe("invariant 1: prefix, under trimming with a fixed anchor", () => {
 
 /** Finished rounds of the open segment in log order, then the calls still running; `id` is the id shown. */
 function openRounds(state: LedgerState): { round: Round; id: string; pending: boolean }[] {
-	const finished = listItems(state.open).flatMap((b) =>
-		b.kind === "round" ? [{ round: b.round, id: ordinalId(b.pos), pending: false }] : [],
-	);
-	const pending = state.pendingCalls.map((p) => ({
+	const finished = state.open
+		.toArray()
+		.flatMap((b) => (b.kind === "round" ? [{ round: b.round, id: ordinalId(b.pos), pending: false }] : []));
+	const pending = state.pendingCalls.toArray().map((p) => ({
 		round: unansweredRound(p),
 		id: ordinalId(p.callPos),
 		pending: true,
@@ -198,7 +199,7 @@ describe("invariant 2: card/tail split", () => {
 				const state = ledgerOf(eventsOf(session.jsonl));
 				const req = renderRequest(state, options(config));
 				const parts = framing(req);
-				const rounds = [...state.closed.flatMap((s) => s.blocks), ...listItems(state.open)].flatMap((b) =>
+				const rounds = [...state.closed.flatMap((s) => s.blocks), ...state.open.toArray()].flatMap((b) =>
 					b.kind === "round" ? [{ id: ordinalId(b.pos), round: b.round, previous: b.previous }] : [],
 				);
 				// Each round block is its own part: one line, its card, in log order — tail rounds included.
@@ -228,7 +229,7 @@ describe("invariant 2: card/tail split", () => {
 				// The appendix: at most one part, in the open message right after its last log block.
 				const appendixAt = parts.flatMap((p, i) => (p.startsWith(`${APPENDIX_HEADER}\n`) ? [i] : []));
 				expect(appendixAt.length).toBeLessThanOrEqual(1);
-				const last = req.context.messages.at(-1)!.content as { text: string }[];
+				const last = buildContext(req).messages.at(-1)!.content as { text: string }[];
 				const appendix = appendixAt.length === 1 ? parts[appendixAt[0]!]! : "";
 				if (appendixAt.length === 1) {
 					expect(last[req.stable.partCount]!.text).toBe(appendix);
@@ -284,7 +285,7 @@ describe("invariant 4: roles", () => {
 				(session, mode) => {
 					const state = ledgerOf(eventsOf(session.jsonl));
 					const req = renderRequest(state, options(DEFAULT_LEDGER_CONFIG, { mode }));
-					const messages = req.context.messages;
+					const messages = buildContext(req).messages;
 					const assistants = messages.filter((m) => m.role === "assistant");
 					expect(assistants.length).toBe(state.closed.length);
 					expect(messages.every((m) => m.role === "user" || m.role === "assistant")).toBe(true);
@@ -328,7 +329,7 @@ describe("invariant 5: purity", () => {
 					expect(state).toEqual(batch);
 					const a = renderRequest(batch, options(), createRenderMemo());
 					const b = renderRequest(state, options(), createRenderMemo());
-					expect(JSON.stringify(b.context)).toBe(JSON.stringify(a.context));
+					expect(JSON.stringify(buildContext(b))).toBe(JSON.stringify(buildContext(a)));
 					expect(b.hash).toBe(a.hash);
 				},
 			),
@@ -358,7 +359,7 @@ function count(haystack: string, needle: string): number {
 }
 
 function framing(req: LedgerRequest) {
-	const parts = req.context.messages.flatMap((m) =>
+	const parts = buildContext(req).messages.flatMap((m) =>
 		typeof m.content === "string" ? [m.content] : m.content.map((p) => (p.type === "text" ? p.text : "")),
 	);
 	return parts;
@@ -370,7 +371,7 @@ describe("invariant 6: no embedded images, no forged framing", () => {
 			fc.property(sessionArb(), (session) => {
 				const state = ledgerOf(eventsOf(session.jsonl));
 				const req = renderRequest(state, options());
-				const json = JSON.stringify(req.context);
+				const json = JSON.stringify(buildContext(req));
 				expect(json).not.toContain('"type":"image"');
 				expect(json).not.toContain("iVBORw0KGgo");
 				const text = messageText(req);
@@ -388,7 +389,7 @@ describe("invariant 6: no embedded images, no forged framing", () => {
 				// by entry id: it is off the path).
 				const known = new Set<string>();
 				for (let i = 1; i <= state.events.length; i++) known.add(ordinalId(i));
-				const onPath = new Set(listItems(state.events).map((e) => e.id));
+				const onPath = new Set(state.events.toArray().map((e) => e.id));
 				for (const e of readSession(session.jsonl).entries) if (!onPath.has(e.id)) known.add(displayId(e.id));
 				for (const line of text.split("\n")) {
 					const m = /^\[(user|executor|tool|reasoning|compaction|branch summary|note|shell) #([^\]\s]+)\]/.exec(

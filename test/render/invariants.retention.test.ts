@@ -11,14 +11,15 @@ import { ADVISOR_TOOL_NAME, type LedgerEvent, readSession } from "../../src/even
 import { trimCandidates } from "../../src/policy/budget/trim.ts";
 import { failureLine } from "../../src/reducers/error-line.ts";
 import { changedPaths, runKey } from "../../src/reducers/hidden-work.ts";
-import { foldLedger, type LedgerState, ledgerOf, listItems, partsText } from "../../src/reducers/index.ts";
+import { foldLedger, type LedgerState, ledgerOf, partsText } from "../../src/reducers/index.ts";
 import { userBody } from "../../src/render/blocks.ts";
 import { relativePath } from "../../src/render/card-argument.ts";
 import { pathCarried } from "../../src/render/fact-audit.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/ledger-section.ts";
 import { neutralise } from "../../src/render/neutralise.ts";
 import { ordinalId } from "../../src/render/ordinal.ts";
-import { flatten, type RenderOptions, renderRequest } from "../../src/render/request.ts";
+import { type RenderOptions, renderRequest } from "../../src/render/request-assembly.ts";
+import { flatten } from "../../src/render/request-units.ts";
 import { oneLine } from "../../src/render/text-shape.ts";
 import { eventsOf, fractionArb, pickIndex } from "../support/properties.ts";
 import { RUNS, sessionArb } from "../support/session-gen.ts";
@@ -59,7 +60,7 @@ function expectations(events: readonly LedgerEvent[], state: LedgerState, config
 		const at = index.get(id) ?? -1;
 		if (text.trim().length > 0 && (newest === undefined || at >= newest.at)) newest = { at, text };
 	};
-	for (const segment of [...state.closed.map((s) => s.blocks), listItems(state.open)])
+	for (const segment of [...state.closed.map((s) => s.blocks), state.open.toArray()])
 		for (const block of segment) if (block.kind === "prose") consider(block.id, block.text);
 	for (const segment of state.closed)
 		if (segment.closedBy === "consultation") consider(segment.closingId, segment.question);

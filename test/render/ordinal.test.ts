@@ -4,7 +4,8 @@ import { ledgerOf } from "../../src/reducers/index.ts";
 import { expandEntry } from "../../src/render/expand-source.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/ledger-section.ts";
 import { ordinalId, ordinalPosition } from "../../src/render/ordinal.ts";
-import { type RenderOptions, renderRequest } from "../../src/render/request.ts";
+import { type RenderOptions, renderRequest } from "../../src/render/request-assembly.ts";
+import { buildContext } from "../../src/render/request-units.ts";
 import { advice, assistant, call, custom, resetParents, result, user } from "../support/events.ts";
 
 const options = (config: LedgerConfig): RenderOptions => ({
@@ -46,7 +47,7 @@ describe("ordinals", () => {
 		// A hidden entry is not found by its position either.
 		expect(expandEntry(state, "#4")).toEqual({ kind: "not-found" });
 		for (const id of ["#b", "#0", "#03", "#A"]) expect(expandEntry(state, id)).toEqual({ kind: "not-found" });
-		const text = JSON.stringify(renderRequest(state, options(DEFAULT_LEDGER_CONFIG)).context);
+		const text = JSON.stringify(buildContext(renderRequest(state, options(DEFAULT_LEDGER_CONFIG))));
 		expect(text).toContain("[user #a]\\nthe tenth entry\\n");
 	});
 
@@ -61,7 +62,7 @@ describe("ordinals", () => {
 		];
 		const state = ledgerOf(events);
 		const config = { ...DEFAULT_LEDGER_CONFIG, tailMaxChars: 80 };
-		const text = JSON.stringify(renderRequest(state, options(config)).context);
+		const text = JSON.stringify(buildContext(renderRequest(state, options(config))));
 		expect(text).toContain("advisor_expand #2 returns them");
 		expect(expandEntry(state, "#2")).toEqual({ kind: "ok", text: `prose:\n${question}\n\ncall advisor: {}` });
 	});

@@ -10,10 +10,11 @@
 
 import { describe, expect, it } from "vitest";
 import { readSession } from "../../src/events/index.ts";
-import { foldLedger, ledgerOf, listItems } from "../../src/reducers/index.ts";
+import { foldLedger, ledgerOf } from "../../src/reducers/index.ts";
 import { expandEntry } from "../../src/render/expand-source.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/ledger-section.ts";
-import { flatten, renderRequest } from "../../src/render/request.ts";
+import { renderRequest } from "../../src/render/request-assembly.ts";
+import { flatten } from "../../src/render/request-units.ts";
 import { PLANTS, privateKeyVariants } from "../events/redact/credentials.ts";
 import { LOOKALIKES } from "../events/redact/lookalikes.ts";
 
@@ -191,7 +192,8 @@ function leaks(jsonl: string, points: readonly number[], privacy?: Parameters<ty
 				...(inFlight !== undefined ? { inFlightCallId: inFlight } : {}),
 			}),
 		);
-		const answers = listItems(state.events)
+		const answers = state.events
+			.toArray()
 			.map((e) => expandEntry(state, e.id))
 			.flatMap((a) => (a.kind === "ok" ? [a.text] : []));
 		for (const credential of CREDENTIALS) {

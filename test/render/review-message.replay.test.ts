@@ -6,7 +6,8 @@ import { ledgerOf } from "../../src/reducers/index.ts";
 import { spendOf } from "../../src/reducers/spend.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/ledger-section.ts";
 import { REVIEW_MARKER, TAGS } from "../../src/render/model-text.ts";
-import { renderRequest } from "../../src/render/request.ts";
+import { renderRequest } from "../../src/render/request-assembly.ts";
+import { buildContext } from "../../src/render/request-units.ts";
 import { reviewMessage } from "../../src/render/review-message.ts";
 import { assistant, call, custom, resetParents, result, user } from "../support/events.ts";
 
@@ -22,7 +23,7 @@ const render = (events: readonly LedgerEvent[]) =>
 	});
 
 const texts = (req: ReturnType<typeof render>, m: number) => {
-	const content = req.context.messages[m]!.content;
+	const content = buildContext(req).messages[m]!.content;
 	return typeof content === "string" ? [content] : content.map((p) => (p.type === "text" ? p.text : "<image>"));
 };
 
@@ -71,11 +72,11 @@ describe("a delivered review", () => {
 		expect(state.closed[0]).toMatchObject({ closedBy: "review", closingId: "rv1", question: "" });
 
 		const req = render(events);
-		expect(req.context.messages.map((m) => m.role)).toEqual(["user", "user", "assistant", "user"]);
+		expect(buildContext(req).messages.map((m) => m.role)).toEqual(["user", "user", "assistant", "user"]);
 		expect(texts(req, 1).at(-1)).toBe(`</${TAGS.log}>\n<${TAGS.review}>\n${REVIEW_MARKER}\n</${TAGS.review}>\n`);
 		// The advice itself, not the message wrapper the executor saw.
 		expect(texts(req, 2)).toEqual(["Severity: concern\nThe flag is parsed but never read."]);
-		expect(JSON.stringify(req.context)).not.toContain("Advisor review of your finished work");
+		expect(JSON.stringify(buildContext(req))).not.toContain("Advisor review of your finished work");
 		expect(texts(req, 3).join("")).toContain("ok, fix it");
 	});
 
@@ -98,8 +99,8 @@ describe("a `none` review is never delivered", () => {
 		expect(state.closed).toEqual([]);
 		const after = render(events);
 		expect(after.hash).toBe(before.hash);
-		expect(JSON.stringify(after.context)).not.toContain("Looks right");
-		expect(after.context.messages.some((m) => m.role === "assistant")).toBe(false);
+		expect(JSON.stringify(buildContext(after))).not.toContain("Looks right");
+		expect(buildContext(after).messages.some((m) => m.role === "assistant")).toBe(false);
 
 		expect(spendOf(events).totalUsd).toBe(0.03);
 		// And the answer is not reviewed again.

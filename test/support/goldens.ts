@@ -17,7 +17,7 @@ import { pointsOfScan, scanPoints } from "../../src/adapter/cli/replay/points.ts
 import { calledToolNames, sessionTools } from "../../src/adapter/cli/replay/tool-set.ts";
 import { migrateEntries, normalizeBranch, parseSessionText, selectBranch } from "../../src/events/index.ts";
 import { emptyLedger, foldLedger } from "../../src/reducers/index.ts";
-import { createRenderMemo, DEFAULT_LEDGER_CONFIG, renderRequest } from "../../src/render/index.ts";
+import { buildContext, createRenderMemo, DEFAULT_LEDGER_CONFIG, renderRequest } from "../../src/render/index.ts";
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 export const GOLDENS_FILE = join(repoRoot, "test/fixtures/goldens/requests.json");
@@ -61,7 +61,7 @@ export function goldenPoints(text: string): PointGolden[] {
 			},
 			memo,
 		);
-		out.push({ upTo: point.upTo, tokens: request.tokens, sha256: fingerprint(request.context) });
+		out.push({ upTo: point.upTo, tokens: request.tokens, sha256: fingerprint(buildContext(request)) });
 	}
 	return out;
 }

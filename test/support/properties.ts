@@ -5,7 +5,14 @@
 import fc from "fast-check";
 import { expect } from "vitest";
 import { type LedgerEvent, readSession } from "../../src/events/index.ts";
-import { APPENDIX_HEADER, flatten, type LedgerRequest } from "../../src/render/index.ts";
+import {
+	APPENDIX_HEADER,
+	buildContext,
+	flatten,
+	type LedgerRequest,
+	unitAt,
+	unitCount,
+} from "../../src/render/index.ts";
 import { LOG_CLOSE } from "../../src/render/model-text.ts";
 import { type PlanOptions, sessionArb } from "./session-gen.ts";
 
@@ -48,21 +55,21 @@ export function prefixCutArb(
 export function expectStablePrefix(earlier: LedgerRequest, later: LedgerRequest): void {
 	expect(flatten(later).startsWith(flatten(earlier, earlier.stable.unitCount))).toBe(true);
 	const n = earlier.stable.unitCount;
-	expect(later.units.length).toBeGreaterThanOrEqual(n);
-	if (n > 0) expect(later.units[n - 1]!.prefixHash).toBe(earlier.stable.hash);
+	expect(unitCount(later)).toBeGreaterThanOrEqual(n);
+	if (n > 0) expect(unitAt(later, n - 1)!.prefixHash).toBe(earlier.stable.hash);
 }
 
 /** The stable units of `earlier` appear whole and in place in `later`. */
 export function expectStableUnitsInPlace(earlier: LedgerRequest, later: LedgerRequest): void {
 	const n = earlier.stable.unitCount;
-	expect(later.units.length).toBeGreaterThanOrEqual(n);
-	for (let u = 0; u < n; u++) expect(later.units[u]!.text).toBe(earlier.units[u]!.text);
+	expect(unitCount(later)).toBeGreaterThanOrEqual(n);
+	for (let u = 0; u < n; u++) expect(unitAt(later, u)!.text).toBe(unitAt(earlier, u)!.text);
 	expectStablePrefix(earlier, later);
 }
 
 /** The text of each unit after the stable portion (the marker stripped): appendix?, LOG_CLOSE + question, instruction. */
 export function volatileParts(request: LedgerRequest): string[] {
-	const last = request.context.messages.at(-1)!;
+	const last = buildContext(request).messages.at(-1)!;
 	const parts =
 		typeof last.content === "string" ? [last.content] : last.content.map((p) => (p.type === "text" ? p.text : ""));
 	return parts.slice(request.stable.partCount);
@@ -76,10 +83,10 @@ export function volatileParts(request: LedgerRequest): string[] {
  */
 export function expectExtendsMinusAppendix(earlier: LedgerRequest, later: LedgerRequest): void {
 	const tail = volatileParts(earlier);
-	expect(earlier.stable.messageIndex).toBe(earlier.context.messages.length - 1);
+	expect(earlier.stable.messageIndex).toBe(buildContext(earlier).messages.length - 1);
 	expect(tail.length === 2 || tail.length === 3).toBe(true);
 	if (tail.length === 3) expect(tail[0]!.startsWith(`${APPENDIX_HEADER}\n`)).toBe(true);
 	expect(tail.at(-2)!.startsWith(LOG_CLOSE)).toBe(true);
-	expect(earlier.units.length - earlier.stable.unitCount).toBe(tail.length);
+	expect(unitCount(earlier) - earlier.stable.unitCount).toBe(tail.length);
 	expectStablePrefix(earlier, later);
 }

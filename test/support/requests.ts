@@ -1,13 +1,14 @@
 /** Reading the requests an advisor model received (pi-ai Messages) in tests. */
 import type { Message } from "@mariozechner/pi-ai";
 import type { CatalogueEntry } from "../../src/render/catalogue.ts";
+import { type LedgerRequest, type RequestUnit, unitAt, unitCount } from "../../src/render/request-units.ts";
 
 export function texts(message: Message): string[] {
 	if (typeof message.content === "string") return [message.content];
 	return message.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`));
 }
 
-/** The provider-neutral flattening the prefix invariant compares (render/request.ts flatten). */
+/** The provider-neutral flattening the prefix invariant compares (render/request-units.ts flatten). */
 export function flattenParts(messages: readonly Message[], upTo?: { messageIndex: number; partCount: number }): string {
 	const last = upTo ?? { messageIndex: messages.length - 1, partCount: texts(messages[messages.length - 1]!).length };
 	let out = "";
@@ -29,4 +30,9 @@ export function sentCatalogue(messages: readonly Message[]): CatalogueEntry[] {
 			const [name, description] = line.slice(2).split(" — ");
 			return { name: name!, description: description! };
 		});
+}
+
+/** Every unit of a request as one array: a test compares them whole, where src/ reads one at a time. */
+export function allUnits(request: LedgerRequest): RequestUnit[] {
+	return Array.from({ length: unitCount(request) }, (_, i) => unitAt(request, i)!);
 }

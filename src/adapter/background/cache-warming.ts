@@ -51,7 +51,7 @@ import {
 	warmingReducer,
 	warmingUsageRecord,
 } from "../../policy/index.ts";
-import { zeroUsage } from "../../render/index.ts";
+import { buildContext, zeroUsage } from "../../render/index.ts";
 import type { AdvisorDispatch, AdvisorRun } from "../consult/advisor-tool.ts";
 import { billedUsdOf, spendAfter } from "../consult/cost-control.ts";
 import { createDeadline } from "../consult/deadline.ts";
@@ -309,12 +309,13 @@ async function sendRefresh(chain: WarmingChain, k: Kept, refreshId: number, abor
 	const { timers } = chain;
 	const d = k.dispatch;
 	const request = refreshRequest(d.request, d.model);
-	const marks = cacheMarksHook(d.model, request.context, d.marks);
+	const context = buildContext(request);
+	const marks = cacheMarksHook(d.model, context, d.marks);
 	const sent: Sent = { message: undefined, thrown: undefined, refusal: undefined, sentMs: undefined, expired: false };
 	const onPayload = (payload: unknown, model: { api?: string } | undefined): unknown => {
 		const replaced = marks?.(payload);
 		// A payload that does not line up has no warming form: an empty object never hashes equal.
-		const form = warmingForm(replaced ?? payload, d.model, request.context, request.stable) ?? {};
+		const form = warmingForm(replaced ?? payload, d.model, context, request.stable) ?? {};
 		const guard = refreshGuard({
 			originalHash: k.target.payloadHash,
 			payload: form,
@@ -330,7 +331,7 @@ async function sendRefresh(chain: WarmingChain, k: Kept, refreshId: number, abor
 	};
 	const deadline = createDeadline(d.config.budget.timeoutSec * 1000, timers.now);
 	try {
-		sent.message = await d.complete(d.model, request.context, {
+		sent.message = await d.complete(d.model, context, {
 			...(d.effort !== undefined ? { reasoning: d.effort } : {}),
 			sessionId: d.routingKey,
 			signal: AbortSignal.any([aborted, deadline.signal]),

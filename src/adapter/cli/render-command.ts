@@ -21,6 +21,7 @@ import { extensionMarks, LOOKBACK_BLOCKS, unitPosition } from "../../policy/inde
 import { type LedgerState, ledgerOf } from "../../reducers/index.ts";
 import {
 	APPENDIX_HEADER,
+	buildContext,
 	createRenderMemo,
 	type LedgerRequest,
 	ordinalId,
@@ -258,6 +259,7 @@ export function renderSession(
 		inFlightCallId: callId,
 	});
 	const request = renderRequest(state, renderOptions(inFlightCallId), createRenderMemo());
+	const context = buildContext(request);
 	// The previous consultation: the newest advisor call before the one in flight.
 	const previousConsultation = () => {
 		const own = events.findIndex((e) => e.kind === "assistant" && e.calls.some((c) => c.id === inFlightCallId));
@@ -288,7 +290,7 @@ export function renderSession(
 			tokens: request.tokens,
 			hash: request.hash,
 			messageCount: request.messageCount,
-			redactions: redactionCount(request.context.messages, request.context.systemPrompt ?? ""),
+			redactions: redactionCount(context.messages, context.systemPrompt ?? ""),
 		},
 		diagnostics: prepared.diagnostics,
 		parsed: { stats: prepared.stats },
@@ -311,12 +313,13 @@ function marksOf(
 
 export function renderJson(rendered: Rendered): RenderJson {
 	const { request } = rendered;
-	const last = request.context.messages[request.stable.messageIndex];
+	const context = buildContext(request);
+	const last = context.messages[request.stable.messageIndex];
 	const parts = last !== undefined && Array.isArray(last.content) ? last.content.length : 0;
 	const first = last !== undefined && Array.isArray(last.content) ? last.content[request.stable.partCount] : undefined;
 	const appendixPart = isAppendix(first) ? request.stable.partCount : null;
 	return {
-		request: request.context,
+		request: context,
 		stable: { ...request.stable, volatileParts: Math.max(0, parts - request.stable.partCount), appendixPart },
 		marks: rendered.marks,
 		summary: rendered.summary,
@@ -345,7 +348,8 @@ export function renderReadable(rendered: Rendered, style: Style): string {
  */
 function readableLines(rendered: Rendered, style: Style, line: (text: string) => void): void {
 	const { request, summary, marks } = rendered;
-	const { context, stable } = request;
+	const { stable } = request;
+	const context = buildContext(request);
 	const out = { push: line };
 	const rule = (title: string) => style.bold(`═══ ${title} ═══`);
 	out.push(

@@ -9,8 +9,14 @@
 import type { ModelThinkingLevel, ThinkingLevel } from "@mariozechner/pi-ai";
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { canonicalModelKey, type ModelKey, type ModelRef, modelDisplayName, parseModelKey } from "../pi/model-key.ts";
-import { advisorDisabledFor, advisorModelGone } from "../pi/notices.ts";
+import {
+	type ModelKey,
+	type ModelRef,
+	modelDisplayName,
+	parseModelKey,
+	type UnusableSelection,
+} from "../pi/model-key.ts";
+import { advisorDisabledFor } from "../pi/notices.ts";
 import type { Assert, Same } from "./section.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -45,7 +51,7 @@ export const LevelSchema = Type.Union([ResolvedLevelSchema, Type.Literal("max")]
 /** `effort` as written: absent = no reasoning sent, `off` the same. */
 export const EffortSchema = Type.Union([LevelSchema, Type.Literal("off")]);
 
-/** `modelKey` as written: activation parses it, so an unparseable key can be cleared as stale. */
+/** `modelKey` as written: activation parses it, so an unparseable key is reported with the others it cannot use. */
 export const ModelKeySchema = Type.String();
 
 /** One `disabledForModels` entry as written. */
@@ -99,24 +105,29 @@ export function readDisabledForModels(value: unknown, bad: string[]): DisabledFo
 // The rule
 // ---------------------------------------------------------------------------------------------
 
-export type InactiveReason = "no-model" | "stale-model" | "same-model" | "disabled-for-model";
+export type { UnusableSelection };
+
+export type UnusableReason = UnusableSelection["reason"];
+
+export type InactiveReason = "no-model" | UnusableReason | "same-model" | "disabled-for-model";
 
 export type Activation<M extends ModelRef = ModelRef> =
 	| { active: true; model: M; key: ModelKey }
-	| {
-			active: false;
-			reason: InactiveReason;
-			/** The saved modelKey no longer names a model: remove it from advisor.json. */
-			clearStale?: boolean;
-			/** For the user, when the change is worth telling them about. */
-			message?: string;
-	  };
+	| { active: false; reason: "no-model" | "same-model" }
+	/** `message` is for the user: the change is worth telling them about. */
+	| { active: false; reason: "disabled-for-model"; message: string }
+	| ({ active: false } & UnusableSelection);
 
 export interface ActivationInput<M extends ModelRef = ModelRef> {
 	/** advisor.json's modelKey as written. */
 	modelKey: string | undefined;
 	/** The registry's answer for that key (see lookupAdvisorModel); undefined when it has none. */
 	advisorModel: M | undefined;
+	/**
+	 * Whether Pi has credentials for advisorModel's provider, as the registry knows without a
+	 * network call (the test `/advisor`'s list applies); ignored without a model.
+	 */
+	advisorHasCredentials: boolean;
 	/** ctx.model; undefined before a model is chosen. */
 	executorModel: ModelRef | undefined;
 	/** The executor's thinking level; undefined when unknown. */
@@ -133,19 +144,24 @@ export function lookupAdvisorModel<M extends ModelRef>(
 	return key ? find(key.provider, key.modelId) : undefined;
 }
 
+/** The activation of an unusable selection, the variant that carries why. */
+export function isUnusable<M extends ModelRef>(
+	activation: Activation<M>,
+): activation is Extract<Activation<M>, { modelKey: string }> {
+	return "modelKey" in activation;
+}
+
 export function decideActivation<M extends ModelRef>(input: ActivationInput<M>): Activation<M> {
 	const { modelKey, advisorModel, executorModel } = input;
 	if (modelKey === undefined || modelKey.trim() === "") return { active: false, reason: "no-model" };
 	const key = parseModelKey(modelKey);
+	if (!key) return { active: false, reason: "not-a-key", modelKey };
 	// The registry is the authority: a model it returns under another key would not be the one saved.
-	if (!key || !advisorModel || advisorModel.provider !== key.provider || advisorModel.id !== key.modelId) {
-		return {
-			active: false,
-			reason: "stale-model",
-			clearStale: true,
-			message: advisorModelGone(canonicalModelKey(modelKey) ?? modelKey),
-		};
+	if (!advisorModel || advisorModel.provider !== key.provider || advisorModel.id !== key.modelId) {
+		return { active: false, reason: "unknown-model", modelKey };
 	}
+	if (!input.advisorHasCredentials)
+		return { active: false, reason: "no-credentials", modelKey, provider: key.provider };
 	// Asking a model to review itself adds cost without a second opinion, whoever serves it.
 	if (executorModel && executorModel.id === advisorModel.id) return { active: false, reason: "same-model" };
 	if (executorModel && isDisabledFor(executorModel, input.executorThinking, input.disabledForModels)) {

@@ -30,7 +30,7 @@ import { partial, readLeaf, readSection, type Section } from "./section.ts";
 import { DEFAULT_WARMING_CONFIG, type WarmingConfig, WarmingSchema } from "./warming.ts";
 
 export interface AdvisorConfig {
-	/** As written in the file; activation parses it, so an unparseable key can be cleared as stale. */
+	/** As written in the file; activation parses it, and never writes it back (docs/configuration.md). */
 	modelKey?: string;
 	/** Absent = no reasoning sent. `max` in the file reads as `xhigh`, `off` as absent. */
 	effort?: ThinkingLevel;

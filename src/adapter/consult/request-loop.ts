@@ -55,6 +55,7 @@ import type { AttemptRecord, RequestRecord, ToolCallSummary } from "../../events
 import { payloadHash, requestRecord } from "../../policy/index.ts";
 import type { LedgerRequest } from "../../render/index.ts";
 import {
+	buildContext,
 	redactionCount,
 	TOOL_BUDGET_SPENT,
 	TOOL_CALL_REFUSED,
@@ -322,7 +323,7 @@ function startConsultation(input: ConsultationInput): Consultation {
 		investigation: { executed: [], refused: 0, spent: false },
 		breakpoint: cacheMarksHook(
 			input.model,
-			input.request.context,
+			buildContext(input.request),
 			input.marks ?? markTargets(input.request, undefined),
 		),
 		redactions: undefined,
@@ -363,7 +364,7 @@ function payloadHook(c: Consultation, round: number): (payload: unknown, model: 
 		if (round === 0) {
 			try {
 				const { request } = c.input;
-				const form = warmingForm(replaced ?? payload, c.input.model, request.context, request.stable);
+				const form = warmingForm(replaced ?? payload, c.input.model, buildContext(request), request.stable);
 				c.firstPayloadHash = form === undefined ? undefined : payloadHash(form, model?.api ?? c.input.model.api);
 			} catch {
 				// A fingerprint is never worth the request itself.
@@ -549,7 +550,7 @@ export async function runConsultation(input: ConsultationInput): Promise<Advisor
 	const c = startConsultation(input);
 	try {
 		input.onProgress?.(consultingLine(modelDisplayName(input.model), input.effort));
-		let context = input.request.context;
+		let context = buildContext(input.request);
 		for (let round = 0; ; round++) {
 			const outcome = await sendRound(c, context, round);
 			if (outcome.kind === "ended") return failureEnvelope(outcome.failure, envelopeBase(c));

@@ -7,13 +7,15 @@
 import type { Api, Model, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import type { AutocompleteItem } from "@mariozechner/pi-tui";
-import { lookupAdvisorModel } from "../config/activation.ts";
+import { lookupAdvisorModel, type UnusableSelection } from "../config/activation.ts";
 import { saveSelection } from "../config/save.ts";
-import { formatModelKey, modelDisplayName, modelKeyOf } from "../pi/model-key.ts";
+import { escapeControlChars } from "../pi/control-chars.ts";
+import { canonicalModelKey, formatModelKey, modelDisplayName, modelKeyOf } from "../pi/model-key.ts";
 import {
 	ADVISOR_OFF,
 	advisorSameModel,
 	advisorSelected,
+	advisorSelectionUnusable,
 	advisorUsage,
 	EFFORT_OFF,
 	EXECUTOR_OWN_MODEL,
@@ -26,9 +28,10 @@ import {
 	recommendedEffort,
 	SAVE_FAILED,
 	STATS_COMPLETION,
+	savedSelectionInactive,
 } from "../pi/notices.ts";
 import { type LineWriter, say } from "../pi/say.ts";
-import { type AdvisorRuntime, currentConfig, reconcile, reloadConfig } from "./activation-state.ts";
+import { type AdvisorRuntime, currentConfig, reconcile, reloadConfig, unusableSelection } from "./activation-state.ts";
 import { type PickerItem, type PickerSpec, pick } from "./picker.ts";
 import { showStats } from "./stats-view.ts";
 
@@ -38,6 +41,15 @@ export const ADVISOR_COMMAND_DESCRIPTION =
 
 /** The `No advisor` row; model keys are never empty, so it cannot collide with one. */
 const NO_ADVISOR_VALUE = "";
+/** The row of a saved modelKey that cannot be used; model keys always hold a `/`, so it cannot collide. */
+const SAVED_VALUE = "saved";
+
+/** A saved modelKey that cannot be used, as the picker shows it (docs/configuration.md). */
+export interface SavedRow {
+	/** The model's name and key when the registry has it, else the key as written. */
+	label: string;
+	selection: UnusableSelection;
+}
 
 const LEVELS: readonly ModelThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
 
@@ -54,14 +66,21 @@ export function supportedEfforts(model: Pick<Model<Api>, "reasoning" | "thinking
 /**
  * The model picker: `No advisor`, then every model. The executor's own model (the same id, any
  * provider: the rule the tool applies) is marked before it is chosen, since as the advisor it would
- * stay inactive.
+ * stay inactive. A saved modelKey that cannot be used gets a row of its own, saying why, and the
+ * picker opens on it: the file still holds that choice.
  */
 export function modelPickerSpec(
 	models: readonly Model<Api>[],
 	current: Model<Api> | undefined,
 	executor?: Pick<Model<Api>, "id">,
+	saved?: SavedRow,
 ): PickerSpec {
 	const items: PickerItem[] = [{ value: NO_ADVISOR_VALUE, label: NO_ADVISOR, description: NO_ADVISOR_DESCRIPTION }];
+	if (saved !== undefined) {
+		const description = savedSelectionInactive(saved.selection);
+		const search = [saved.label, saved.selection.modelKey];
+		items.push({ value: SAVED_VALUE, label: saved.label, description, search });
+	}
 	for (const model of models) {
 		const key = formatModelKey(modelKeyOf(model));
 		// One spelling (name and key) on the row; the filter also sees the parts on their own.
@@ -73,7 +92,8 @@ export function modelPickerSpec(
 	return {
 		title: MODEL_PICKER_TITLE,
 		items,
-		initialValue: current ? formatModelKey(modelKeyOf(current)) : NO_ADVISOR_VALUE,
+		initialValue:
+			saved !== undefined ? SAVED_VALUE : current ? formatModelKey(modelKeyOf(current)) : NO_ADVISOR_VALUE,
 	};
 }
 
@@ -90,6 +110,14 @@ export function effortPickerSpec(model: Model<Api>, current: ModelThinkingLevel 
 	const spec: PickerSpec = { title: effortPickerTitle(modelDisplayName(model)), items };
 	if (initialValue !== undefined) spec.initialValue = initialValue;
 	return spec;
+}
+
+function savedRow(selection: UnusableSelection, model: Model<Api> | undefined): SavedRow {
+	const label =
+		selection.reason === "no-credentials" && model !== undefined
+			? modelDisplayName(model)
+			: escapeControlChars(canonicalModelKey(selection.modelKey) ?? selection.modelKey);
+	return { label, selection };
 }
 
 function isLevel(value: string): value is ModelThinkingLevel {
@@ -153,9 +181,16 @@ async function chooseAdvisor(deps: AdvisorCommandDeps, ctx: ExtensionCommandCont
 	const find = (provider: string, id: string) => ctx.modelRegistry.find(provider, id);
 	const current = lookupAdvisorModel(config.modelKey, find);
 	const models = ctx.modelRegistry.getAvailable();
+	const unusable = unusableSelection(runtime, ctx.modelRegistry);
+	const savedChoice = unusable === undefined ? undefined : savedRow(unusable, current);
 
-	const chosen = await pick(ctx.ui, modelPickerSpec(models, current, ctx.model));
+	const chosen = await pick(ctx.ui, modelPickerSpec(models, current, ctx.model, savedChoice));
 	if (chosen === undefined) return;
+	if (chosen === SAVED_VALUE && unusable !== undefined) {
+		// Nothing to save: the file already holds it. Say again why it is off.
+		ctx.ui.notify(advisorSelectionUnusable(unusable, runtime.loaded.path), "warning");
+		return;
+	}
 	const model = chosen === NO_ADVISOR_VALUE ? undefined : models.find((m) => formatModelKey(modelKeyOf(m)) === chosen);
 	if (chosen !== NO_ADVISOR_VALUE && model === undefined) return;
 
@@ -178,6 +213,8 @@ async function chooseAdvisor(deps: AdvisorCommandDeps, ctx: ExtensionCommandCont
 	}
 	// A re-read like any other: its warnings (other keys of the same file) are shown once.
 	for (const warning of reloadConfig(runtime)) ctx.ui.notify(warning, "warning");
+	// A new choice replaces the unusable one: its warning is not "recovered" into `Advisor restored`.
+	runtime.unusableNotice = undefined;
 	const activation = reconcile(pi, ctx, runtime);
 	if (model === undefined) {
 		ctx.ui.notify(ADVISOR_OFF, "info");

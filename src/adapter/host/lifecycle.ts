@@ -101,7 +101,11 @@ export function registerLifecycle(deps: LifecycleDeps): void {
 			pi.registerTool(deps.tool());
 			registeredGuidance = guidance;
 		}
-		reconcile(pi, ctx, runtime, { announceRestore: true });
+		// Said once per session start, where the config warnings are: an unusable saved modelKey.
+		runtime.unusableNotice = undefined;
+		const unusable: string[] = [];
+		reconcile(pi, ctx, runtime, { announceRestore: true, warn: (message) => unusable.push(message) });
+		showConfigWarnings(ctx, unusable, event.reason, deps.defer);
 		// A resumed session shows its branch's advisor spend right away.
 		refreshBranchStatus(runtime.ledger, ctx);
 	});

@@ -42,6 +42,13 @@ export type PickerStyle = Pick<Theme, "fg" | "bold">;
 export const PICKER_MAX_ROWS = 10;
 
 /**
+ * The label column of a row with a description (the `No advisor` row, a marked or saved model):
+ * pi-tui's default of 32 cells would cut a name and key such as
+ * `Claude Opus 4.1 (anthropic/claude-opus-4-1)`; the description gets the rest of the line.
+ */
+export const PICKER_LABEL_COLUMN = Object.freeze({ minPrimaryColumnWidth: 32, maxPrimaryColumnWidth: 48 });
+
+/**
  * How far behind the best row a row may score and still be listed: one word-boundary bonus of
  * fuzzyMatch (-10), so a query that starts a word of one row keeps that row, while rows it
  * matches only by scattered letters (`no` in "reasoNer mOck") drop out.
@@ -158,7 +165,9 @@ export class FilterPicker implements Component, Focusable {
 			if (item.description !== undefined) row.description = item.description;
 			return row;
 		});
-		const list = new SelectList(rows, this.spec.maxVisible ?? PICKER_MAX_ROWS, this.listTheme());
+		const list = new SelectList(rows, this.spec.maxVisible ?? PICKER_MAX_ROWS, this.listTheme(), {
+			...PICKER_LABEL_COLUMN,
+		});
 		list.onSelect = (row) => this.finish(row.value);
 		list.onCancel = () => this.finish(undefined);
 		this.list = list;

@@ -1,7 +1,8 @@
 /**
  * Model keys as the user writes them in advisor.json: `provider/modelId`, or the legacy
  * `provider:modelId` that rpiv-advisor wrote. Canonical form is the slash form; the result
- * envelope's `details.advisorModel` keeps the colon form older hosts expect.
+ * envelope's `details.advisorModel` keeps the colon form older hosts expect. Also why a saved key
+ * cannot be used, which the notices spell and config/activation.ts decides.
  */
 
 export interface ModelKey {
@@ -15,6 +16,18 @@ export interface ModelRef {
 	id: string;
 	name?: string;
 }
+
+/**
+ * Why a saved modelKey cannot be used (config/activation.ts decides it; docs/configuration.md): the
+ * advisor is off for the session and the file is left as it is, so a typo fixed or a key set later
+ * needs nothing typed again. `modelKey` is as written in the file.
+ */
+export type UnusableSelection =
+	| { reason: "not-a-key"; modelKey: string }
+	/** Not in Pi's registry: a typo, or a provider that was removed. */
+	| { reason: "unknown-model"; modelKey: string }
+	/** In the registry, but Pi has no credentials for its provider: `/advisor` would not list it. */
+	| { reason: "no-credentials"; modelKey: string; provider: string };
 
 // Provider ids never contain `/` or `:` (they are registry keys such as `amazon-bedrock`),
 // while model ids contain both: `openrouter/anthropic/claude-sonnet-4`,

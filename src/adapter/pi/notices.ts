@@ -5,8 +5,10 @@
  */
 
 import type { ModelThinkingLevel } from "@mariozechner/pi-ai";
+import { assertNever } from "../../events/index.ts";
 import { formatUsd } from "../../policy/index.ts";
 import { escapeControlChars } from "./control-chars.ts";
+import type { UnusableSelection } from "./model-key.ts";
 
 /** Announced once per process when a saved selection is re-applied at session start. */
 export const advisorRestored = (label: string) => `Advisor restored: ${label}`;
@@ -14,9 +16,26 @@ export const advisorRestored = (label: string) => `Advisor restored: ${label}`;
 /** The executor model matches `disabledForModels`. */
 export const advisorDisabledFor = (model: string) => `Advisor disabled for ${model}`;
 
-/** The saved `modelKey` is unparseable or gone from Pi's registry; the selection is cleared. */
-export const advisorModelGone = (modelKey: string) =>
-	`Advisor model ${modelKey} is no longer available — advisor turned off`;
+/** Why a saved `modelKey` cannot be used, after the key and the file (advisorSelectionUnusable). */
+function unusableWhy(selection: UnusableSelection): string {
+	switch (selection.reason) {
+		case "not-a-key":
+			return "is not a provider/modelId key";
+		case "unknown-model":
+			return "names no model in Pi's registry (a typo, or a provider that was removed)";
+		case "no-credentials":
+			return `has no credentials: Pi has no API key or login for provider ${selection.provider}`;
+		default:
+			return assertNever(selection, "unusable selection");
+	}
+}
+
+/**
+ * Once per session start: the saved `modelKey` cannot be used. The file is never rewritten for it
+ * (docs/configuration.md), so the same key works again once fixed or once its provider has a key.
+ */
+export const advisorSelectionUnusable = (selection: UnusableSelection, path: string) =>
+	`advisor.json: modelKey ${JSON.stringify(selection.modelKey)} in ${path} ${unusableWhy(selection)} — advisor off for this session; the file is left as it is`;
 
 /**
  * The first streamed line of a consultation, `label` spelled by modelDisplayName. Effort is left
@@ -63,6 +82,19 @@ export const NO_ADVISOR = "No advisor";
 export const NO_ADVISOR_DESCRIPTION = "turn the advisor off";
 /** The model picker's mark on the executor's own model, which as the advisor stays inactive. */
 export const EXECUTOR_OWN_MODEL = "the executor's own model: inactive while it is the executor";
+/** The model picker's row for a saved modelKey that cannot be used: what it is and why it is off. */
+export function savedSelectionInactive(selection: UnusableSelection): string {
+	switch (selection.reason) {
+		case "not-a-key":
+			return "saved, inactive: not a provider/modelId key";
+		case "unknown-model":
+			return "saved, inactive: not in Pi's model registry";
+		case "no-credentials":
+			return `saved, inactive: no API key or login for ${selection.provider}`;
+		default:
+			return assertNever(selection, "unusable selection");
+	}
+}
 export const EFFORT_OFF = "off (no reasoning sent)";
 export const recommendedEffort = (level: string) => `${level} (recommended)`;
 /** The effort the picker marks and preselects for a model it has not been used with. */

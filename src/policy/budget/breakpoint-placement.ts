@@ -15,7 +15,7 @@
  * a later mark within the lookback reads their prefix too.
  */
 
-import { declarationCount, type LedgerRequest, unitAt, unitCount } from "../../render/index.ts";
+import { buildContext, declarationCount, type LedgerRequest, unitAt, unitCount } from "../../render/index.ts";
 
 /** Anthropic's limit of cache_control blocks per request (more is a 400). */
 export const MAX_BREAKPOINTS = 4;
@@ -36,7 +36,7 @@ export interface ExtensionMarks {
 }
 
 /** True when `request` starts with the prefix `end` records. */
-export function repeatsStableEnd(request: Pick<LedgerRequest, "units">, end: StableEnd): boolean {
+export function repeatsStableEnd(request: LedgerRequest, end: StableEnd): boolean {
 	const unit = end.stableUnits - 1;
 	return unit >= 0 && unit < unitCount(request) && unitAt(request, unit)!.prefixHash === end.stableHash;
 }
@@ -46,7 +46,7 @@ export function repeatsStableEnd(request: Pick<LedgerRequest, "units">, end: Sta
  * `previous` (the newest request of the same model on the branch) when that is needed.
  */
 export function extensionMarks(
-	request: Pick<LedgerRequest, "units" | "stable">,
+	request: LedgerRequest,
 	previous: StableEnd | undefined,
 	lookback: number = LOOKBACK_BLOCKS,
 ): ExtensionMarks {
@@ -68,11 +68,7 @@ export interface MarkOptions {
  * Every mark of `request` as sent, ascending, at most four: pi-ai's (the system prompt, the tool
  * declarations when there are any, the last unit) and the extension's; the earliest dropped first.
  */
-export function requestMarks(
-	request: Pick<LedgerRequest, "units" | "stable" | "context">,
-	previous: StableEnd | undefined,
-	options: MarkOptions,
-): number[] {
+export function requestMarks(request: LedgerRequest, previous: StableEnd | undefined, options: MarkOptions): number[] {
 	const own = extensionMarks(request, options.bridges ? previous : undefined, options.lookback);
 	const count = unitCount(request);
 	const marks = new Set<number>([0, count - 1, own.stable]);
@@ -89,11 +85,11 @@ export function withinReach(unit: number, marks: readonly number[], lookback: nu
 
 /** Where a unit sits in the request's messages: the message, and how many of its parts end with it. */
 export function unitPosition(
-	request: Pick<LedgerRequest, "context">,
+	request: LedgerRequest,
 	unit: number,
 ): { messageIndex: number; partCount: number } | undefined {
 	let first = 2;
-	const { messages } = request.context;
+	const { messages } = buildContext(request);
 	for (let m = 0; m < messages.length; m++) {
 		const content = messages[m]!.content;
 		const parts = typeof content === "string" ? 1 : content.length;

@@ -34,7 +34,7 @@
 import { assertNever, type EnvelopeEstimate, isRecord, type RequestRecord } from "../../events/index.ts";
 import { OUTPUT_SAMPLES, type RequestFingerprint } from "../../reducers/index.ts";
 import type { LedgerRequest } from "../../render/index.ts";
-import { tokensForChars } from "../../render/index.ts";
+import { tokensForChars, unitAt, unitCount } from "../../render/index.ts";
 import { extensionMarks, LOOKBACK_BLOCKS, withinReach } from "./breakpoint-placement.ts";
 
 /** USD per million tokens: pi-ai's `Model.cost`. */
@@ -201,9 +201,9 @@ export function expectedOutput(samples: readonly number[]): number | undefined {
 	return Math.ceil(positive.reduce((a, b) => a + b, 0) / positive.length);
 }
 
-function prefixAt(request: LedgerRequest, unitCount: number, hash: string | undefined): boolean {
-	if (hash === undefined || unitCount < 1 || unitCount > request.units.length) return false;
-	return request.units[unitCount - 1]!.prefixHash === hash;
+function prefixAt(request: LedgerRequest, count: number, hash: string | undefined): boolean {
+	if (hash === undefined || count < 1 || count > unitCount(request)) return false;
+	return unitAt(request, count - 1)!.prefixHash === hash;
 }
 
 function priced(pricing: ModelPricing, prompt: number, reads: number, writes: number, output: number): number {
@@ -224,9 +224,9 @@ interface Candidate {
 function sharedPrefixes(request: LedgerRequest, previous: RequestFingerprint): Candidate[] {
 	const out: Candidate[] = [];
 	if (prefixAt(request, 1, previous.systemHash))
-		out.push({ match: "system", unit: 0, tokens: tokensForChars(request.units[0]!.prefixChars) });
+		out.push({ match: "system", unit: 0, tokens: tokensForChars(unitAt(request, 0)!.prefixChars) });
 	if (prefixAt(request, 2, previous.toolsHash))
-		out.push({ match: "tools", unit: 1, tokens: tokensForChars(request.units[1]!.prefixChars) });
+		out.push({ match: "tools", unit: 1, tokens: tokensForChars(unitAt(request, 1)!.prefixChars) });
 	if (prefixAt(request, previous.stableUnits, previous.stableHash))
 		out.push({ match: "stable", unit: previous.stableUnits - 1, tokens: previous.stableTokens });
 	if (previous.unitCount > previous.stableUnits && prefixAt(request, previous.unitCount, previous.hash))
@@ -235,10 +235,10 @@ function sharedPrefixes(request: LedgerRequest, previous: RequestFingerprint): C
 }
 
 /** Breakpoints a request writes (unit indices), as pi-ai and the adapter place them. */
-function writtenBreakpoints(stableUnits: number, unitCount: number, stableBreakpoint: boolean): number[] {
-	const points = [0, 1, unitCount - 1];
+function writtenBreakpoints(stableUnits: number, count: number, stableBreakpoint: boolean): number[] {
+	const points = [0, 1, count - 1];
 	if (stableBreakpoint) points.push(stableUnits - 1);
-	return points.filter((p) => p >= 0 && p < unitCount);
+	return points.filter((p) => p >= 0 && p < count);
 }
 
 function readable(candidate: Candidate, request: LedgerRequest, previous: RequestFingerprint, caching: CachingModel) {
@@ -250,7 +250,7 @@ function readable(candidate: Candidate, request: LedgerRequest, previous: Reques
 		case "breakpoints": {
 			const written = writtenBreakpoints(previous.stableUnits, previous.unitCount, caching.stableBreakpoint);
 			if (!written.includes(candidate.unit)) return false;
-			const mine = writtenBreakpoints(request.stable.unitCount, request.units.length, caching.stableBreakpoint);
+			const mine = writtenBreakpoints(request.stable.unitCount, unitCount(request), caching.stableBreakpoint);
 			const bridge = caching.stableBreakpoint
 				? extensionMarks(request, previous, caching.lookbackBlocks).bridge
 				: undefined;
@@ -347,14 +347,14 @@ export function requestRecord(request: LedgerRequest, meta: RequestMeta): Reques
 		messageCount: request.messageCount,
 		estimatedTokens: request.tokens,
 		timestamp: meta.timestampMs,
-		unitCount: request.units.length,
+		unitCount: unitCount(request),
 		stableHash: request.stable.hash,
 		stableUnits: request.stable.unitCount,
 		stableTokens: request.stable.tokens,
 		routingKey: meta.routingKey,
 	};
-	const system = request.units[0]?.prefixHash;
-	const tools = request.units[1]?.prefixHash;
+	const system = unitAt(request, 0)?.prefixHash;
+	const tools = unitAt(request, 1)?.prefixHash;
 	if (system !== undefined) out.systemHash = system;
 	if (tools !== undefined) out.toolsHash = tools;
 	if (meta.payloadHash !== undefined) out.payloadHash = meta.payloadHash;
@@ -376,13 +376,13 @@ export function fingerprintOf(
 		model: meta.model,
 		effort: meta.effort,
 		routingKey: meta.routingKey,
-		systemHash: request.units[0]?.prefixHash,
-		toolsHash: request.units[1]?.prefixHash,
+		systemHash: unitAt(request, 0)?.prefixHash,
+		toolsHash: unitAt(request, 1)?.prefixHash,
 		stableHash: request.stable.hash,
 		stableUnits: request.stable.unitCount,
 		stableTokens: request.stable.tokens,
 		hash: request.hash,
-		unitCount: request.units.length,
+		unitCount: unitCount(request),
 		estimatedTokens: request.tokens,
 		promptTokens: meta.promptTokens,
 		timestampMs: meta.timestampMs,

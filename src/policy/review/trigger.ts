@@ -36,7 +36,7 @@
 import type { AssistantEvent, LedgerEvent } from "../../events/index.ts";
 import { ADVISOR_TOOL_NAME, assertNever, CUSTOM_TYPES, isRecord, parseUsageRecordData } from "../../events/index.ts";
 import type { LedgerState } from "../../reducers/index.ts";
-import { completedAdvice, listItems } from "../../reducers/index.ts";
+import { completedAdvice } from "../../reducers/index.ts";
 
 /** The `review` keys of advisor.json (the adapter's ReviewConfig fits), plus what the host can do. */
 export interface ReviewSettings {
@@ -73,7 +73,7 @@ export type ReviewDecision =
 	  };
 
 function eventsOf(branch: readonly LedgerEvent[] | Pick<LedgerState, "events">): readonly LedgerEvent[] {
-	return Array.isArray(branch) ? branch : listItems((branch as Pick<LedgerState, "events">).events);
+	return "events" in branch ? branch.events.toArray() : branch;
 }
 
 /** May follow the final answer without ending it: not part of the executor's conversation. */

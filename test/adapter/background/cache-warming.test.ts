@@ -37,7 +37,7 @@ import {
 	WARMING_CANCEL_REASONS,
 } from "../../../src/policy/index.ts";
 import { emptySpend, ledgerOf } from "../../../src/reducers/index.ts";
-import { DEFAULT_LEDGER_CONFIG, type LedgerRequest, renderRequest } from "../../../src/render/index.ts";
+import { buildContext, DEFAULT_LEDGER_CONFIG, type LedgerRequest, renderRequest } from "../../../src/render/index.ts";
 import { assistant, call, resetParents, result, user } from "../../support/events.ts";
 import { type MockApi, startMockLlm } from "../../support/mock-llm.ts";
 import { PRICES } from "./cache-warming-support.ts";
@@ -215,7 +215,7 @@ describe("with fake timers (the controller's default timers are the globals)", (
 		expect(sent).toHaveLength(2);
 		const [original, refresh] = sent;
 		// The very context object the consultation sent first, and the same routing and credentials.
-		expect(refresh!.context).toBe(run.dispatch!.request.context);
+		expect(refresh!.context).toBe(buildContext(run.dispatch!.request));
 		expect(refresh!.context).toBe(original!.context);
 		expect(refresh!.options).toMatchObject({
 			maxTokens: 16,
@@ -450,7 +450,7 @@ describe("the payload guard on pi-ai's real serialisers (127.0.0.1 mock)", () =>
 				// With Anthropic marks the refresh is the first request cut after its stable portion.
 				const { request } = run.dispatch!;
 				const cut = refreshRequest(request, model);
-				const form = (p: unknown, r: LedgerRequest) => warmingForm(p, model, r.context, r.stable);
+				const form = (p: unknown, r: LedgerRequest) => warmingForm(p, model, buildContext(r), r.stable);
 				expect(canonicalPayload(form(refresh, cut), api)).toBe(canonicalPayload(form(original, request), api));
 				expect(payloadHash(form(original, request), api)).toBe(run.envelope.details.request!.payloadHash);
 				if (api === "anthropic-messages") {

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { renderAt, renderJson, renderReadable } from "../../../src/adapter/cli/render-command.ts";
 import type { Style } from "../../../src/adapter/cli/report/text-report.ts";
+import { buildContext } from "../../../src/render/index.ts";
 
 const TASKQ = readFileSync(new URL("../../../samples/long/taskq.jsonl", import.meta.url), "utf8");
 const plain: Style = { bold: (t) => t, dim: (t) => t, red: (t) => t, green: (t) => t, yellow: (t) => t };
@@ -25,7 +26,7 @@ const advisorCalls = TASKQ.trim()
 	.map((e) => e.id as string);
 
 const partText = (rendered: ReturnType<typeof renderAt>, messageIndex: number, partCount: number) =>
-	(rendered.request.context.messages[messageIndex]!.content as { text: string }[])[partCount - 1]!.text;
+	(buildContext(rendered.request).messages[messageIndex]!.content as { text: string }[])[partCount - 1]!.text;
 
 describe("render shows the cache marks", () => {
 	it("the first consultation: the stable end only", () => {

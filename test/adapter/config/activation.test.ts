@@ -6,11 +6,17 @@ import {
 	decideActivation,
 	effortRank,
 	isDisabledFor,
+	isUnusable,
 	lookupAdvisorModel,
 	matchesModel,
 } from "../../../src/adapter/config/activation.ts";
 import type { ModelRef } from "../../../src/adapter/pi/model-key.ts";
-import { advisorDisabledFor, advisorModelGone, advisorRestored } from "../../../src/adapter/pi/notices.ts";
+import {
+	advisorDisabledFor,
+	advisorRestored,
+	advisorSelectionUnusable,
+	savedSelectionInactive,
+} from "../../../src/adapter/pi/notices.ts";
 
 const opus: ModelRef = { provider: "anthropic", id: "claude-opus-4-1", name: "Claude Opus 4.1" };
 const opusViaBedrock: ModelRef = { provider: "amazon-bedrock", id: "claude-opus-4-1" };
@@ -25,6 +31,7 @@ function input(overrides: Partial<ActivationInput> = {}): ActivationInput {
 	return {
 		modelKey,
 		advisorModel: lookupAdvisorModel(modelKey, find),
+		advisorHasCredentials: true,
 		executorModel: gpt5,
 		executorThinking: "medium",
 		disabledForModels: [],
@@ -56,29 +63,42 @@ describe("no model selected", () => {
 	});
 });
 
-describe("stale selection: cleared", () => {
+describe("a saved key that cannot be used: inactive, with why (the file is the adapter's never to write)", () => {
 	it("an unparseable key", () => {
 		expect(decideActivation(input({ modelKey: "claude" }))).toEqual({
 			active: false,
-			reason: "stale-model",
-			clearStale: true,
-			message: advisorModelGone("claude"),
+			reason: "not-a-key",
+			modelKey: "claude",
 		});
 	});
 
-	it("a key the registry no longer has", () => {
-		const decision = decideActivation(input({ modelKey: "anthropic/claude-2" }));
-		expect(decision).toMatchObject({ active: false, reason: "stale-model", clearStale: true });
-	});
-
-	it("a legacy colon key is named in the one spelling the user sees, provider/model", () => {
-		expect(decideActivation(input({ modelKey: "anthropic:claude-2" }))).toMatchObject({
-			message: "Advisor model anthropic/claude-2 is no longer available — advisor turned off",
+	it("a key the registry does not have (a typo, a removed provider), named as written", () => {
+		expect(decideActivation(input({ modelKey: "anthropic:claude-2" }))).toEqual({
+			active: false,
+			reason: "unknown-model",
+			modelKey: "anthropic:claude-2",
 		});
 	});
 
 	it("a lookup result that is not the saved model", () => {
-		expect(decideActivation(input({ advisorModel: gpt5 }))).toMatchObject({ reason: "stale-model" });
+		expect(decideActivation(input({ advisorModel: gpt5 }))).toMatchObject({ reason: "unknown-model" });
+	});
+
+	it("a model Pi has no credentials for, with its provider", () => {
+		expect(decideActivation(input({ advisorHasCredentials: false }))).toEqual({
+			active: false,
+			reason: "no-credentials",
+			modelKey: "anthropic/claude-opus-4-1",
+			provider: "anthropic",
+		});
+	});
+
+	it("isUnusable tells these three from the other reasons", () => {
+		expect(isUnusable(decideActivation(input({ modelKey: "x" })))).toBe(true);
+		expect(isUnusable(decideActivation(input({ advisorHasCredentials: false })))).toBe(true);
+		expect(isUnusable(decideActivation(input({ modelKey: undefined })))).toBe(false);
+		expect(isUnusable(decideActivation(input({ executorModel: opus })))).toBe(false);
+		expect(isUnusable(decideActivation(input()))).toBe(false);
 	});
 });
 
@@ -173,10 +193,16 @@ describe("disabledForModels", () => {
 });
 
 describe("rule order", () => {
-	it("a stale key is reported (and cleared) before anything about the executor", () => {
+	it("an unknown key is reported before anything about the executor", () => {
 		expect(
 			decideActivation(input({ modelKey: "gone/model", executorModel: opus, disabledForModels: ["gpt-5"] })),
-		).toMatchObject({ reason: "stale-model", clearStale: true });
+		).toMatchObject({ reason: "unknown-model" });
+	});
+
+	it("missing credentials are reported before the executor's own model", () => {
+		expect(decideActivation(input({ advisorHasCredentials: false, executorModel: opus }))).toMatchObject({
+			reason: "no-credentials",
+		});
 	});
 
 	it("same-model wins over disabledForModels", () => {
@@ -199,5 +225,30 @@ describe("notification texts", () => {
 	it("are the documented ones", () => {
 		expect(advisorRestored("Claude Opus 4.1")).toBe("Advisor restored: Claude Opus 4.1");
 		expect(advisorDisabledFor("openai/gpt-5")).toBe("Advisor disabled for openai/gpt-5");
+		const path = "/home/u/.config/pi-advisor-ledger/advisor.json";
+		expect(advisorSelectionUnusable({ reason: "unknown-model", modelKey: "mock/adv-2" }, path)).toBe(
+			`advisor.json: modelKey "mock/adv-2" in ${path} names no model in Pi's registry (a typo, or a provider that was removed) — advisor off for this session; the file is left as it is`,
+		);
+		expect(
+			advisorSelectionUnusable({ reason: "no-credentials", modelKey: "openai/gpt-5", provider: "openai" }, path),
+		).toBe(
+			`advisor.json: modelKey "openai/gpt-5" in ${path} has no credentials: Pi has no API key or login for provider openai — advisor off for this session; the file is left as it is`,
+		);
+		expect(advisorSelectionUnusable({ reason: "not-a-key", modelKey: "gpt-5" }, path)).toBe(
+			`advisor.json: modelKey "gpt-5" in ${path} is not a provider/modelId key — advisor off for this session; the file is left as it is`,
+		);
+		// The key is quoted as JSON: a control character in a hand-written key stays one visible escape.
+		expect(advisorSelectionUnusable({ reason: "not-a-key", modelKey: "a\u001bb" }, path)).toContain(
+			'modelKey "a\\u001bb"',
+		);
+		expect(savedSelectionInactive({ reason: "unknown-model", modelKey: "mock/adv-2" })).toBe(
+			"saved, inactive: not in Pi's model registry",
+		);
+		expect(savedSelectionInactive({ reason: "no-credentials", modelKey: "openai/gpt-5", provider: "openai" })).toBe(
+			"saved, inactive: no API key or login for openai",
+		);
+		expect(savedSelectionInactive({ reason: "not-a-key", modelKey: "gpt-5" })).toBe(
+			"saved, inactive: not a provider/modelId key",
+		);
 	});
 });

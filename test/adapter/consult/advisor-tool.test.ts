@@ -16,7 +16,7 @@ import {
 } from "../../../src/adapter/consult/advisor-tool.ts";
 import { createSessionLedger } from "../../../src/adapter/consult/session-ledger.ts";
 import type { CompleteSimple } from "../../../src/adapter/pi/compat.ts";
-import { UNSUPPORTED_PI_AI, zeroUsage } from "../../../src/render/index.ts";
+import { buildContext, UNSUPPORTED_PI_AI, zeroUsage } from "../../../src/render/index.ts";
 import { testTempDir } from "../../support/temp.ts";
 
 function model(provider: string, id: string, reasoning = true): Model<Api> {
@@ -186,7 +186,7 @@ describe("advisor() execute", () => {
 			consultationHooks: (planning) => {
 				seen.push(planning);
 				const other = planning.render({ config: { ...planning.config.ledger, userMessageMaxChars: 4 } });
-				sentInstead = other.context;
+				sentInstead = buildContext(other);
 				return {
 					request: other,
 					base: { context: { trimmed: true, originalPromptTokens: planning.request.tokens } },
@@ -198,7 +198,7 @@ describe("advisor() execute", () => {
 		expect(seen[0]!.request.messageCount).toBe(2);
 		expect(sent).toHaveLength(1);
 		expect(sent[0]!.context).toBe(sentInstead);
-		expect(JSON.stringify(sent[0]!.context)).not.toEqual(JSON.stringify(seen[0]!.request.context));
+		expect(JSON.stringify(sent[0]!.context)).not.toEqual(JSON.stringify(buildContext(seen[0]!.request)));
 		expect(out.details.context).toEqual({ trimmed: true, originalPromptTokens: seen[0]!.request.tokens });
 
 		const gated = setup({ modelKey: "adv/big" }, undefined, EXECUTOR, undefined, {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CUSTOM_TYPES, eventsFromBranch } from "../../../src/events/index.ts";
 import { emptyLedger, foldLedger } from "../../../src/reducers/index.ts";
 import {
+	buildContext,
 	DEFAULT_LEDGER_CONFIG,
 	renderRequest,
 	TRIM_OMISSION_MARKER,
@@ -153,7 +154,7 @@ describe("a cold request over the soft limit and the context budget", () => {
 			trim: { anchorEntryId: anchor.anchorEntryId },
 		});
 		expect(rerendered.hash).toBe(first!.details.request.hash);
-		expect(rerendered.context.messages.slice(1)).toEqual(sentFirst.messages.slice(1).map((m) => ({ ...m })));
+		expect(buildContext(rerendered).messages.slice(1)).toEqual(sentFirst.messages.slice(1).map((m) => ({ ...m })));
 
 		const stable = flattenParts(sentFirst.messages, rerendered.stable);
 		expect(stable).toContain(TRIM_OMISSION_MARKER);

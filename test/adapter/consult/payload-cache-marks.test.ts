@@ -16,7 +16,7 @@ import {
 import type { LedgerEvent } from "../../../src/events/index.ts";
 import { refreshRequest } from "../../../src/policy/index.ts";
 import { ledgerOf } from "../../../src/reducers/index.ts";
-import { DEFAULT_LEDGER_CONFIG, type LedgerRequest, renderRequest } from "../../../src/render/index.ts";
+import { buildContext, DEFAULT_LEDGER_CONFIG, type LedgerRequest, renderRequest } from "../../../src/render/index.ts";
 import { advice, assistant, call, resetParents, result, user } from "../../support/events.ts";
 
 const ANTHROPIC = getModel("anthropic", "claude-sonnet-4-5") as Model<Api>;
@@ -96,7 +96,7 @@ function markedTexts(payload: any): string[] {
 
 /** The text of the part a target ends with. */
 function targetText(request: LedgerRequest, target: { messageIndex: number; partCount: number }): string {
-	const content = request.context.messages[target.messageIndex]!.content as { text: string }[];
+	const content = buildContext(request).messages[target.messageIndex]!.content as { text: string }[];
 	return content[target.partCount - 1]!.text;
 }
 
@@ -127,9 +127,9 @@ describe.each([
 	const stable = targetText(second, targets[1]!);
 
 	it("marks the bridge and the stable end, within four marks", async () => {
-		const payload = await payloadOf(model, second.context);
+		const payload = await payloadOf(model, buildContext(second));
 		const before = markedTexts(payload);
-		const marked = withCacheMarks(payload, second.context, targets, model.api);
+		const marked = withCacheMarks(payload, buildContext(second), targets, model.api);
 		const after = markedTexts(marked);
 		expect(after.length).toBeLessThanOrEqual(MAX_BREAKPOINTS);
 		expect(after).toContain(bridge);
@@ -141,43 +141,48 @@ describe.each([
 		);
 		// The input is not modified, and marking again adds nothing.
 		expect(markedTexts(payload)).toEqual(before);
-		expect(withCacheMarks(marked, second.context, targets, model.api)).toBeUndefined();
+		expect(withCacheMarks(marked, buildContext(second), targets, model.api)).toBeUndefined();
 	});
 
 	it("copies pi-ai's retention (long → a one-hour ttl) and leaves a payload without marks alone", async () => {
-		const long = await payloadOf(model, second.context, { cacheRetention: "long" });
-		const marked = withCacheMarks(long, second.context, targets, model.api) as any;
+		const long = await payloadOf(model, buildContext(second), { cacheRetention: "long" });
+		const marked = withCacheMarks(long, buildContext(second), targets, model.api) as any;
 		const settings = JSON.stringify(marked).match(/"(cache_control|cachePoint)":\{[^}]*\}/g)!;
 		expect(settings.length).toBeLessThanOrEqual(MAX_BREAKPOINTS);
 		expect(new Set(settings).size).toBe(1);
 		expect(settings[0]).toMatch(/"ttl":"1h"/);
-		const off = await payloadOf(model, second.context, { cacheRetention: "none" });
-		expect(withCacheMarks(off, second.context, targets, model.api)).toBeUndefined();
+		const off = await payloadOf(model, buildContext(second), { cacheRetention: "none" });
+		expect(withCacheMarks(off, buildContext(second), targets, model.api)).toBeUndefined();
 	});
 
 	it("a payload that does not line up with the context gets no mark", async () => {
-		const payload = await payloadOf(model, second.context);
+		const payload = await payloadOf(model, buildContext(second));
 		// The same shape, other words where the marks would go.
-		const other = structuredClone(second.context);
+		const other = structuredClone(buildContext(second));
 		for (const t of targets)
 			(other.messages[t.messageIndex]!.content as { text: string }[])[t.partCount - 1]!.text = "x";
 		expect(withCacheMarks(payload, other, targets, model.api)).toBeUndefined();
 		expect(warmingForm(payload, model, other, second.stable)).toBeUndefined();
-		expect(withCacheMarks({ not: "a payload" }, second.context, targets, model.api)).toBeUndefined();
+		expect(withCacheMarks({ not: "a payload" }, buildContext(second), targets, model.api)).toBeUndefined();
 	});
 
 	it("the warming form: cut after the stable portion, no marks; the refresh's payload has the same form", async () => {
-		const payload = withCacheMarks(await payloadOf(model, second.context), second.context, targets, model.api);
-		const form = warmingForm(payload, model, second.context, second.stable) as any;
+		const payload = withCacheMarks(
+			await payloadOf(model, buildContext(second)),
+			buildContext(second),
+			targets,
+			model.api,
+		);
+		const form = warmingForm(payload, model, buildContext(second), second.stable) as any;
 		expect(markedTexts(form)).toEqual([]);
 		const last = form.messages.at(-1).content.at(-1);
 		expect(last.text).toBe(stable);
 		const cut = refreshRequest(second, model);
-		const refresh = withCacheMarks(await payloadOf(model, cut.context), cut.context, targets, model.api);
+		const refresh = withCacheMarks(await payloadOf(model, buildContext(cut)), buildContext(cut), targets, model.api);
 		// The refresh carries the same marks but for pi-ai's own on its (new) last block.
 		expect(markedTexts(refresh)).toContain(bridge);
 		expect(markedTexts(refresh).at(-1)).toBe(stable);
-		expect(JSON.stringify(warmingForm(refresh, model, cut.context, cut.stable))).toBe(JSON.stringify(form));
+		expect(JSON.stringify(warmingForm(refresh, model, buildContext(cut), cut.stable))).toBe(JSON.stringify(form));
 	});
 });
 
@@ -186,15 +191,15 @@ describe("anthropic-messages specifics", () => {
 	const targets = markTargets(second, previousOf(first));
 
 	it("OAuth: pi-ai's four marks (last tool, both system blocks, last block) leave room by dropping the earliest two", async () => {
-		const payload = await payloadOf(ANTHROPIC, second.context, { apiKey: "sk-ant-oat01-test" });
+		const payload = await payloadOf(ANTHROPIC, buildContext(second), { apiKey: "sk-ant-oat01-test" });
 		expect(markedTexts(payload)).toHaveLength(4);
-		const marked = withCacheMarks(payload, second.context, targets, ANTHROPIC.api) as any;
+		const marked = withCacheMarks(payload, buildContext(second), targets, ANTHROPIC.api) as any;
 		expect(markedTexts(marked)).toHaveLength(MAX_BREAKPOINTS);
 		expect(marked.tools.at(-1).cache_control).toBeUndefined();
 		expect(marked.system[0].cache_control).toBeUndefined();
 		expect(marked.system[1].cache_control).toBeDefined();
 		// Only the stable end (no previous consultation): one of pi-ai's goes.
-		const one = withCacheMarks(payload, second.context, markTargets(second, undefined), ANTHROPIC.api) as any;
+		const one = withCacheMarks(payload, buildContext(second), markTargets(second, undefined), ANTHROPIC.api) as any;
 		expect(markedTexts(one)).toHaveLength(MAX_BREAKPOINTS);
 		expect(one.tools.at(-1).cache_control).toBeUndefined();
 		expect(one.system[0].cache_control).toBeDefined();
@@ -249,17 +254,17 @@ describe("cacheMarksHook", () => {
 		const { second } = consultations(3);
 		const targets = markTargets(second, undefined);
 		for (const api of ["anthropic-messages", "openai-completions", "bedrock-converse-stream"])
-			expect(cacheMarksHook({ api }, second.context, targets)).toBeTypeOf("function");
-		expect(cacheMarksHook({ api: "openai-responses" }, second.context, targets)).toBeUndefined();
-		expect(cacheMarksHook({ api: "anthropic-messages" }, second.context, [])).toBeUndefined();
+			expect(cacheMarksHook({ api }, buildContext(second), targets)).toBeTypeOf("function");
+		expect(cacheMarksHook({ api: "openai-responses" }, buildContext(second), targets)).toBeUndefined();
+		expect(cacheMarksHook({ api: "anthropic-messages" }, buildContext(second), [])).toBeUndefined();
 	});
 
 	it("openai-completions without Anthropic marks (a plain OpenAI model) is left alone", async () => {
 		const { second } = consultations(3);
 		const gpt = getModel("openai", "gpt-4.1") as Model<Api>;
 		const model = { ...gpt, api: "openai-completions" } as Model<Api>;
-		const payload = await payloadOf(model, second.context);
-		expect(withCacheMarks(payload, second.context, markTargets(second, undefined), model.api)).toBeUndefined();
-		expect(warmingForm(payload, model, second.context, second.stable)).toBe(payload);
+		const payload = await payloadOf(model, buildContext(second));
+		expect(withCacheMarks(payload, buildContext(second), markTargets(second, undefined), model.api)).toBeUndefined();
+		expect(warmingForm(payload, model, buildContext(second), second.stable)).toBe(payload);
 	});
 });

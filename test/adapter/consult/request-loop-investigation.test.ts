@@ -38,6 +38,7 @@ import type { ToolsConfig } from "../../../src/adapter/tools/index.ts";
 import { type LedgerState, ledgerOf } from "../../../src/reducers/index.ts";
 import {
 	advisorSystemPrompt,
+	buildContext,
 	DEFAULT_LEDGER_CONFIG,
 	FAILURE,
 	renderRequest,
@@ -189,10 +190,10 @@ describe("a tool round, then the answer", () => {
 		expect(out.content).toEqual([{ type: "text", text: "Severity: nit\nYes: set answer to 42 in src/app.ts." }]);
 		expect(sent).toHaveLength(2);
 		// The first request is the rendered one; the second extends it with the reply and one result per call.
-		expect(sent[0]!.messages).toEqual(request.context.messages);
+		expect(sent[0]!.messages).toEqual(buildContext(request).messages);
 		const second = sent[1]!.messages;
-		expect(second.slice(0, request.context.messages.length)).toEqual(request.context.messages);
-		expect(second.slice(request.context.messages.length).map((m) => m.role)).toEqual([
+		expect(second.slice(0, buildContext(request).messages.length)).toEqual(buildContext(request).messages);
+		expect(second.slice(buildContext(request).messages.length).map((m) => m.role)).toEqual([
 			"assistant",
 			"toolResult",
 			"toolResult",
@@ -368,7 +369,7 @@ describe("declarations", () => {
 		const { run, request } = consultation({ tools: { maxRounds: 3 } });
 		await run();
 		expect(sent).toHaveLength(3);
-		const declared = JSON.stringify(request.context.tools);
+		const declared = JSON.stringify(buildContext(request).tools);
 		expect(JSON.parse(declared).map((t: { name: string }) => t.name)).toEqual([
 			"advisor_expand",
 			"read",
@@ -390,7 +391,11 @@ describe("declarations", () => {
 	it("follow the config: repo false → advisor_expand only; enabled false or maxRounds 0 → no tools, one request", () => {
 		const names = (tools: Partial<ToolsConfig>) => {
 			const { plan, request } = consultation({ tools });
-			return { mode: plan.toolsMode, names: (request.context.tools ?? []).map((t) => t.name), tools: plan.tools };
+			return {
+				mode: plan.toolsMode,
+				names: (buildContext(request).tools ?? []).map((t) => t.name),
+				tools: plan.tools,
+			};
 		};
 		expect(names({ repo: false })).toMatchObject({ mode: "expand", names: ["advisor_expand"] });
 		expect(names({ enabled: false })).toEqual({ mode: "none", names: [], tools: undefined });
@@ -532,7 +537,7 @@ describe("the approval hook", () => {
 			},
 		);
 		await run();
-		const base = request.context.messages.length;
+		const base = buildContext(request).messages.length;
 		expect(seen.map((n) => [n.round, n.attempt, n.context.messages.length])).toEqual([
 			[0, 0, base],
 			[1, 0, base + 2],
@@ -591,7 +596,7 @@ describe("the approval hook", () => {
 			},
 		);
 		const out = await run();
-		const base = request.context.messages.length;
+		const base = buildContext(request).messages.length;
 		expect(sent).toHaveLength(2);
 		// The round after the first: its results, then the notice, as when the allowance is spent.
 		expect(sent[1]!.messages).toHaveLength(base + 3);
@@ -610,7 +615,7 @@ describe("the approval hook", () => {
 		const sent = script([fauxAssistantMessage("Severity: nit\nfrom the log alone")]);
 		const { run, request } = consultation({ tools: {} }, { approve: async () => ({ send: true, answerNow: true }) });
 		const out = await run();
-		expect(sent[0]!.messages).toHaveLength(request.context.messages.length + 1);
+		expect(sent[0]!.messages).toHaveLength(buildContext(request).messages.length + 1);
 		expect(textOf(sent[0]!.messages.at(-1))).toBe(TOOL_BUDGET_SPENT);
 		expect(out.content[0]!.text).toBe("Severity: nit\nfrom the log alone");
 	});
@@ -636,6 +641,6 @@ it("a reply's thinking and text travel back with its calls (providers need the w
 	const sent = script([reply, fauxAssistantMessage("Severity: none\nok")]);
 	const { run, request } = consultation({ tools: {} });
 	await run();
-	const echoed = sent[1]!.messages[request.context.messages.length] as AssistantMessage;
+	const echoed = sent[1]!.messages[buildContext(request).messages.length] as AssistantMessage;
 	expect(echoed.content).toEqual(reply.content);
 });

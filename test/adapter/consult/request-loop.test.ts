@@ -16,6 +16,7 @@ import type { CompleteSimple } from "../../../src/adapter/pi/compat.ts";
 import { requestRecord } from "../../../src/policy/index.ts";
 import { ledgerOf } from "../../../src/reducers/index.ts";
 import {
+	buildContext,
 	DEFAULT_LEDGER_CONFIG,
 	FAILURE,
 	renderRequest,
@@ -118,7 +119,7 @@ describe("one request when the advisor has no tools", () => {
 			input(complete, { signal: controller.signal, onProgress: (l) => progress.push(l), request: req }),
 		);
 		expect(calls).toHaveLength(1);
-		expect(calls[0]!.context.messages).toEqual(req.context.messages);
+		expect(calls[0]!.context.messages).toEqual(buildContext(req).messages);
 		expect(calls[0]!.options).toMatchObject({
 			reasoning: "high",
 			sessionId: "advisor:s1",
@@ -432,7 +433,7 @@ describe("details.redactions: the credential marks this consultation sent", () =
 			}),
 		);
 		// The question shows twice in the request (in the log and as the question): both count.
-		const inRequest = JSON.stringify(req.context).split("[redacted: ").length - 1;
+		const inRequest = JSON.stringify(buildContext(req)).split("[redacted: ").length - 1;
 		expect(inRequest).toBeGreaterThanOrEqual(3);
 		expect(out.details.redactions).toBe(inRequest + 1);
 	});

@@ -8,7 +8,7 @@ import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { createSessionLedger } from "../../../src/adapter/consult/session-ledger.ts";
 import { eventsFromBranch, type PrivacyOptions } from "../../../src/events/index.ts";
-import { ledgerOf, listItems } from "../../../src/reducers/index.ts";
+import { ledgerOf } from "../../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG, renderBlock, zeroUsage } from "../../../src/render/index.ts";
 
 function assistantCall(id: string, name: string, text = "", args: Record<string, unknown> = {}): AssistantMessage {
@@ -166,7 +166,8 @@ describe("the session cwd", () => {
 		sm.appendMessage(assistantCall("c1", "read", "", { path: "/work/app/src/a.ts" }));
 		sm.appendMessage(toolResult("c1", "read", "abc"));
 		const cards = (state: ReturnType<typeof batch>) =>
-			listItems(state.open)
+			state.open
+				.toArray()
 				.map((b) => renderBlock(b, DEFAULT_LEDGER_CONFIG))
 				.join("");
 

@@ -215,6 +215,32 @@ describe("the model picker's rows and filter", () => {
 		expect(rankPickerItems(marked.items, "inactive")).toEqual([]);
 	});
 
+	it("a saved key that cannot be used gets its own row, second, saying why; the picker opens on it", () => {
+		const models = [model("adv-r", { name: "Advisor Reasoner" })];
+		const spec = modelPickerSpec(models, undefined, undefined, {
+			label: "mock/adv-2",
+			selection: { reason: "unknown-model", modelKey: "mock/adv-2" },
+		});
+		const lines = new FilterPicker(
+			spec,
+			plain,
+			() => {},
+			() => {},
+		).render(120);
+		expect(lines.slice(2, -1)).toEqual([
+			expect.stringMatching(/^ {2}No advisor\s+turn the advisor off$/),
+			expect.stringMatching(/^→ mock\/adv-2\s+saved, inactive: not in Pi's model registry$/),
+			"  Advisor Reasoner (prov/adv-r)",
+		]);
+		// Its value is no model key: choosing it can never save anything.
+		expect(spec.items[1]!.value).not.toContain("/");
+		expect(spec.initialValue).toBe(spec.items[1]!.value);
+		expect(rankPickerItems(spec.items, "adv-2").map((item) => item.label)).toEqual(["mock/adv-2"]);
+		// Without one, the picker opens on the current model or `No advisor`, as before.
+		expect(modelPickerSpec(models, undefined).initialValue).toBe("");
+		expect(modelPickerSpec(models, models[0]).initialValue).toBe("prov/adv-r");
+	});
+
 	it("`no` and `advr` narrow to the obvious row; a shared prefix keeps every row it starts", () => {
 		expect(labels("no")).toEqual(["No advisor"]);
 		expect(labels("advr")).toEqual(["Advisor Reasoner (mock/adv-r)"]);

@@ -16,7 +16,13 @@ import {
 } from "../../../src/policy/budget/breakpoint-placement.ts";
 import { breakpointChars, cacheShares, tokenPrefixChars, totalChars } from "../../../src/policy/budget/cache.ts";
 import { ledgerOf } from "../../../src/reducers/index.ts";
-import { DEFAULT_LEDGER_CONFIG, type LedgerRequest, renderRequest } from "../../../src/render/index.ts";
+import {
+	DEFAULT_LEDGER_CONFIG,
+	type LedgerRequest,
+	renderRequest,
+	unitAt,
+	unitCount,
+} from "../../../src/render/index.ts";
 import { advice, assistant, call, resetParents, result, user } from "../../support/events.ts";
 import { prefixCutArb } from "../../support/properties.ts";
 import { RUNS } from "../../support/session-gen.ts";
@@ -62,7 +68,7 @@ describe("the extension's marks", () => {
 		expect(marks.stable).toBe(n!.stable.unitCount - 1);
 		expect(marks.bridge).toBe(p!.stable.unitCount - 1);
 		expect(marks.stable - marks.bridge!).toBeGreaterThan(LOOKBACK_BLOCKS);
-		expect(n!.units[marks.bridge!]!.prefixHash).toBe(p!.stable.hash);
+		expect(unitAt(n!, marks.bridge!)!.prefixHash).toBe(p!.stable.hash);
 	});
 
 	it("a few rounds apart, or a previous request this one does not repeat: no bridge", () => {
@@ -73,12 +79,12 @@ describe("the extension's marks", () => {
 		expect(extensionMarks(far!, { stableUnits: p!.stable.unitCount, stableHash: "other" }).bridge).toBeUndefined();
 		expect(extensionMarks(far!, undefined).bridge).toBeUndefined();
 		// A previous stable end in the head is pi-ai's own mark.
-		expect(extensionMarks(far!, { stableUnits: 2, stableHash: far!.units[1]!.prefixHash }).bridge).toBeUndefined();
+		expect(extensionMarks(far!, { stableUnits: 2, stableHash: unitAt(far!, 1)!.prefixHash }).bridge).toBeUndefined();
 	});
 
 	it("every mark as sent: pi-ai's, the stable end and the bridge, the earliest dropped beyond four", () => {
 		const [p, n] = consultations([5, 30]);
-		const last = n!.units.length - 1;
+		const last = unitCount(n!) - 1;
 		const stable = n!.stable.unitCount - 1;
 		const bridge = p!.stable.unitCount - 1;
 		// System 0, tools 1, bridge, stable, last: five, so the system prompt's goes (the tools' unit covers it).
@@ -88,7 +94,7 @@ describe("the extension's marks", () => {
 		expect(requestMarks(noTools, undefined, { bridges: true })).toEqual([
 			0,
 			noTools.stable.unitCount - 1,
-			noTools.units.length - 1,
+			unitCount(noTools) - 1,
 		]);
 	});
 
@@ -110,7 +116,7 @@ describe("the extension's marks", () => {
 			messageIndex: p!.stable.messageIndex,
 			partCount: p!.stable.partCount,
 		});
-		expect(unitPosition(p!, p!.units.length)).toBeUndefined();
+		expect(unitPosition(p!, unitCount(p!))).toBeUndefined();
 	});
 });
 
@@ -120,7 +126,7 @@ describe("the breakpoint model with the lookback", () => {
 		const total = totalChars(p!);
 		const shares = cacheShares(p!, n!);
 		expect(shares.breakpoint).toBeCloseTo(p!.stable.chars / total, 12);
-		expect(shares.breakpointNoBridges).toBeCloseTo(p!.units[1]!.prefixChars / total, 12);
+		expect(shares.breakpointNoBridges).toBeCloseTo(unitAt(p!, 1)!.prefixChars / total, 12);
 		expect(shares.tokenPrefix).toBeGreaterThanOrEqual(shares.breakpoint);
 	});
 
@@ -147,7 +153,7 @@ describe("the breakpoint model with the lookback", () => {
 				expect(bridged).toBeLessThanOrEqual(tokenPrefixChars(p, n));
 				const marks = requestMarks(n, stableEnd(p), { bridges: true });
 				expect(marks.length).toBeLessThanOrEqual(MAX_BREAKPOINTS);
-				expect(marks).toContain(n.units.length - 1);
+				expect(marks).toContain(unitCount(n) - 1);
 				expect(marks).toContain(n.stable.unitCount - 1);
 			}),
 			{ numRuns: RUNS },

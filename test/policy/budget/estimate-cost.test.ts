@@ -13,8 +13,9 @@ import {
 	fingerprintOf,
 } from "../../../src/policy/budget/estimate-cost.ts";
 import type { RequestFingerprint } from "../../../src/reducers/index.ts";
-import { extendRequest, zeroUsage } from "../../../src/render/index.ts";
+import { buildContext, extendRequest, unitCount, zeroUsage } from "../../../src/render/index.ts";
 import { resetParents } from "../../support/events.ts";
+import { allUnits } from "../../support/requests.ts";
 import { fingerprint, GPT, render, roundsSession, SONNET, syntheticRequest } from "./helpers.ts";
 
 beforeEach(() => resetParents());
@@ -278,8 +279,8 @@ describe("every request of the tool loop is re-estimated with the conversation a
 			isError: false,
 			timestamp: 0,
 		};
-		const grown = extendRequest(first, { messages: [...first.context.messages, reply, results] });
-		expect(grown.units.slice(0, first.units.length)).toEqual(first.units);
+		const grown = extendRequest(first, { messages: [...buildContext(first).messages, reply, results] });
+		expect(allUnits(grown).slice(0, unitCount(first))).toEqual(allUnits(first));
 		expect(grown.tokens).toBeGreaterThan(first.tokens + 10_000);
 		expect(grown.stable).toEqual(first.stable);
 		expect(grown.messageCount).toBe(first.messageCount + 2);

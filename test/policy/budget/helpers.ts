@@ -8,8 +8,9 @@ import {
 	type LedgerRequest,
 	type RenderOptions,
 	renderRequest,
+	requestFromContext,
 } from "../../../src/render/index.ts";
-import type { RequestUnit } from "../../../src/render/request.ts";
+import type { RequestUnit } from "../../../src/render/request-units.ts";
 import { assistant, call, result, user } from "../../support/events.ts";
 
 export const CATALOGUE = [
@@ -100,9 +101,10 @@ export function syntheticRequest(opts: {
 	for (let i = 0; i < opts.units; i++) {
 		units.push({ prefixHash: opts.tag?.(i) ?? `h${i}`, prefixChars: opts.chars?.(i) ?? 4000 * (i + 1), text: "" });
 	}
-	return {
-		context: { systemPrompt: "", messages: [], tools: [] },
-		stable: {
+	return requestFromContext(
+		{ systemPrompt: "", messages: [], tools: [] },
+		units,
+		{
 			messageIndex: 0,
 			partCount: 0,
 			unitCount: opts.stableUnits,
@@ -110,11 +112,8 @@ export function syntheticRequest(opts: {
 			chars: 0,
 			tokens: opts.stableTokens,
 		},
-		units,
-		hash: units[units.length - 1]?.prefixHash ?? "",
-		tokens: opts.tokens,
-		messageCount: 1,
-	};
+		{ hash: units[units.length - 1]?.prefixHash ?? "", tokens: opts.tokens },
+	);
 }
 
 export function fingerprint(over: Partial<RequestFingerprint> = {}): RequestFingerprint {

@@ -20,6 +20,7 @@ import { activeTrim, ledgerOf, type RenderTrim, trimAnchorRecord } from "../../.
 import { trimAnchorOf } from "../../../src/reducers/trim-anchor.ts";
 import { userBody } from "../../../src/render/blocks.ts";
 import {
+	buildContext,
 	extendRequest,
 	type LedgerConfig,
 	type LedgerRequest,
@@ -45,8 +46,8 @@ const capsArb = fc.option(fc.constantFrom(...TAIL_CAPS, 50), { nil: undefined })
 const fraction = fractionArb;
 
 function messageText(req: LedgerRequest): string {
-	return req.context.messages
-		.flatMap((m) =>
+	return buildContext(req)
+		.messages.flatMap((m) =>
 			typeof m.content === "string" ? [m.content] : m.content.map((p) => (p.type === "text" ? p.text : "")),
 		)
 		.join("");
@@ -258,7 +259,7 @@ describe("the estimate never decreases when only the tail grows", () => {
 							nowMs: 1_000_000 + s.ageSec * 1000,
 							warmWindowSec: 1800,
 						});
-					let messages = [...first.context.messages];
+					let messages = [...buildContext(first).messages];
 					let last = estimate(first);
 					growth.forEach((g, k) => {
 						messages = [...messages, ...round(k, g.calls, g.size, g.image)];

@@ -9,7 +9,7 @@ import {
 import { ledgerOf } from "../../../src/reducers/index.ts";
 import { spendOf } from "../../../src/reducers/spend.ts";
 import { emptyTrimAnchor, trimAnchorOf } from "../../../src/reducers/trim-anchor.ts";
-import { flatten, SKIP_REASONS } from "../../../src/render/index.ts";
+import { buildContext, flatten, SKIP_REASONS } from "../../../src/render/index.ts";
 import { resetParents } from "../../support/events.ts";
 import { anchorRecord, options, roundsSession, SONNET } from "./helpers.ts";
 
@@ -128,7 +128,7 @@ describe("planConsultation", () => {
 describe("planNextRequest", () => {
 	const first = plan();
 	const grown = (chars: number) => [
-		...first.request.context.messages,
+		...buildContext(first.request).messages,
 		{
 			role: "toolResult" as const,
 			toolCallId: "t",

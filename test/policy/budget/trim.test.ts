@@ -8,6 +8,7 @@ import { spendOf } from "../../../src/reducers/spend.ts";
 import { trimAnchorOf } from "../../../src/reducers/trim-anchor.ts";
 import {
 	APPENDIX_HEADER,
+	buildContext,
 	DEFAULT_LEDGER_CONFIG,
 	flatten,
 	type LedgerRequest,
@@ -37,10 +38,13 @@ import { anchorRecord, options, render, roundsSession, SONNET, USAGE } from "./h
 beforeEach(() => resetParents());
 
 const parts = (req: LedgerRequest, m: number): string[] => {
-	const content = req.context.messages[m]!.content;
+	const content = buildContext(req).messages[m]!.content;
 	return typeof content === "string" ? [content] : content.map((p) => (p.type === "text" ? p.text : "<image>"));
 };
-const text = (req: LedgerRequest) => req.context.messages.map((_, m) => parts(req, m).join("")).join("\n---\n");
+const text = (req: LedgerRequest) =>
+	buildContext(req)
+		.messages.map((_, m) => parts(req, m).join(""))
+		.join("\n---\n");
 
 /**
  * Two consultations, then an open segment with rounds; entry ids are readable. The request shows
@@ -79,7 +83,7 @@ const standIn = (w: string, read = "") =>
 describe("rendering with an anchor", () => {
 	it("an anchor on a segment's close drops the whole segment, its question and its advice", () => {
 		const req = render(twoSegments(), { trim: { anchorEntryId: "v1" } });
-		expect(req.context.messages.map((m) => m.role)).toEqual(["user", "user", "assistant", "user"]);
+		expect(buildContext(req).messages.map((m) => m.role)).toEqual(["user", "user", "assistant", "user"]);
 		expect(parts(req, 1).slice(0, 2)).toEqual([LOG_OPEN, standIn(words(["1", "build the parser"]), "a.ts")]);
 		expect(text(req)).not.toContain("first advice");
 		expect(text(req)).not.toContain("first question");
@@ -98,7 +102,7 @@ describe("rendering with an anchor", () => {
 
 	it("an anchor in the open segment drops every closed segment and the open blocks up to it", () => {
 		const req = render(twoSegments(), { trim: { anchorEntryId: "r3" } });
-		expect(req.context.messages).toHaveLength(2);
+		expect(buildContext(req).messages).toHaveLength(2);
 		const open = parts(req, 1);
 		expect(open[1]).toBe(
 			standIn(words(["1", "build the parser"], ["6", "now the lexer"], ["b", "and the docs"]), "a.ts, c.ts"),

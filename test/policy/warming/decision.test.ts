@@ -17,7 +17,9 @@ import {
 } from "../../../src/policy/warming/decision.ts";
 import { previousRequest } from "../../../src/reducers/index.ts";
 import { spendOf } from "../../../src/reducers/spend.ts";
+import { buildContext } from "../../../src/render/index.ts";
 import { resetParents } from "../../support/events.ts";
+import { allUnits } from "../../support/requests.ts";
 import { render, roundsSession, syntheticRequest } from "../budget/helpers.ts";
 
 beforeEach(() => resetParents());
@@ -172,12 +174,15 @@ describe("what a refresh sends (refreshRequest)", () => {
 	it("Anthropic-style marks: the first request cut after its stable portion; token prefix: the whole request", () => {
 		const first = render(roundsSession(30, 400));
 		const cut = refreshRequest(first, OPUS_45);
-		expect(cut.units).toEqual(first.units.slice(0, first.stable.unitCount));
+		expect(allUnits(cut)).toEqual(allUnits(first).slice(0, first.stable.unitCount));
 		expect(cut.hash).toBe(first.stable.hash);
 		expect(cut.tokens).toBe(first.stable.tokens);
-		expect(cut.context.messages).toHaveLength(first.stable.messageIndex + 1);
-		expect(cut.context.messages.at(-1)!.content).toEqual(
-			(first.context.messages[first.stable.messageIndex]!.content as unknown[]).slice(0, first.stable.partCount),
+		expect(buildContext(cut).messages).toHaveLength(first.stable.messageIndex + 1);
+		expect(buildContext(cut).messages.at(-1)!.content).toEqual(
+			(buildContext(first).messages[first.stable.messageIndex]!.content as unknown[]).slice(
+				0,
+				first.stable.partCount,
+			),
 		);
 		expect(refreshRequest(first, { ...OPUS_45, api: "bedrock-converse-stream" }).hash).toBe(first.stable.hash);
 		expect(refreshRequest(first, GPT_5)).toBe(first);

@@ -15,7 +15,7 @@ import {
 	WARMING_OUTPUT_TOKENS,
 } from "../../../src/policy/warming/payload-hash.ts";
 import { ledgerOf } from "../../../src/reducers/index.ts";
-import { DEFAULT_LEDGER_CONFIG, type LedgerRequest, renderRequest } from "../../../src/render/index.ts";
+import { buildContext, DEFAULT_LEDGER_CONFIG, type LedgerRequest, renderRequest } from "../../../src/render/index.ts";
 import { assistant, call, resetParents, result, user } from "../../support/events.ts";
 
 beforeEach(() => resetParents());
@@ -76,7 +76,7 @@ interface Capture {
 async function capture(model: Model<Api>, opts: Capture = {}): Promise<unknown> {
 	const request = opts.request ?? ledgerRequest();
 	let payload: unknown;
-	const message = await completeSimple(model, request.context, {
+	const message = await completeSimple(model, buildContext(request), {
 		apiKey: "test-key",
 		sessionId: opts.sessionId ?? "advisor:s1",
 		...(opts.maxTokens === undefined ? {} : { maxTokens: opts.maxTokens }),
@@ -84,7 +84,7 @@ async function capture(model: Model<Api>, opts: Capture = {}): Promise<unknown> 
 		onPayload: (p) => {
 			const marked =
 				model.api === "anthropic-messages"
-					? withCacheMarks(p, request.context, [request.stable], model.api)
+					? withCacheMarks(p, buildContext(request), [request.stable], model.api)
 					: undefined;
 			payload = structuredClone(marked ?? p);
 			throw new Error("captured before sending");
@@ -159,7 +159,7 @@ describe("what the hash keeps", () => {
 		const marked = await capture(model);
 		const request = ledgerRequest();
 		let plain: unknown;
-		await completeSimple(model, request.context, {
+		await completeSimple(model, buildContext(request), {
 			apiKey: "k",
 			onPayload: (p) => {
 				plain = structuredClone(p);

@@ -19,11 +19,13 @@ import type { Context, Message, Tool, UserMessage } from "@mariozechner/pi-ai";
 import { type PrivacySettings, redactValue } from "../../../events/index.ts";
 import type { LedgerState } from "../../../reducers/index.ts";
 import {
+	buildContext,
 	estimateContextTokens,
 	FULL_CONTEXT_INSTRUCTION,
 	FULL_CONTEXT_SYSTEM_PROMPT,
 	fullContextQuestion,
 	type LedgerRequest,
+	withContext,
 } from "../../../render/index.ts";
 import { maskOldOutputs } from "../../baseline/masked.ts";
 import { baselineMessages, prepareBaseline } from "../../baseline/messages.ts";
@@ -74,12 +76,12 @@ function ledgerArm(drawn: DrawnPoint, privacy: PrivacySettings): LedgerArm {
 		repo: false,
 		...(point.callId !== undefined ? { inFlightCallId: point.callId } : {}),
 	});
-	const context = redactedContext(rendered.request.context, privacy);
+	const context = redactedContext(buildContext(rendered.request), privacy);
 	return {
 		arm: "ledger",
 		context,
 		tokens: estimateContextTokens(context),
-		request: { ...rendered.request, context },
+		request: withContext(rendered.request, context),
 		state: rendered.state,
 	};
 }
@@ -127,7 +129,8 @@ function fullArm(
 function questionAt(drawn: DrawnPoint, state: LedgerState | undefined): string {
 	const { callId } = drawn.point;
 	if (callId === undefined) return "";
-	if (state !== undefined) return state.pendingConsultations.find((c) => c.callId === callId)?.question ?? "";
+	if (state !== undefined)
+		return state.pendingConsultations.toArray().find((c) => c.callId === callId)?.question ?? "";
 	for (let i = drawn.point.upTo - 1; i >= 0; i--) {
 		const event = drawn.session.events[i]!;
 		if (event.kind === "assistant" && event.calls.some((c) => c.id === callId)) return event.text;

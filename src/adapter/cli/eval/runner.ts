@@ -16,6 +16,7 @@ import {
 	JUDGE_RETRY,
 	JUDGE_SYSTEM_PROMPT,
 	type LedgerRequest,
+	requestFromContext,
 } from "../../../render/index.ts";
 import { errorText } from "../../consult/envelope.ts";
 import { type FailedAttempt, type InvestigationTools, replyText, runConsultation } from "../../consult/request-loop.ts";
@@ -85,14 +86,12 @@ function capped(complete: CompleteSimple, model: ResolvedModel, maxTokens: numbe
 
 /** A request built outside the ledger as the request loop takes it: no stable portion, so no breakpoint of ours. */
 function plainRequest(arm: ArmRequest): LedgerRequest {
-	return {
-		context: arm.context,
-		stable: { messageIndex: 0, partCount: 0, unitCount: 0, hash: "", chars: 0, tokens: 0 },
-		units: [],
-		hash: hashString(JSON.stringify(arm.context.messages)),
-		tokens: arm.tokens,
-		messageCount: arm.context.messages.length,
-	};
+	return requestFromContext(
+		arm.context,
+		[],
+		{ messageIndex: 0, partCount: 0, unitCount: 0, hash: "", chars: 0, tokens: 0 },
+		{ hash: hashString(JSON.stringify(arm.context.messages)), tokens: arm.tokens },
+	);
 }
 
 /** advisor_expand alone (`tools.repo: false`), answered from the session file, its answers redacted. */

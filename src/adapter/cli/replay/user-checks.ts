@@ -6,7 +6,7 @@
  */
 
 import type { LedgerEvent } from "../../../events/index.ts";
-import { appended, type ChunkedList, itemAt, withItem } from "../../../reducers/index.ts";
+import type { ChunkedList } from "../../../reducers/index.ts";
 import {
 	flatten,
 	type LedgerConfig,
@@ -100,14 +100,14 @@ export function checkUsers(
 	const missing: string[] = [];
 	let flat: string | undefined;
 	const record = (k: number, at: Found | undefined) => {
-		if (itemAt(next, k) === at) return;
+		if (next.at(k) === at) return;
 		// Users not found so far have no entry yet: the list is padded up to this one.
-		if (k < next.length) next = withItem(next, k, at);
-		else next = appended(next, [...new Array<undefined>(k - next.length).fill(undefined), at]);
+		if (k < next.length) next = next.with(k, at);
+		else next = next.appended([...new Array<undefined>(k - next.length).fill(undefined), at]);
 	};
 	for (let k = 0; k < count; k++) {
 		const user = users[k]!;
-		const at = itemAt(found, k);
+		const at = found.at(k);
 		if (at !== undefined && unitAt(request, at.unit)?.prefixHash === at.hash) continue;
 		record(k, undefined);
 		let unit = -1;

@@ -14,7 +14,7 @@ import { pointRequests } from "../../../../src/adapter/cli/eval/arms.ts";
 import { drawOrder, loadSession } from "../../../../src/adapter/cli/eval/eval-points.ts";
 import { renderAt } from "../../../../src/adapter/cli/render-command.ts";
 import { DEFAULT_PRIVACY } from "../../../../src/events/index.ts";
-import { advisorSystemPrompt } from "../../../../src/render/index.ts";
+import { advisorSystemPrompt, buildContext } from "../../../../src/render/index.ts";
 import { ADVISOR_MODEL, ADVISOR_PROVIDER, type Host, startHost } from "../../../support/pi-host.ts";
 
 describe("the ledger arm equals the extension's request with tools.repo false", () => {
@@ -68,7 +68,7 @@ describe("the ledger arm equals the extension's request with tools.repo false", 
 		const session = loadSession("session.jsonl", text);
 		const [drawn] = drawOrder([session], "1");
 		const arm = pointRequests(drawn!, ["ledger"], DEFAULT_PRIVACY).ledger!;
-		const rendered = renderAt("session.jsonl", text, undefined, drawn!.atEntryId).request.context;
+		const rendered = buildContext(renderAt("session.jsonl", text, undefined, drawn!.atEntryId).request);
 		expect(arm.context.messages).toEqual(rendered.messages);
 		expect(rendered.systemPrompt).toBe(advisorSystemPrompt("repo"));
 		expect(arm.context.systemPrompt).toBe(advisorSystemPrompt("expand"));

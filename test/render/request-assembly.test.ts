@@ -13,7 +13,8 @@ import {
 	DEFAULT_QUESTION,
 	REVIEW_INSTRUCTION,
 } from "../../src/render/model-text.ts";
-import { renderRequest } from "../../src/render/request.ts";
+import { renderRequest } from "../../src/render/request-assembly.ts";
+import { buildContext } from "../../src/render/request-units.ts";
 import {
 	advice,
 	assistant,
@@ -38,7 +39,7 @@ const render = (events: Parameters<typeof ledgerOf>[0], overrides: Partial<Param
 	renderRequest(ledgerOf(events), { config, catalogue, tools: [], toolsMode: "repo", mode: "consult", ...overrides });
 
 const texts = (req: ReturnType<typeof render>, m: number) => {
-	const content = req.context.messages[m]!.content;
+	const content = buildContext(req).messages[m]!.content;
 	return typeof content === "string" ? [content] : content.map((p) => (p.type === "text" ? p.text : "<image>"));
 };
 
@@ -65,7 +66,7 @@ describe("request layout", () => {
 
 	it("catalogue first, then the open log with every round as a card, the appendix (tail verbatim, reasoning), the question and the instruction", () => {
 		const req = render(session());
-		expect(req.context.messages.map((m) => m.role)).toEqual(["user", "user"]);
+		expect(buildContext(req).messages.map((m) => m.role)).toEqual(["user", "user"]);
 		expect(texts(req, 0)).toEqual([
 			"<tool_catalogue>\nThe executor's tools (name — purpose), not yours: judge whether it picks the right one.\n- read — Read the contents of a file.\n- advisor — Ask a stronger reviewer model for advice.\n</tool_catalogue>\n",
 		]);
@@ -100,13 +101,13 @@ describe("request layout", () => {
 		// The stable portion ends right before the appendix.
 		expect(req.stable).toMatchObject({ messageIndex: 1, partCount: 6 });
 		// Reasoning of older rounds (a1) never reaches the request.
-		expect(JSON.stringify(req.context)).not.toContain("plan A");
+		expect(JSON.stringify(buildContext(req))).not.toContain("plan A");
 	});
 
 	it("a completed consultation closes the segment; its advice is the only assistant turn", () => {
 		const events = [...session(), advice("r4", "c4", "Severity: concern\nDo not mock fs."), user("u2", "go on")];
 		const req = render(events);
-		expect(req.context.messages.map((m) => m.role)).toEqual(["user", "user", "assistant", "user"]);
+		expect(buildContext(req).messages.map((m) => m.role)).toEqual(["user", "user", "assistant", "user"]);
 		const closed = texts(req, 1);
 		expect(closed.at(-1)).toBe("</executor_log>\n<question>\nTests fail; should I mock the fs?\n</question>\n");
 		// Former tail rounds are cards now, and reasoning is gone.
@@ -126,7 +127,7 @@ describe("request layout", () => {
 		const failed = render([...base, failedAdvice("r4", "c4"), user("u2", "go on")]);
 		const skipped = render([...base.map((e) => e), skippedAdvice("r4", "c4"), user("u2", "go on")]);
 		for (const req of [failed, skipped]) {
-			expect(req.context.messages.map((m) => m.role)).toEqual(["user", "user"]);
+			expect(buildContext(req).messages.map((m) => m.role)).toEqual(["user", "user"]);
 			const parts = texts(req, 1);
 			const all = parts.join("");
 			expect(all).not.toContain("Advisor call failed");
@@ -145,7 +146,7 @@ describe("request layout", () => {
 			assistant("a1", { text: "Done." }),
 			custom("v1", "advisor-review", "Advisor review…", true, { advice: "Severity: nit\nAdd a test." }),
 		]);
-		expect(req.context.messages.map((m) => m.role)).toEqual(["user", "user", "assistant", "user"]);
+		expect(buildContext(req).messages.map((m) => m.role)).toEqual(["user", "user", "assistant", "user"]);
 		expect(texts(req, 1).at(-1)).toBe(
 			"</executor_log>\n<completion_review>\nThe executor delivered the work above as finished; you reviewed the delivered work, not the plan.\n</completion_review>\n",
 		);
@@ -165,7 +166,7 @@ describe("request layout", () => {
 			bash("b1", "env", "TOKEN=SECRET-BANG", true),
 			bash("b2", "ls", "a.txt"),
 		]);
-		const all = JSON.stringify(req.context);
+		const all = JSON.stringify(buildContext(req));
 		expect(all).not.toContain("SECRET");
 		expect(all).toContain("visible note");
 		expect(all).toContain("[shell #5] the user ran: ls · exit 0\\na.txt");
