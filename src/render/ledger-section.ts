@@ -40,7 +40,7 @@ export const LedgerSchema = Type.Object({
 export type LedgerConfig = Static<typeof LedgerSchema>;
 
 export const DEFAULT_LEDGER_CONFIG: Readonly<LedgerConfig> = Object.freeze({
-	tailToolCalls: 2,
+	tailToolCalls: 1,
 	tailMaxChars: 8000,
 	tailResultMaxChars: 1000,
 	userMessageMaxChars: 20000,

@@ -10,12 +10,13 @@ import {
 	backtickedNames,
 	commandFact,
 	type LedgerState,
-	type Round,
+	type RoundStatus,
 	shellCommand,
 	splitCd,
 	trackWork,
 } from "../reducers/index.ts";
 import { carriedWork, renderBlock, summaryWords } from "./blocks.ts";
+import { JUDGED_CHARS } from "./fact-audit.ts";
 import type { LedgerConfig } from "./ledger-section.ts";
 import { droppedBlocks, itemObject, type LogCut, lastDropped } from "./log-cut.ts";
 import {
@@ -57,9 +58,19 @@ export function standInPart(
 			case "user":
 				words += render(block);
 				break;
-			case "round":
+			case "round": {
 				work.add(block.round, block);
-				commands.add(block.round);
+				const command = shellCommand(block.round.call);
+				if (command !== undefined) commands.add(command, block.round.cwd, block.round.status);
+				break;
+			}
+			case "shell":
+				// The user's own `!` run: a command the branch ran too.
+				commands.add(
+					block.command,
+					state.cwd,
+					block.exitCode === 0 ? "ok" : block.exitCode === undefined ? "no-result" : "error",
+				);
 				break;
 			case "prose":
 				for (const name of backtickedNames(block.text)) names.add(name);
@@ -71,7 +82,6 @@ export function standInPart(
 				compaction = block;
 				break;
 			case "note":
-			case "shell":
 				break;
 			default:
 				assertNever(block, "block");
@@ -93,8 +103,11 @@ export function standInPart(
 	return `${out}${LEFT_OUT_END(last)}\n`;
 }
 
-/** How much of each piece of earlier advice the stand-in keeps: its verdict and first sentences. */
-const ADVICE_START = 200;
+/**
+ * How much of each piece of earlier advice the stand-in keeps: its verdict and first sentences — as
+ * much as the fact audit judges of it (fact-audit.ts JUDGED_CHARS), and the mark of the cut.
+ */
+const ADVICE_START = JUDGED_CHARS.advice + 1;
 
 /** The path id of the last item a cut leaves out (a segment's close shows its closing entry). */
 function lastDroppedId(state: LedgerState, cut: LogCut): string {
@@ -105,22 +118,23 @@ function lastDroppedId(state: LedgerState, cut: LogCut): string {
 }
 
 /** The span's shell commands, each once (where it ran and what it ran), with its newest result. */
-function commandList(cwd: string | undefined): { add(round: Round): void; text(): string } {
+function commandList(sessionCwd: string | undefined): {
+	add(command: string, cwd: string | undefined, status: RoundStatus): void;
+	text(): string;
+} {
 	// Folder → command → result; re-inserted on every run so both keep the order of newest runs.
 	const byFolder = new Map<string, Map<string, string>>();
 	return {
-		add(round) {
-			const command = shellCommand(round.call);
-			if (command === undefined) return;
-			const at = splitCd(command, cwd);
+		add(command, cwd, status) {
+			const at = splitCd(command, cwd ?? sessionCwd);
 			const folder = at.dir ?? "";
-			const fact = commandFact(command, cwd);
+			const fact = commandFact(command, cwd ?? sessionCwd);
 			if (fact.length === 0) return;
 			const runs = byFolder.get(folder) ?? new Map<string, string>();
 			byFolder.delete(folder);
 			byFolder.set(folder, runs);
 			runs.delete(fact);
-			runs.set(fact, round.status === "ok" ? "✓" : round.status === "error" ? "✗" : "…");
+			runs.set(fact, status === "ok" ? "✓" : status === "error" ? "✗" : "…");
 		},
 		text() {
 			if (byFolder.size === 0) return "";

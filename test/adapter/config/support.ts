@@ -29,7 +29,7 @@ export const DEFAULTS: AdvisorConfig = {
 	disabledForModels: [],
 	guidance: {},
 	ledger: {
-		tailToolCalls: 2,
+		tailToolCalls: 1,
 		tailMaxChars: 8000,
 		tailResultMaxChars: 1000,
 		userMessageMaxChars: 20000,

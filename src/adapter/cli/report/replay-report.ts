@@ -106,9 +106,14 @@ export interface PointFacts {
  * The fact audit summed over points (docs/request-format.md#the-fact-audit): a fact counts once at
  * every point whose branch holds it. Shares are carried / total over all categories.
  */
-export interface FactSurvival extends PointFacts {
+export interface FactSurvival extends Omit<PointFacts, "lost"> {
 	ledgerShare: number | null;
 	baselineShare: number | null;
+	/**
+	 * The facts the executor lost at its horizon, summed over the points that have one: how many each
+	 * request carries, and the shares (null without a compaction).
+	 */
+	lost: { ledger: FactTally; baseline: FactTally; ledgerShare: number | null; baselineShare: number | null };
 }
 
 export interface LargerThanBaseline {
@@ -253,6 +258,11 @@ export interface ReportTotals {
 	maskedCacheShare: CacheShare;
 	cache: CacheTotals;
 	facts: FactSurvival;
+	/**
+	 * How often the ledger's left-out span moved between consecutive points (docs/request-format.md,
+	 * "The log's size"): each time, the cached prefix after the head was rewritten.
+	 */
+	logCuts: number;
 	timing: Timing;
 	diagnostics: Diagnostics;
 }

@@ -80,11 +80,31 @@ function shareOf(counts: FactCounts): number | null {
 function factSurvivalOf(points: readonly PointFacts[]): FactSurvival {
 	const ledger = emptyCounts();
 	const baseline = emptyCounts();
+	const lost = { ledger: { total: 0, carried: 0 }, baseline: { total: 0, carried: 0 } };
 	for (const p of points) {
 		addCounts(ledger, p.ledger);
 		addCounts(baseline, p.baseline);
+		if (p.lost === undefined) continue;
+		for (const side of ["ledger", "baseline"] as const) {
+			lost[side].total += p.lost[side].total;
+			lost[side].carried += p.lost[side].carried;
+		}
 	}
-	return { ledger, baseline, ledgerShare: shareOf(ledger), baselineShare: shareOf(baseline) };
+	const lostShare = (t: { total: number; carried: number }) => (t.total === 0 ? null : round(t.carried / t.total));
+	return {
+		ledger,
+		baseline,
+		ledgerShare: shareOf(ledger),
+		baselineShare: shareOf(baseline),
+		lost: { ...lost, ledgerShare: lostShare(lost.ledger), baselineShare: lostShare(lost.baseline) },
+	};
+}
+
+/** Points of one branch, in order, whose request left out more of the log than the point before. */
+export function logCutsOf(points: readonly PointReport[]): number {
+	let cuts = 0;
+	for (let i = 1; i < points.length; i++) if ((points[i]!.leftOut ?? 0) > (points[i - 1]!.leftOut ?? 0)) cuts++;
+	return cuts;
 }
 
 /**
@@ -114,6 +134,7 @@ export function pointTotals(
 		maskedCacheShare: cacheShareOf(points, "masked"),
 		cache: from.cache,
 		facts: factSurvivalOf(points.map((p) => p.facts)),
+		logCuts: logCutsOf(points),
 		timing: timingOf(points, from.mismatches),
 	};
 }
@@ -153,6 +174,8 @@ export function buildReport(
 		cache,
 		cacheRule: CACHE_RULE,
 		facts: totals.facts,
+		// Counted per branch: a cut between two sessions' points is no rewrite.
+		logCuts: sessions.reduce((n, s) => n + s.logCuts, 0),
 		...(price === undefined ? {} : { price: priceReport(cache, price) }),
 		timing: totals.timing,
 		diagnostics: {

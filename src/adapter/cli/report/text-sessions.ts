@@ -61,6 +61,14 @@ const COLUMNS = {
 		(x) => `${fixed(x.cacheShare.tokenPrefix.p50, 2)} / ${fixed(x.cacheShare.breakpoint.p50, 2)}`,
 	),
 	facts: column("facts L/Pi", (x) => factsCell(x.facts)),
+	// Of the facts the executor lost at its horizon, the share each request carries ("—": no compaction).
+	lost: column("lost L/Pi", (x) =>
+		x.facts.lost.ledgerShare === null
+			? "—"
+			: `${fixed(x.facts.lost.ledgerShare, 2)}/${fixed(x.facts.lost.baselineShare, 2)}`,
+	),
+	// Consecutive points between which the log's left-out span moved: each a rewrite of the cached prefix.
+	cuts: column("cuts", (x) => String(x.logCuts)),
 } satisfies Record<string, Column>;
 
 /** A session's name in the tables: its file, and its leaf with `--all-leaves`. */
@@ -123,7 +131,12 @@ export function sessionTables(report: ReplayReport, style: Style): string[] {
 		...pointsNote(report, style),
 		"",
 		style.bold("What the requests carry, per session"),
-		...styledTable(report, style, [c.session, c.points, c.larger, c.users, c.missing, c.reuse, c.facts], folder),
+		...styledTable(
+			report,
+			style,
+			[c.session, c.points, c.larger, c.users, c.missing, c.reuse, c.facts, c.lost, c.cuts],
+			folder,
+		),
 	];
 }
 

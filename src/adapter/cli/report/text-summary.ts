@@ -76,7 +76,18 @@ function factsLine(report: ReplayReport, style: Style): string {
 			? `user messages: all ${users.total}`
 			: style.red(`user messages: ${users.missing} of ${users.total} missing`);
 	const shares = `ledger ${fixed(report.facts.ledgerShare)}, Pi's context ${fixed(report.facts.baselineShare)}`;
-	return firstFitting("Facts carried", [`${shares}; ${userPart}`, shares], (s) => s.replace(/\u001b\[\d+m/g, ""));
+	const lost = report.facts.lost;
+	// Of what the executor lost at its compactions (docs/request-format.md, "The executor's horizon").
+	const lostPart =
+		lost.ledgerShare === null
+			? ""
+			: ` (${fixed(lost.ledgerShare)} of what the executor lost, Pi's summary ${fixed(lost.baselineShare)})`;
+	const shortLost = lost.ledgerShare === null ? "" : ` (${fixed(lost.ledgerShare)} of what the executor lost)`;
+	return firstFitting(
+		"Facts carried",
+		[`${shares}${lostPart}; ${userPart}`, `${shares}${shortLost}; ${userPart}`, `${shares}${shortLost}`, shares],
+		(s) => s.replace(/\u001b\[\d+m/g, ""),
+	);
 }
 
 /** What a reader should look at below: said only when there is something. */
