@@ -13,9 +13,13 @@ export interface MockRequest {
 	body: any;
 }
 
-export type MockReply =
+export type MockReply = (
 	| { kind: "text"; text: string }
-	| { kind: "toolCall"; text?: string; id: string; name: string; arguments: string };
+	| { kind: "toolCall"; text?: string; id: string; name: string; arguments: string }
+) & {
+	/** The prompt tokens this reply reports, over the server's `usage` option (e.g. to cross Pi's compaction threshold). */
+	promptTokens?: number;
+};
 
 export interface MockServer {
 	port: number;
@@ -92,7 +96,16 @@ export async function startMockOpenAI(route: (body: any) => MockReply, options: 
 				connection: "keep-alive",
 			});
 			const reply = route(body);
-			const usage = options.usage === "measured" ? measuredUsage(body, reply) : USAGE;
+			const usage =
+				reply.promptTokens !== undefined
+					? {
+							prompt_tokens: reply.promptTokens,
+							completion_tokens: USAGE.completion_tokens,
+							total_tokens: reply.promptTokens + USAGE.completion_tokens,
+						}
+					: options.usage === "measured"
+						? measuredUsage(body, reply)
+						: USAGE;
 			if (reply.kind === "text") {
 				res.write(chunk({ role: "assistant", content: reply.text }));
 				res.write(chunk({}, "stop", usage));
