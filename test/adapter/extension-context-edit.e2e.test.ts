@@ -32,7 +32,8 @@ describeEachHost("context edits stay out of the advisor's request", (host) => {
 
 	beforeAll(async () => {
 		server = await startMockOpenAI(contextEditRoute());
-		sandbox = createSandbox(server.baseUrl);
+		// Two verbatim rounds: the pruned result shows in the appendix (the default is one).
+		sandbox = createSandbox(server.baseUrl, { ledger: { tailToolCalls: 2 } });
 		result = await runContextEditSession(host, sandbox);
 	}, 120_000);
 

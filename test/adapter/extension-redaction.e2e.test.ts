@@ -53,7 +53,8 @@ describeEachHost("credentials the executor saw never reach the advisor's provide
 
 	beforeAll(async () => {
 		server = await startMockOpenAI(route());
-		sandbox = createSandbox(server.baseUrl);
+		// Two verbatim rounds: the withheld read is in the appendix beside the read of config.json.
+		sandbox = createSandbox(server.baseUrl, { ledger: { tailToolCalls: 2 } });
 		writeFileSync(join(sandbox.project, ".env"), `API_TOKEN=${TOKEN}\nPORT=3000\n`);
 		writeFileSync(join(sandbox.project, "config.json"), `{\n  "apiKey": "${TOKEN}",\n  "port": 3000\n}\n`);
 		result = await runPi(host, printArgs(sandbox, "Check the API keys.", ["-e", EXTENSION_ENTRY]), sandbox);

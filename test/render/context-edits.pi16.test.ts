@@ -30,7 +30,8 @@ const advisorCall = indexOf((e) => e.kind === "assistant" && e.calls.some((c) =>
 const ORIGINALS = ["ORIGINAL_CONFIG_MARKER", "ORIGINAL_NOTES_MARKER", "the migration runs"];
 
 const options = (inFlightCallId?: string) => ({
-	config: DEFAULT_LEDGER_CONFIG,
+	// Two verbatim rounds: the edited results show in the appendix (the default is one).
+	config: { ...DEFAULT_LEDGER_CONFIG, tailToolCalls: 2 },
 	catalogue: [],
 	tools: [],
 	toolsMode: "none" as const,

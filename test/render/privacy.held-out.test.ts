@@ -39,8 +39,7 @@ const C = {
 const CREDENTIALS = Object.entries(C).map(([name, p]) => ({ name, secrets: p.secrets }));
 
 /** Read as written (no redaction, no deny list): (credential × point) pairs in the requests, and within reach of advisor_expand. */
-// 43 since ledger v4: the log keeps what came before the session's compaction (32 before).
-const OPEN_IN_REQUESTS = 43;
+const OPEN_IN_REQUESTS = 32;
 const OPEN_ANYWHERE = 82;
 
 const USAGE = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { total: 0 } };

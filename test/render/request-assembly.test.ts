@@ -30,7 +30,8 @@ import {
 	user,
 } from "../support/events.ts";
 
-const config: LedgerConfig = { ...DEFAULT_LEDGER_CONFIG };
+// Two verbatim rounds, so the appendix shows how several are laid out (the default is one).
+const config: LedgerConfig = { ...DEFAULT_LEDGER_CONFIG, tailToolCalls: 2 };
 const catalogue = [
 	{ name: "read", description: "Read the contents of a file. Supports text files and images." },
 	{ name: "advisor", description: "Ask a stronger reviewer model for advice.\nMore text." },

@@ -10,47 +10,10 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { visibleWidth } from "@mariozechner/pi-tui";
 import { describe, expect, it } from "vitest";
-import type { Io } from "../../../src/adapter/cli/io.ts";
 import type { ReplayReport } from "../../../src/adapter/cli/report/replay-report.ts";
-import { styleFor } from "../../../src/adapter/cli/report/text-report.ts";
-import { runCli } from "../../../src/adapter/cli/run.ts";
-import { repoRoot } from "../../support/cli-build.ts";
+import { FIXTURES_DIR, replay, SAMPLES } from "../../support/replay-fixtures.ts";
 
-const SAMPLES = [
-	"samples/tools.jsonl",
-	"samples/branching.jsonl",
-	"samples/compaction.jsonl",
-	"samples/long/taskq.jsonl",
-];
-
-/** runCli in this process, from the repository root; no advisor.json (a config folder that does not exist). */
-async function replay(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-	let stdout = "";
-	let stderr = "";
-	let clock = 0;
-	const home = path.join(repoRoot, ".tmp", "no-such-home");
-	const io: Io = {
-		stdout: (t) => {
-			stdout += t;
-		},
-		stderr: (t) => {
-			stderr += t;
-		},
-		// No Pi session folder: replay without a PATH falls back to the bundled long samples.
-		env: { XDG_CONFIG_HOME: home, HOME: home, PI_CODING_AGENT_DIR: path.join(home, "agent") },
-		cwd: repoRoot,
-		stderrIsTTY: false,
-		style: styleFor(false, {}),
-		now: () => {
-			clock += 0.25;
-			return clock;
-		},
-	};
-	const code = await runCli(["replay", ...args], io);
-	return { code, stdout, stderr };
-}
-
-const fixture = (name: string) => readFileSync(path.join(repoRoot, "test/fixtures/replay-report", name), "utf8");
+const fixture = (name: string) => readFileSync(path.join(FIXTURES_DIR, name), "utf8");
 
 describe("replay's output on the bundled samples", () => {
 	it("--json --all-leaves: the report, byte for byte", async () => {

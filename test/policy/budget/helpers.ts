@@ -22,15 +22,15 @@ export const TOOLS = [
 	{ name: "advisor_expand", description: "Expand ids.", parameters: { type: "object", properties: {} } as never },
 ];
 
-export function options(
-	config: LedgerConfig = DEFAULT_LEDGER_CONFIG,
-	extra: Partial<RenderOptions> = {},
-): RenderOptions {
+/** The budget tests' ledger: two verbatim rounds (the default is one), the layout they were written for. */
+export const BUDGET_LEDGER: LedgerConfig = Object.freeze({ ...DEFAULT_LEDGER_CONFIG, tailToolCalls: 2 });
+
+export function options(config: LedgerConfig = BUDGET_LEDGER, extra: Partial<RenderOptions> = {}): RenderOptions {
 	return { config, catalogue: CATALOGUE, tools: TOOLS, toolsMode: "repo", mode: "consult", ...extra };
 }
 
 export const render = (events: readonly LedgerEvent[], extra: Partial<RenderOptions> = {}) =>
-	renderRequest(ledgerOf(events), options(DEFAULT_LEDGER_CONFIG, extra));
+	renderRequest(ledgerOf(events), options(BUDGET_LEDGER, extra));
 
 /** Anthropic Claude Sonnet 4.5-like prices, USD per million tokens. */
 export const SONNET = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };

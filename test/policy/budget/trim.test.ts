@@ -35,7 +35,7 @@ import {
 	result,
 	user,
 } from "../../support/events.ts";
-import { anchorRecord, options, render, roundsSession, SONNET, USAGE } from "./helpers.ts";
+import { anchorRecord, BUDGET_LEDGER, options, render, roundsSession, SONNET, USAGE } from "./helpers.ts";
 
 beforeEach(() => resetParents());
 
@@ -168,7 +168,7 @@ describe("rendering with an anchor", () => {
 	it("tail caps shrink only the verbatim tail; the stable part keeps its bytes", () => {
 		const events = roundsSession(6, 9000);
 		// Results as wide as the other verbatim parts, so the caps have results to shrink.
-		const wide = { ...DEFAULT_LEDGER_CONFIG, tailResultMaxChars: DEFAULT_LEDGER_CONFIG.tailMaxChars };
+		const wide = { ...BUDGET_LEDGER, tailResultMaxChars: DEFAULT_LEDGER_CONFIG.tailMaxChars };
 		const full = renderRequest(ledgerOf(events), options(wide, { trim: { anchorEntryId: "r2" } }));
 		const capped = renderRequest(ledgerOf(events), options(wide, { trim: { anchorEntryId: "r2", tailCaps: 1000 } }));
 		expect(flatten(capped, capped.stable.unitCount)).toBe(flatten(full, full.stable.unitCount));
@@ -207,10 +207,7 @@ describe("chooseTrim", () => {
 		const candidates = trimCandidates(state, options());
 		const at = candidates.indexOf(choice.trim!.anchorEntryId!);
 		expect(at).toBeGreaterThan(0);
-		const one = renderRequest(
-			state,
-			options(DEFAULT_LEDGER_CONFIG, { trim: { anchorEntryId: candidates[at - 1]! } }),
-		);
+		const one = renderRequest(state, options(BUDGET_LEDGER, { trim: { anchorEntryId: candidates[at - 1]! } }));
 		expect(Math.ceil(one.tokens * 1.2)).toBeGreaterThan(budget);
 		// Still every user message, exactly once.
 		for (const id of ["u0", "u5", "u17", "u30"])
@@ -232,7 +229,7 @@ describe("chooseTrim", () => {
 	it("then shrinks the tail caps 4000/2000/1000/500", () => {
 		expect(TAIL_CAPS).toEqual([4000, 2000, 1000, 500]);
 		// Results as wide as the other verbatim parts, so every cap has something to shrink.
-		const wide = { ...DEFAULT_LEDGER_CONFIG, tailResultMaxChars: DEFAULT_LEDGER_CONFIG.tailMaxChars };
+		const wide = { ...BUDGET_LEDGER, tailResultMaxChars: DEFAULT_LEDGER_CONFIG.tailMaxChars };
 		const state = ledgerOf(roundsSession(3, 30_000));
 		const all = trimCandidates(state, options(wide));
 		const dropped = renderRequest(state, options(wide, { trim: { anchorEntryId: all.at(-1)! } }));
