@@ -83,13 +83,13 @@ describe("the default input", () => {
 		expect(r.stderr).toBe(
 			`advisor-ledger replay: no session file in ${folder}; replaying the bundled samples in samples/long\n`,
 		);
-		expect(r.stdout).toMatch(/^Replayed +45 consultation points in 3 session files: /);
+		expect(r.stdout).toMatch(/^Replayed +105 consultation points in 5 session files: /);
 		// The tables name the folder the sessions share once, and each file without it.
 		expect(r.stdout).toContain("per session in samples/long/\n");
 		expect(r.stdout).toMatch(/^pi-mono-large-session\.jsonl +37 sim /m);
 		expect(r.stdout).toMatch(/^taskq\.jsonl +6 adv /m);
 		expect(r.stdout.replace(/\n +/g, " ")).toContain(
-			"samples/long/gjc-inline-agent-design.jsonl: expected (samples/README.md",
+			"samples/long/gjc-inline-agent-design.jsonl, samples/long/gjc-raddit-dashboard-pr.jsonl: expected (samples/README.md",
 		);
 	});
 
@@ -99,7 +99,7 @@ describe("the default input", () => {
 		expect(absent.stderr).toMatch(
 			/^advisor-ledger replay: no Pi session folder at .*; replaying the bundled samples in samples\/long\n$/,
 		);
-		expect((JSON.parse(absent.stdout) as ReplayReport).sessions).toHaveLength(3);
+		expect((JSON.parse(absent.stdout) as ReplayReport).sessions).toHaveLength(5);
 
 		const useless = await runBuilt(built.main, ["replay", "--json"], {
 			HOME: home("useless", { "--proj--/chat.jsonl": chatOnly(), "--proj--/notes.jsonl": "not json\n" }),
@@ -157,7 +157,7 @@ describe("the text report on the bundled samples", () => {
 
 	it("prices the first requests in dollars, baseline vs ledger, with reads and writes in both caching models", () => {
 		expect(stdout).toContain(
-			"\nPrompt cost of the 45 first requests (one per consultation) at anthropic/claude-sonnet-4-5 prices\n  (Claude Sonnet 4.5 (latest); per million tokens: input $3.00, cache read $0.30, cache write $3.75)\n",
+			"\nPrompt cost of the 105 first requests (one per consultation) at anthropic/claude-sonnet-4-5 prices\n  (Claude Sonnet 4.5 (latest); per million tokens: input $3.00, cache read $0.30, cache write $3.75)\n",
 		);
 		const dollarRows = (text: string) =>
 			text.split("\n").filter((l) => /\$\d+\.\d+/.test(l) && /(baseline|ledger)\s/.test(l));
@@ -241,7 +241,9 @@ describe("100 columns", () => {
 		}
 		// Two tables per session instead of one: the tokens, then what the requests carry.
 		expect(all.stdout).toMatch(/^session\s+points\s+baseline\s+ledger\s+ratio\s+effect\.\s+masked\s+m\.eff\.$/m);
-		expect(all.stdout).toMatch(/^session\s+points\s+>base\s+users\s+missing\s+reuse\s+facts L\/Pi$/m);
+		expect(all.stdout).toMatch(
+			/^session\s+points\s+>base\s+users\s+missing\s+reuse\s+facts L\/Pi\s+lost L\/Pi\s+cuts$/m,
+		);
 		// The folder the sessions share is said once; the names go without it.
 		expect(all.stdout).toContain("per session in samples/\n");
 		expect(all.stdout).toMatch(/^long\/pi-mono-large-session\.jsonl +37 sim /m);
@@ -251,7 +253,7 @@ describe("100 columns", () => {
 		const r = await runBuilt(built.main, ["replay", "samples/", "--wide"]);
 		expect(r.code).toBe(0);
 		expect(r.stdout).toMatch(
-			/^session\s+points\s+baseline\s+ledger\s+ratio\s+effect\.\s+masked\s+m\.eff\.\s+>base\s+users\s+missing\s+reuse\s+facts L\/Pi$/m,
+			/^session\s+points\s+baseline\s+ledger\s+ratio\s+effect\.\s+masked\s+m\.eff\.\s+>base\s+users\s+missing\s+reuse\s+facts L\/Pi\s+lost L\/Pi\s+cuts$/m,
 		);
 		expect(r.stdout).toMatch(/^samples\/long\/pi-mono-large-session\.jsonl +37 sim /m);
 		expect(wide(r.stdout).length).toBeGreaterThan(0);
@@ -283,8 +285,8 @@ describe("--price", () => {
 		const r = await runBuilt(built.main, ["replay", "--svg", file], { HOME: home("svg", {}) });
 		expect(r.code).toBe(0);
 		const svg = readFileSync(file, "utf8");
-		expect(svg).toContain(">Prompt cost of 45 first requests, by side</text>");
+		expect(svg).toContain(">Prompt cost of 105 first requests, by side</text>");
 		expect(svg).toContain(">masked</text>");
-		expect(svg).toContain(">45 consultation points in 3 sessions</text>");
+		expect(svg).toContain(">105 consultation points in 5 sessions</text>");
 	});
 });

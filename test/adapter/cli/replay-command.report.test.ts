@@ -74,7 +74,7 @@ describe("the first report opens on its summary, at 100 columns", () => {
 		const diagnostics = stdout.split("\n").filter((l) => l.startsWith("Reader diagnostics:"));
 		expect(diagnostics).toHaveLength(1);
 		expect(stdout.replace(/\n +/g, " ")).toContain(
-			"1 broken parent link in samples/long/gjc-inline-agent-design.jsonl: expected (samples/README.md; --wide lists them)",
+			"2 broken parent links in samples/long/gjc-inline-agent-design.jsonl, samples/long/gjc-raddit-dashboard-pr.jsonl: expected (samples/README.md; --wide lists them)",
 		);
 		expect(stdout).not.toContain("invalid-json");
 		expect((await replay(["--wide"])).stdout).toContain("gjc-inline-agent-design.jsonl:118: invalid-json");

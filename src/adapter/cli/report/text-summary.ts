@@ -78,16 +78,17 @@ function factsLine(report: ReplayReport, style: Style): string {
 	const shares = `ledger ${fixed(report.facts.ledgerShare)}, Pi's context ${fixed(report.facts.baselineShare)}`;
 	const lost = report.facts.lost;
 	// Of what the executor lost at its compactions (docs/request-format.md, "The executor's horizon").
-	const lostPart =
+	const candidates =
 		lost.ledgerShare === null
-			? ""
-			: ` (${fixed(lost.ledgerShare)} of what the executor lost, Pi's summary ${fixed(lost.baselineShare)})`;
-	const shortLost = lost.ledgerShare === null ? "" : ` (${fixed(lost.ledgerShare)} of what the executor lost)`;
-	return firstFitting(
-		"Facts carried",
-		[`${shares}${lostPart}; ${userPart}`, `${shares}${shortLost}; ${userPart}`, `${shares}${shortLost}`, shares],
-		(s) => s.replace(/\u001b\[\d+m/g, ""),
-	);
+			? [`${shares}; ${userPart}`, shares]
+			: [
+					`${shares}; of what the executor lost ${fixed(lost.ledgerShare)} (Pi's summary ${fixed(lost.baselineShare)}); ${userPart}`,
+					`${shares}; of what the executor lost ${fixed(lost.ledgerShare)}; ${userPart}`,
+					`${shares}; executor-lost ${fixed(lost.ledgerShare)}; ${userPart}`,
+					`${shares}; executor-lost ${fixed(lost.ledgerShare)}`,
+					shares,
+				];
+	return firstFitting("Facts carried", candidates, (s) => s.replace(/\u001b\[\d+m/g, ""));
 }
 
 /** What a reader should look at below: said only when there is something. */

@@ -35,7 +35,7 @@ describe("the summary", () => {
 			"Replayed       6 consultation points in 1 session file: 6 advisor calls",
 			`Tokens         the ledger sends ${r.tokens.ratio!.toFixed(3)} of the baseline's (Pi's full context + tool schemas)`,
 			`Cost, cached   ${r.price!.tokenPrefix.ratio!.toFixed(3)} of the baseline's with a token-prefix cache, ${r.price!.breakpoint.ratio!.toFixed(3)} with Anthropic's breakpoints`,
-			`Facts carried  ledger ${r.facts.ledgerShare!.toFixed(3)}, Pi's context ${r.facts.baselineShare!.toFixed(3)}; user messages: all 24`,
+			`Facts carried  ledger ${r.facts.ledgerShare!.toFixed(3)}, Pi's context ${r.facts.baselineShare!.toFixed(3)}; executor-lost ${r.facts.lost.ledgerShare!.toFixed(3)}; user messages: all 24`,
 			"Detail         per session, in dollars, by fact below; --wide shows more, --json every point",
 		]);
 		expect(opening(renderTextReport(r))).toEqual(lines);
