@@ -9,9 +9,10 @@ import { addDiagnostics, emptyDiagnostics } from "../diagnostics.ts";
 import { addCacheTotals, cacheShareOf, priceReport } from "./cache-totals.ts";
 import { billedTotalsOf, estimatesOf } from "./consultation-totals.ts";
 import { ratio, round } from "./numbers.ts";
+import { DEFAULT_MIN_CACHED_TOKENS } from "../../../policy/index.ts";
 import {
-	CACHE_RULE,
 	type CacheTotals,
+	cacheRule,
 	type FactSurvival,
 	type FileDiagnostics,
 	type PointFacts,
@@ -151,7 +152,7 @@ export function buildReport(
 		baselineCacheShare: totals.baselineCacheShare,
 		maskedCacheShare: totals.maskedCacheShare,
 		cache,
-		cacheRule: CACHE_RULE,
+		cacheRule: cacheRule(price?.minTokens ?? DEFAULT_MIN_CACHED_TOKENS),
 		facts: totals.facts,
 		...(price === undefined ? {} : { price: priceReport(cache, price) }),
 		timing: totals.timing,
