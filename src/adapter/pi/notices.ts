@@ -172,12 +172,7 @@ export function confirmCostMessage(cost: {
  * `belowCacheMinimum`, the model's minimum cacheable prompt, when every request was shorter: no share
  * of 0 that reads like a miss, but why nothing was cached (docs/configuration.md, "Minimum cacheable lengths").
  */
-export function costLine(
-	usd: number,
-	requests: number,
-	cacheShare: number | null,
-	belowCacheMinimum?: number,
-): string {
+export function costLine(usd: number, requests: number, cacheShare: number | null, belowCacheMinimum?: number): string {
 	const parts = [formatUsd(usd), `${requests} request${requests === 1 ? "" : "s"}`];
 	if (belowCacheMinimum !== undefined)
 		parts.push(`under the ${belowCacheMinimum.toLocaleString("en-US")}-token cache minimum`);

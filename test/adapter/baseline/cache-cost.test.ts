@@ -45,7 +45,12 @@ describe("one request", () => {
 	});
 
 	it("below the model's minimum nothing is read or written", () => {
-		expect(splitPrompt("breakpoint", 900, 900, SONNET_MIN)).toEqual({ prompt: 900, read: 0, write: 0, uncached: 900 });
+		expect(splitPrompt("breakpoint", 900, 900, SONNET_MIN)).toEqual({
+			prompt: 900,
+			read: 0,
+			write: 0,
+			uncached: 900,
+		});
 		expect(splitPrompt("token-prefix", 5_000, 1_000, SONNET_MIN)).toEqual({
 			prompt: 5_000,
 			read: 0,

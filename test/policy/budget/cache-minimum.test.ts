@@ -76,7 +76,8 @@ describe("the minimum of a model id", () => {
 		for (const provider of getProviders()) {
 			for (const model of getModels(provider as KnownProvider)) {
 				if (!(model.cost.cacheRead > 0) || !/claude|gemini/i.test(model.id) || aside.test(model.id)) continue;
-				if (cacheMinimumRow(model.id)?.models.startsWith("other") !== false) unnamed.push(`${provider}/${model.id}`);
+				if (cacheMinimumRow(model.id)?.models.startsWith("other") !== false)
+					unnamed.push(`${provider}/${model.id}`);
 			}
 		}
 		expect(unnamed).toEqual([]);

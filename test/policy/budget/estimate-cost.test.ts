@@ -234,7 +234,12 @@ describe("caching models", () => {
 		expect(opus.cost).toMatchObject({ input: 5, cacheRead: 0.5, cacheWrite: 6.25 });
 		// Sonnet: 3,000 read at $0.30, the other 500 written at $3.75 → $0.002775.
 		const s = at(sonnet);
-		expect(s).toMatchObject({ promptTokens: 3_500, cacheReadTokens: 3_000, cacheWriteTokens: 500, cacheMatch: "stable" });
+		expect(s).toMatchObject({
+			promptTokens: 3_500,
+			cacheReadTokens: 3_000,
+			cacheWriteTokens: 500,
+			cacheMatch: "stable",
+		});
 		expect(s.costUsd).toBeCloseTo(0.002775, 12);
 		// Opus 4.5: nothing read (3,000 < 4,096), nothing written (3,500 < 4,096): 3,500 at $5 → $0.0175, its cold cost.
 		const o = at(opus);

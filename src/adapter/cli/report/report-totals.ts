@@ -4,12 +4,12 @@
  * schema is replay-report.ts; one session's report is put together in replay/branch-report.ts.
  */
 
+import { DEFAULT_MIN_CACHED_TOKENS } from "../../../policy/index.ts";
 import { addCounts, emptyCounts, type FactCounts } from "../../../render/index.ts";
 import { addDiagnostics, emptyDiagnostics } from "../diagnostics.ts";
 import { addCacheTotals, cacheShareOf, priceReport } from "./cache-totals.ts";
 import { billedTotalsOf, estimatesOf } from "./consultation-totals.ts";
 import { ratio, round } from "./numbers.ts";
-import { DEFAULT_MIN_CACHED_TOKENS } from "../../../policy/index.ts";
 import {
 	type CacheTotals,
 	cacheRule,
