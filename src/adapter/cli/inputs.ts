@@ -4,7 +4,7 @@
  * something to replay).
  */
 
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,6 +42,21 @@ export function packageVersion(root: string = packageRoot()): string {
 
 /** The sample sessions shipped with the package: the default input when Pi's folder is absent. */
 export const BUNDLED_SAMPLES = join(packageRoot(), "samples");
+
+/** The real path, or the path as given when it cannot be resolved. */
+function realOrGiven(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		return path;
+	}
+}
+
+/** A file under the bundled samples (also by a link): the report says its damage is expected (samples/README.md). */
+export function isBundledSample(file: string, samples: string = BUNDLED_SAMPLES): boolean {
+	const inside = relative(realOrGiven(samples), realOrGiven(file));
+	return inside !== "" && !inside.startsWith("..") && !isAbsolute(inside);
+}
 
 /** Pi's session folder: `$PI_CODING_AGENT_DIR/sessions`, else `~/.pi/agent/sessions`. */
 export function piSessionsDir(env: NodeJS.ProcessEnv = process.env): string {

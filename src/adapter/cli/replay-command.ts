@@ -9,13 +9,20 @@ import { cliConfig, privacyOf } from "./cli-config.ts";
 import { defaultReplayInputs } from "./default-inputs.ts";
 import { noEntriesReason, SHOWN_DIAGNOSTICS } from "./diagnostics.ts";
 import { visibleLine, visibleStrings } from "./escape.ts";
-import { collectInputs, displayPath, readParsedInput } from "./inputs.ts";
+import { collectInputs, displayPath, isBundledSample, readParsedInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
+import { writeJson } from "./json-stream.ts";
 import { refusalLine, svgOutputRefusal } from "./output-guard.ts";
 import { replayParsed } from "./replay/engine.ts";
 import { createWarmUp } from "./replay/timing-samples.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel, resolveRegistryModel } from "./report/price-lookup.ts";
-import type { FileDiagnostics, ReplayReport, SessionReport, UnreadableInput } from "./report/replay-report.ts";
+import {
+	type FileDiagnostics,
+	REPORT_LAYOUT,
+	type ReplayReport,
+	type SessionReport,
+	type UnreadableInput,
+} from "./report/replay-report.ts";
 import { buildReport } from "./report/report-totals.ts";
 import { renderSvg } from "./report/svg.ts";
 import { renderTextReport } from "./report/text-report.ts";
@@ -155,7 +162,7 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 		// Nothing replayed: no all-zero table or empty chart, only what went wrong (the JSON
 		// report still says which files were read and what their reader found, if any was read).
 		const read = report.diagnostics.files;
-		if (args.json && read > 0) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+		if (args.json && read > 0) writeReport(report, io);
 		// One line per error: when every input already got its own line, there is nothing to add.
 		if (!allExplained) {
 			let why = "no session file could be read";
@@ -167,17 +174,35 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 		}
 		return exitCode === EXIT.ok ? EXIT.nothingToReplay : exitCode;
 	}
-	// What the chart and the text report print of the report comes from files: escaped (the JSON is escaped by JSON).
-	const display = visibleStrings(report);
 	if (args.svg !== undefined) {
 		try {
-			writeFileSync(args.svg, renderSvg(display));
+			writeFileSync(args.svg, renderSvg(visibleStrings(report)));
 		} catch (error) {
 			io.stderr(`${PREFIX}cannot write ${visibleLine(args.svg)}: ${visibleLine(errnoReason(error))}\n`);
 			return EXIT.usage;
 		}
 	}
-	if (args.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-	else io.stdout(renderTextReport(display, io.style, { wide: args.wide }));
+	if (args.json) writeReport(report, io);
+	// What the chart and the text report print of the report comes from files: escaped (the JSON is escaped by JSON).
+	else
+		io.stdout(renderTextReport(visibleStrings(report), io.style, { wide: args.wide, bundled: bundled(inputs, io) }));
 	return exitCode;
+}
+
+/** The bundled samples among the files read, as the report names them. */
+function bundled(inputs: ReplayInputs, io: Io): Set<string> {
+	return new Set(
+		inputs.collected.files
+			.filter((file) => isBundledSample(file))
+			.map((file) => visibleLine(displayPath(file, io.cwd))),
+	);
+}
+
+/**
+ * The JSON report, written as it is made: a report of tens of thousands of points as one string
+ * ran out of memory, or past V8's longest string (docs/cli.md, "replay --json").
+ */
+function writeReport(report: ReplayReport, io: Io): void {
+	writeJson(report, io.stdout, REPORT_LAYOUT);
+	io.stdout("\n");
 }

@@ -3,13 +3,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { generateSession } from "../../../bench/generate.ts";
-import { writeJson } from "../../../src/adapter/cli/json-stream.ts";
+import { type JsonLayout, writeJson } from "../../../src/adapter/cli/json-stream.ts";
 import { renderAt, renderJson } from "../../../src/adapter/cli/render-command.ts";
 import { sampleText } from "../../support/cli-build.ts";
 
-function streamed(value: unknown): { text: string; pieces: number } {
+function streamed(value: unknown, layout?: JsonLayout): { text: string; pieces: number } {
 	const pieces: string[] = [];
-	writeJson(value, (piece) => pieces.push(piece));
+	writeJson(value, (piece) => pieces.push(piece), layout);
 	return { text: pieces.join(""), pieces: pieces.length };
 }
 
@@ -40,5 +40,46 @@ describe("writeJson", () => {
 			// Pieces of about 64 KB: never the whole text at once when it is longer.
 			expect(out.pieces).toBeGreaterThanOrEqual(Math.floor(whole.length / 65_536));
 		}
+	});
+});
+
+describe("writeJson with rows", () => {
+	const rows: JsonLayout = { rowsUnder: new Set(["points"]) };
+
+	it("the same value: parsed back, what JSON.stringify writes, for any JSON value with arrays under `points`", () => {
+		const value = fc.dictionary(
+			fc.constantFrom("points", "other", "x"),
+			fc.oneof(fc.jsonValue(), fc.array(fc.jsonValue())),
+		);
+		fc.assert(
+			fc.property(fc.oneof(value, fc.array(value), fc.dictionary(fc.string(), value)), (v) => {
+				expect(JSON.parse(streamed(v, rows).text)).toEqual(JSON.parse(JSON.stringify(v)));
+			}),
+			{ numRuns: 500 },
+		);
+	});
+
+	it("an array under a row key gets one compact item per line, indented like the rest; other keys as before", () => {
+		const value = { points: [{ a: 1, b: [2, 3] }, null, "s"], nested: { points: [] }, more: [{ points: 4 }] };
+		expect(streamed(value, rows).text).toBe(
+			[
+				"{",
+				'  "points": [',
+				'    {"a":1,"b":[2,3]},',
+				"    null,",
+				'    "s"',
+				"  ],",
+				'  "nested": {',
+				'    "points": []',
+				"  },",
+				'  "more": [',
+				"    {",
+				'      "points": 4',
+				"    }",
+				"  ]",
+				"}",
+			].join("\n"),
+		);
+		expect(streamed(value).text).toBe(JSON.stringify(value, null, 2));
 	});
 });

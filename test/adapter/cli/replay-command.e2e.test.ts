@@ -1,6 +1,7 @@
 // End to end: the built `advisor-ledger replay` as a new user meets it — no PATH, a HOME whose
-// Pi session folder is absent, empty, useless or real — and the report it prints: a legend, a
-// ratio well under 0.5 on the bundled long samples, dollars in both caching models, no timings.
+// Pi session folder is absent, empty, useless or real — and the report it prints: a summary with a
+// ratio well under 0.5 on the bundled long samples, dollars in both caching models, a legend, no
+// timings.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { visibleWidth } from "@mariozechner/pi-tui";
@@ -82,10 +83,14 @@ describe("the default input", () => {
 		expect(r.stderr).toBe(
 			`advisor-ledger replay: no session file in ${folder}; replaying the bundled samples in samples/long\n`,
 		);
-		expect(r.stdout).toContain("Replayed 3 sessions from 3 files");
-		expect(r.stdout).toContain("samples/long/pi-mono-large-session.jsonl");
-		expect(r.stdout).toContain("samples/long/taskq.jsonl");
-		expect(r.stdout).toContain("samples/long/gjc-inline-agent-design.jsonl:118: invalid-json");
+		expect(r.stdout).toMatch(/^Replayed +45 consultation points in 3 session files: /);
+		// The tables name the folder the sessions share once, and each file without it.
+		expect(r.stdout).toContain("per session in samples/long/\n");
+		expect(r.stdout).toMatch(/^pi-mono-large-session\.jsonl +37 sim /m);
+		expect(r.stdout).toMatch(/^taskq\.jsonl +6 adv /m);
+		expect(r.stdout.replace(/\n +/g, " ")).toContain(
+			"samples/long/gjc-inline-agent-design.jsonl: expected (samples/README.md",
+		);
 	});
 
 	it("no folder at all, or only sessions without a tool round: the same fallback, each with its reason", async () => {
@@ -124,45 +129,65 @@ describe("the text report on the bundled samples", () => {
 		stdout = r.stdout;
 	}, 120_000);
 
-	it("tells the truth: well under half the baseline, raw and with a cache on both sides", () => {
-		expect(number(stdout, /^ratio ledger\/baseline \(total\): (\d\.\d+)$/m)).toBeLessThan(0.5);
-		expect(
-			number(stdout, /^effective cost ledger\/baseline, both cached \(uncached \+ 0\.1 × cached\): (\d\.\d+)$/m),
-		).toBeLessThan(0.5);
+	it("tells the truth in its summary: well under half the baseline, raw and with a cache on both sides", () => {
+		expect(number(stdout, /^Tokens +the ledger sends (\d\.\d+) of the baseline's/m)).toBeLessThan(0.5);
+		expect(number(stdout, /^Cost, cached +(\d\.\d+) of the baseline's with a token-prefix cache/m)).toBeLessThan(0.5);
+		expect(number(stdout, /^Cost, cached .*, (\d\.\d+) with Anthropic's breakpoints$/m)).toBeLessThan(0.5);
 		expect(stdout).toContain("No request is larger than its baseline.");
 	});
 
 	it("shows the masked baseline next to them: smaller than the baseline, larger than the ledger on these sessions", () => {
-		const masked = number(stdout, /^ratio masked\/baseline \(total\): (\d\.\d+)$/m);
-		expect(masked).toBeLessThan(1);
-		expect(masked).toBeGreaterThan(number(stdout, /^ratio ledger\/baseline \(total\): (\d\.\d+)$/m));
-		expect(
-			number(stdout, /^effective cost masked\/baseline, both cached \(uncached \+ 0\.1 × cached\): (\d\.\d+)$/m),
-		).toBeLessThan(1);
+		const ratio = (row: string) =>
+			Number(
+				row
+					.trim()
+					.split(/\s{2,}/)
+					.at(-1),
+			);
+		const rows = stdout.split("\n").filter((l) => /^\s+(masked|ledger)\s+[\d,]+\s/.test(l));
+		// no cache, then token prefix, then breakpoints: masked then ledger in each.
+		const [maskedNoCache, ledgerNoCache, maskedPrefix] = rows.map(ratio);
+		expect(maskedNoCache).toBeLessThan(1);
+		expect(maskedNoCache).toBeGreaterThan(ledgerNoCache!);
+		expect(maskedPrefix).toBeLessThan(1);
 		expect(stdout).toMatch(/^session\s+points\s+baseline\s+ledger\s+ratio\s+effect\.\s+masked\s+m\.eff\.\s/m);
-		const maskedRows = stdout.split("\n").filter((l) => /^\s+masked\s+[\d,]+\s/.test(l));
-		// One per caching model: no cache, token prefix, breakpoints, no bridges.
-		expect(maskedRows).toHaveLength(4);
+		// One per caching model: no cache, token prefix, breakpoints (the ledger without bridges: --wide).
+		expect(rows.filter((l) => /^\s+masked/.test(l))).toHaveLength(3);
 	});
 
 	it("prices the first requests in dollars, baseline vs ledger, with reads and writes in both caching models", () => {
 		expect(stdout).toContain(
 			"\nPrompt cost of the 45 first requests (one per consultation) at anthropic/claude-sonnet-4-5 prices\n  (Claude Sonnet 4.5 (latest); per million tokens: input $3.00, cache read $0.30, cache write $3.75;\n  nothing cached under 1,024 prompt tokens)\n",
 		);
-		const rows = stdout.split("\n").filter((l) => /\$\d+\.\d+/.test(l) && /(baseline|ledger)\s/.test(l));
-		expect(rows).toHaveLength(8);
+		const dollarRows = (text: string) =>
+			text.split("\n").filter((l) => /\$\d+\.\d+/.test(l) && /(baseline|ledger)\s/.test(l));
+		const rows = dollarRows(stdout);
+		expect(rows).toHaveLength(6);
 		const cells = (line: string) => line.trim().split(/\s{2,}/);
-		const [noCache, , prefix, , breakpoints, bridged, noBridges, unbridged] = rows.map(cells);
+		const [noCache, , prefix, , breakpoints] = rows.map(cells);
 		expect(noCache!.slice(0, 2)).toEqual(["no cache", "baseline"]);
 		expect(prefix!.slice(0, 2)).toEqual(["token prefix", "baseline"]);
 		expect(breakpoints!.slice(0, 2)).toEqual(["breakpoints", "baseline"]);
-		expect(noBridges!.slice(0, 2)).toEqual(["no bridges", "baseline"]);
 		// token prefix: reads, no writes; breakpoints: reads and writes, nothing left uncached.
 		expect(prefix![4]).toBe("0");
 		expect(breakpoints![5]).toBe("0");
 		expect(Number(breakpoints![4]!.replace(/,/g, ""))).toBeGreaterThan(0);
-		for (const r of [1, 3, 5, 7]) expect(Number(cells(rows[r]!).at(-1))).toBeLessThan(0.5);
-		// The ledger without bridges reads less and pays more.
+		for (const r of [1, 3, 5]) expect(Number(cells(rows[r]!).at(-1))).toBeLessThan(0.5);
+		// The baseline costs more with breakpoints than with none, and the report says why beside it.
+		const usd = (row: string[]) => Number(row.find((cell) => cell.startsWith("$"))!.replace("$", ""));
+		expect(usd(breakpoints!)).toBeGreaterThan(usd(noCache!));
+		expect(stdout).toMatch(/^With breakpoints the baseline and the masked baseline cost more than with no cache: /m);
+	});
+
+	it("--wide adds the ledger without bridges: it reads less and pays more", async () => {
+		const r = await runBuilt(built.main, ["replay", "--wide"], { HOME: home("wide-bridges", {}) });
+		const rows = r.stdout
+			.split("\n")
+			.filter((l) => /\$\d+\.\d+/.test(l) && /(baseline|ledger)\s/.test(l))
+			.map((line) => line.trim().split(/\s{2,}/));
+		expect(rows).toHaveLength(8);
+		const [, , , , , bridged, noBridges, unbridged] = rows;
+		expect(noBridges!.slice(0, 2)).toEqual(["no bridges", "baseline"]);
 		const usd = (row: string[]) => Number(row.at(-2)!.replace("$", ""));
 		expect(usd(unbridged!)).toBeGreaterThan(usd(bridged!));
 	});
@@ -218,8 +243,9 @@ describe("100 columns", () => {
 		// Two tables per session instead of one: the tokens, then what the requests carry.
 		expect(all.stdout).toMatch(/^session\s+points\s+baseline\s+ledger\s+ratio\s+effect\.\s+masked\s+m\.eff\.$/m);
 		expect(all.stdout).toMatch(/^session\s+points\s+>base\s+users\s+missing\s+reuse\s+facts L\/Pi$/m);
-		// A name too long for its column keeps its end.
-		expect(long.stdout).toMatch(/^…[^ ]*long\/pi-mono-large-session\.jsonl +37 sim /m);
+		// The folder the sessions share is said once; the names go without it.
+		expect(all.stdout).toContain("per session in samples/\n");
+		expect(all.stdout).toMatch(/^long\/pi-mono-large-session\.jsonl +37 sim /m);
 	});
 
 	it("--wide puts every column in one table with the file names whole", async () => {

@@ -1,14 +1,17 @@
 /**
- * The whole of `replay`'s output on the bundled samples, byte for byte: the --json report and the
- * text report, every leaf replayed, pinned in test/fixtures/replay-report/. The clock is a counter
- * (each reading 0.25 ms after the last), so the timing figures are pinned too. A change to either
- * report shows here as a diff of the fixture; README documents the JSON fields.
+ * The whole of `replay`'s output on the bundled samples, byte for byte: the --json report, every
+ * leaf replayed, the --wide text report, and the first report a user meets (`npm run replay` with
+ * no Pi sessions: the long samples, 100 columns), pinned in test/fixtures/replay-report/. The clock
+ * is a counter (each reading 0.25 ms after the last), so the timing figures are pinned too. A
+ * change to any report shows here as a diff of the fixture; docs/cli.md documents the JSON fields.
  */
 
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { visibleWidth } from "@mariozechner/pi-tui";
 import { describe, expect, it } from "vitest";
 import type { Io } from "../../../src/adapter/cli/io.ts";
+import type { ReplayReport } from "../../../src/adapter/cli/report/replay-report.ts";
 import { styleFor } from "../../../src/adapter/cli/report/text-report.ts";
 import { runCli } from "../../../src/adapter/cli/run.ts";
 import { repoRoot } from "../../support/cli-build.ts";
@@ -33,7 +36,8 @@ async function replay(args: readonly string[]): Promise<{ code: number; stdout: 
 		stderr: (t) => {
 			stderr += t;
 		},
-		env: { XDG_CONFIG_HOME: home, HOME: home },
+		// No Pi session folder: replay without a PATH falls back to the bundled long samples.
+		env: { XDG_CONFIG_HOME: home, HOME: home, PI_CODING_AGENT_DIR: path.join(home, "agent") },
 		cwd: repoRoot,
 		stderrIsTTY: false,
 		style: styleFor(false, {}),
@@ -61,5 +65,73 @@ describe("replay's output on the bundled samples", () => {
 		expect(r.stderr).toBe("");
 		expect(r.code).toBe(0);
 		expect(r.stdout).toBe(fixture("samples.txt"));
+	});
+
+	it("the first report (no PATH, no Pi sessions: the long samples), byte for byte", async () => {
+		const r = await replay([]);
+		expect(r.stderr).toMatch(/^advisor-ledger replay: no Pi session folder at .*; replaying the bundled samples/);
+		expect(r.code).toBe(0);
+		expect(r.stdout).toBe(fixture("samples.long.txt"));
+	});
+});
+
+describe("the first report opens on its summary, at 100 columns", () => {
+	it("six lines at most, then a blank line: points, tokens, cost with a cache, facts, where the detail is", async () => {
+		const { stdout } = await replay([]);
+		const lines = stdout.split("\n");
+		for (const line of lines) expect(visibleWidth(line), line).toBeLessThanOrEqual(100);
+		const summary = lines.slice(0, lines.indexOf(""));
+		expect(summary.length).toBeGreaterThanOrEqual(5);
+		expect(summary.length).toBeLessThanOrEqual(6);
+		expect(summary.map((l) => l.slice(0, 15).trim())).toEqual([
+			"Replayed",
+			"Tokens",
+			"Cost, cached",
+			"Facts carried",
+			"Detail",
+		]);
+		// The figures are the report's own.
+		const report = JSON.parse((await replay(["--json"])).stdout) as ReplayReport;
+		expect(summary[0]).toContain(`${report.points} consultation points in ${report.sessions.length} session files`);
+		expect(summary[1]).toContain(` ${report.tokens.ratio!.toFixed(3)} of the baseline's`);
+		expect(summary[2]).toContain(
+			`${report.price!.tokenPrefix.ratio!.toFixed(3)} of the baseline's with a token-prefix cache`,
+		);
+		expect(summary[2]).toContain(`${report.price!.breakpoint.ratio!.toFixed(3)} with Anthropic's breakpoints`);
+		expect(summary[3]).toContain(
+			`ledger ${report.facts.ledgerShare!.toFixed(3)}, Pi's context ${report.facts.baselineShare!.toFixed(3)}`,
+		);
+		expect(summary[4]).toMatch(/--wide.*--json/);
+	});
+
+	it("the bundled samples' damage is said to be expected, and their reader messages wait for --wide", async () => {
+		const { stdout } = await replay([]);
+		const report = JSON.parse((await replay(["--json"])).stdout) as ReplayReport;
+		expect(report.diagnostics.badLines).toBeGreaterThan(0);
+		const diagnostics = stdout.split("\n").filter((l) => l.startsWith("Reader diagnostics:"));
+		expect(diagnostics).toHaveLength(1);
+		expect(stdout.replace(/\n +/g, " ")).toContain(
+			"1 broken parent link in samples/long/gjc-inline-agent-design.jsonl: expected (samples/README.md; --wide lists them)",
+		);
+		expect(stdout).not.toContain("invalid-json");
+		expect((await replay(["--wide"])).stdout).toContain("gjc-inline-agent-design.jsonl:118: invalid-json");
+		// Nothing to look at in the summary: the damage is the sample's, not the product's.
+		expect(stdout).not.toMatch(/^Look below/m);
+	});
+
+	it("the test model's bills and the prompt counted four ways wait for --wide", async () => {
+		const { stdout } = await replay([]);
+		const wide = (await replay(["--wide"])).stdout;
+		for (const detail of [
+			"reports what it writes to its cache",
+			"Prompt tokens of the first requests",
+			"no bridges ",
+		]) {
+			expect(stdout).not.toContain(detail);
+			expect(wide).toContain(detail);
+		}
+		expect(stdout.replace(/\n +/g, " ")).toContain(
+			"went to faux:…, pi-ai's scripted test model, whose bills are not a provider's; --wide shows them.",
+		);
 	});
 });

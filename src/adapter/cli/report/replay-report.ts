@@ -9,6 +9,7 @@ import { LOOKBACK_BLOCKS, MAX_BREAKPOINTS } from "../../../policy/index.ts";
 import type { FactCounts } from "../../../render/index.ts";
 import type { CacheSplit, PromptPrices } from "../../baseline/cache-cost.ts";
 import type { Billed, BilledTokens } from "../billed.ts";
+import type { JsonLayout } from "../json-stream.ts";
 
 /**
  * 2: the breakpoint figures apply Anthropic's 20-block lookback; the figures without bridges are added.
@@ -17,6 +18,14 @@ import type { Billed, BilledTokens } from "../billed.ts";
  * 4: the cache figures apply the price model's minimum cacheable prompt (`cacheRule.minTokens`).
  */
 export const REPORT_VERSION = 4;
+
+/**
+ * How `replay --json` lays the report out: indented by two, as `JSON.stringify(report, null, 2)`,
+ * but each `points[]` item on one line, so a report of tens of thousands of points stays a file
+ * one can page through (docs/cli.md, "replay --json"). The layout is not the format: parsed, it is
+ * the same object.
+ */
+export const REPORT_LAYOUT: JsonLayout = { rowsUnder: new Set(["points"]) };
 
 export interface TokenStats {
 	total: number;

@@ -9,13 +9,16 @@
  * measured with a conservative 0.6 em per character.
  */
 
-import type { PriceReport, ReplayReport, SessionReport } from "./replay-report.ts";
-import { formatRate, formatTokens, formatUsdFixed, usdDigits } from "./text-report.ts";
+import type { PointReport, PriceReport, ReplayReport, SessionReport } from "./replay-report.ts";
+import { cutMiddle, formatRate, formatTokens, formatUsdFixed, usdDigits, wrap } from "./text-format.ts";
 
 const PANEL_W = 420;
-const PANEL_H = 210;
+const PANEL_H = 222;
+/** A session panel's subtitle: its lines, each in a band of its own under the title. */
+const SUBTITLE_LINES = 2;
+const SUBTITLE_LINE = 12;
 /** Plot margins inside a session panel: the top one leaves the title and subtitle their own bands. */
-const MARGIN = { top: 50, right: 14, bottom: 30, left: 62 };
+const MARGIN = { top: 36 + SUBTITLE_LINES * SUBTITLE_LINE, right: 14, bottom: 30, left: 62 };
 const MAX_COLUMNS = 2;
 const GAP = 16;
 const LINE = 16;
@@ -40,15 +43,19 @@ function niceMax(value: number): number {
 	return 10 * power;
 }
 
-/** Keep the end (file names differ at the end) within `width` pixels at `size`. */
-function clipLeft(text: string, width: number, size: number): string {
-	const max = Math.max(2, Math.floor(width / (size * CHAR_EM)));
-	return text.length <= max ? text : `…${text.slice(text.length - max + 1)}`;
+/** Characters that fit `width` pixels at `size`. */
+function charsIn(width: number, size: number): number {
+	return Math.max(2, Math.floor(width / (size * CHAR_EM)));
+}
+
+/** A name within `width` pixels at `size`, cut in the middle as the text report cuts it. */
+function clipMiddle(text: string, width: number, size: number): string {
+	return cutMiddle(text, charsIn(width, size));
 }
 
 /** Keep the start within `width` pixels at `size`. */
 function clipRight(text: string, width: number, size: number): string {
-	const max = Math.max(2, Math.floor(width / (size * CHAR_EM)));
+	const max = charsIn(width, size);
 	return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
@@ -78,25 +85,13 @@ function sessionPanel(session: SessionReport, x0: number, y0: number, allLeaves:
 	const x = (i: number) => MARGIN.left + (points.length <= 1 ? w / 2 : (i * w) / (points.length - 1));
 	const y = (v: number) => MARGIN.top + h - (v / top) * h;
 	const name = allLeaves && session.leafId !== null ? `${session.file}@${session.leafId}` : session.file;
-	const ratio = session.tokens.ratio === null ? "—" : session.tokens.ratio.toFixed(3);
-	const effective = session.cache.effectiveRatio === null ? "—" : session.cache.effectiveRatio.toFixed(3);
 	const parts: string[] = [];
 	parts.push(`<g transform="translate(${x0},${y0})">`);
 	parts.push(`<rect width="${PANEL_W}" height="${PANEL_H}" fill="#fff" stroke="#ddd"/>`);
-	parts.push(text(10, 17, 12, clipLeft(name, PANEL_W - 20, 12), { bold: true }));
-	parts.push(
-		text(
-			10,
-			32,
-			10,
-			clipRight(
-				`${count(points.length, "point")} (${session.pointKind}) · ledger/baseline ${ratio} · effective ${effective} · facts ${share(session.facts.ledgerShare)} vs ${share(session.facts.baselineShare)}`,
-				PANEL_W - 20,
-				10,
-			),
-			{ fill: "#555" },
-		),
-	);
+	parts.push(text(10, 17, 12, clipMiddle(name, PANEL_W - 20, 12), { bold: true }));
+	sessionSubtitle(session).forEach((line, i) => {
+		parts.push(text(10, 32 + i * SUBTITLE_LINE, 10, clipRight(line, PANEL_W - 20, 10), { fill: "#555" }));
+	});
 	// Axes and gridlines at 0, ½ and the top of the scale.
 	for (const fraction of [0, 0.5, 1]) {
 		const gy = y(top * fraction);
@@ -114,24 +109,59 @@ function sessionPanel(session: SessionReport, x0: number, y0: number, allLeaves:
 			{ anchor: "middle", fill: "#555" },
 		),
 	);
-	for (const [key, colour] of [
-		["baseline", BASELINE_COLOUR],
-		["masked", MASKED_COLOUR],
-		["ledger", LEDGER_COLOUR],
-	] as const) {
-		const coords = points.map((p, i) => `${x(i).toFixed(1)},${y(p[key]).toFixed(1)}`);
+	for (const series of SERIES) {
+		const coords = points.map((p, i) => `${x(i).toFixed(1)},${y(p[series.key]).toFixed(1)}`);
+		const dash = series.dash === undefined ? "" : ` stroke-dasharray="${series.dash}"`;
 		if (coords.length > 1) {
-			parts.push(`<polyline fill="none" stroke="${colour}" stroke-width="1.6" points="${coords.join(" ")}"/>`);
+			parts.push(
+				`<polyline fill="none" stroke="${series.colour}" stroke-width="${series.width}"${dash} points="${coords.join(" ")}"/>`,
+			);
 		}
 		if (coords.length <= 40) {
 			for (const c of coords) {
 				const [cx, cy] = c.split(",");
-				parts.push(`<circle cx="${cx}" cy="${cy}" r="2.2" fill="${colour}"/>`);
+				parts.push(`<circle cx="${cx}" cy="${cy}" r="${series.radius}" fill="${series.colour}"/>`);
 			}
 		}
 	}
 	parts.push("</g>");
 	return parts.join("");
+}
+
+type SeriesKey = "baseline" | "masked" | "ledger";
+
+/**
+ * The three lines of a session panel, drawn in this order. A series equal to another must not hide
+ * under it (masking leaves a short session as it is): the baseline is drawn widest, the masked
+ * baseline dashed over it, the ledger thinnest on top, each point's dot smaller than the one
+ * below; and the subtitle says which are equal.
+ */
+const SERIES: readonly { key: SeriesKey; colour: string; width: number; radius: number; dash?: string }[] = [
+	{ key: "baseline", colour: BASELINE_COLOUR, width: 3.2, radius: 3.4 },
+	{ key: "masked", colour: MASKED_COLOUR, width: 1.8, radius: 2.4, dash: "6 4" },
+	{ key: "ledger", colour: LEDGER_COLOUR, width: 1.4, radius: 1.6 },
+];
+
+/** Pairs of series equal at every point, as the subtitle names them (`masked = baseline`). */
+function equalSeries(points: readonly PointReport[]): string[] {
+	if (points.length === 0) return [];
+	const pairs: [SeriesKey, SeriesKey][] = [
+		["masked", "baseline"],
+		["ledger", "baseline"],
+		["ledger", "masked"],
+	];
+	return pairs.filter(([a, b]) => points.every((p) => p[a] === p[b])).map(([a, b]) => `${a} = ${b}`);
+}
+
+/** Two lines: the points and the ratios, then the facts and which lines coincide. */
+function sessionSubtitle(session: SessionReport): string[] {
+	const ratio = session.tokens.ratio === null ? "—" : session.tokens.ratio.toFixed(3);
+	const effective = session.cache.effectiveRatio === null ? "—" : session.cache.effectiveRatio.toFixed(3);
+	const equal = equalSeries(session.points);
+	return [
+		`${count(session.points.length, "point")} (${session.pointKind}) · ledger/baseline ${ratio}, cached ${effective}`,
+		`facts: ledger ${share(session.facts.ledgerShare)}, Pi's context ${share(session.facts.baselineShare)}${equal.length > 0 ? ` · ${equal.join(", ")}` : ""}`,
+	];
 }
 
 const COST_ROWS = [
@@ -232,7 +262,8 @@ export function renderSvg(report: ReplayReport): string {
 
 	const lines: string[] = [
 		`${count(report.points, "consultation point")} in ${count(report.sessions.length, "session")}${omitted > 0 ? ` (${omitted} smaller not drawn)` : ""}`,
-		`tokens: ledger ${formatTokens(report.tokens.ledger.total)} / baseline ${formatTokens(report.tokens.baseline.total)} = ${report.tokens.ratio === null ? "—" : report.tokens.ratio.toFixed(3)}; masked ${formatTokens(report.tokens.masked.total)} = ${report.tokens.maskedRatio === null ? "—" : report.tokens.maskedRatio.toFixed(3)}`,
+		`tokens: ledger ${formatTokens(report.tokens.ledger.total)} / baseline ${formatTokens(report.tokens.baseline.total)} = ${share(report.tokens.ratio)}`,
+		`masked baseline: ${formatTokens(report.tokens.masked.total)} tokens = ${share(report.tokens.maskedRatio)} of the baseline`,
 	];
 	if (report.cache.effectiveRatio !== null) {
 		lines.push(`effective cost, both cached (uncached + 0.1 × cached): ${report.cache.effectiveRatio.toFixed(3)}`);
@@ -240,9 +271,11 @@ export function renderSvg(report: ReplayReport): string {
 	lines.push(
 		`facts carried as text: ledger ${share(report.facts.ledgerShare)}, Pi's context ${share(report.facts.baselineShare)}`,
 	);
+	// Wrapped, not cut: a one-column chart is narrow.
+	const shownLines = lines.flatMap((line) => wrap(line, charsIn(inner, 11), "  "));
 	const titleY = 24;
 	const linesTop = titleY + LINE + 2;
-	const legendY = linesTop + lines.length * LINE + 4;
+	const legendY = linesTop + shownLines.length * LINE + 4;
 	let y = legendY + LINE;
 	const out: string[] = [];
 	const body: string[] = [];
@@ -266,19 +299,23 @@ export function renderSvg(report: ReplayReport): string {
 	);
 	out.push(`<rect width="${width}" height="${height}" fill="#f7f7f7"/>`);
 	out.push(text(GAP, titleY, 15, clipRight("Advisor requests: baseline vs ledger", inner, 15), { bold: true }));
-	lines.forEach((line, i) => {
+	shownLines.forEach((line, i) => {
 		out.push(text(GAP, linesTop + i * LINE, 11, clipRight(line, inner, 11), { fill: "#333" }));
 	});
-	const legend: [string, string][] = [
-		[BASELINE_COLOUR, "baseline (Pi context + tools)"],
-		[MASKED_COLOUR, "masked"],
-		[LEDGER_COLOUR, "ledger request"],
-	];
+	const labels: Record<SeriesKey, string> = {
+		baseline: "baseline (Pi context + tools)",
+		masked: "masked",
+		ledger: "ledger request",
+	};
 	let lx = GAP;
-	for (const [colour, label] of legend) {
-		out.push(`<rect x="${lx}" y="${legendY - 7}" width="14" height="4" fill="${colour}"/>`);
-		out.push(text(lx + 18, legendY, 11, label));
-		lx += 18 + label.length * 11 * CHAR_EM + 16;
+	// Each swatch drawn as its line is: the dashes say which line is the masked one.
+	for (const series of SERIES) {
+		const dash = series.dash === undefined ? "" : ` stroke-dasharray="${series.dash}"`;
+		out.push(
+			`<line x1="${lx}" x2="${lx + 14}" y1="${legendY - 4}" y2="${legendY - 4}" stroke="${series.colour}" stroke-width="${series.width}"${dash}/>`,
+		);
+		out.push(text(lx + 18, legendY, 11, labels[series.key]));
+		lx += 18 + labels[series.key].length * 11 * CHAR_EM + 16;
 	}
 	out.push(...body);
 	out.push("</svg>");

@@ -8,7 +8,7 @@
 import { PRIOR } from "../../../policy/index.ts";
 import { addSplit } from "./consultation-totals.ts";
 import { DEFAULT_PRICE_MODEL } from "./price-lookup.ts";
-import type { BilledByRequest, EstimateTotals, ReplayReport, UsageSplit } from "./replay-report.ts";
+import type { BilledByRequest, EstimateTotals, PointReport, ReplayReport, UsageSplit } from "./replay-report.ts";
 import { fitTable, fixed, formatTokens, formatUsdFixed, plural, type Style, usdDigits, wrap } from "./text-format.ts";
 
 /** pi-ai's scripted test provider: the bundled samples' advisor. */
@@ -107,17 +107,26 @@ function promptLines(b: BilledByRequest): string[] {
 	);
 }
 
-function billedLines(report: ReplayReport, style: Style): string[] {
+/** Points whose result records it was billed by pi-ai's faux provider. */
+function fauxPoints(report: ReplayReport): PointReport[] {
+	return report.sessions.flatMap((s) => s.points).filter((p) => p.billed?.model?.startsWith(FAUX_PREFIX) === true);
+}
+
+function billedLines(report: ReplayReport, style: Style, wide: boolean): string[] {
 	const billed = report.billed;
 	if (billed.points === 0) return [];
+	const title = `Billed vs estimated: the ${plural(billed.points, "advisor call")} that recorded their usage, at the same prices`;
+	const faux = fauxPoints(report).length;
+	// A test model's bill is no provider's: a first reader is not asked to make sense of it.
+	if (!wide && faux === billed.points) {
+		return wrap(
+			`Billed vs estimated: the ${plural(billed.points, "advisor call")} that recorded their usage went to faux:…, pi-ai's scripted test model, whose bills are not a provider's; --wide shows them.`,
+		);
+	}
 	const b = billed.byRequest;
 	const out: string[] = [];
-	out.push(
-		...wrap(
-			`Billed vs estimated: the ${plural(billed.points, "advisor call")} that recorded their usage, at the same prices`,
-		).map((l) => style.bold(l)),
-	);
-	if (b.points > 0) out.push(...billedTable(b, style), ...promptLines(b));
+	out.push(...wrap(title).map((l) => style.bold(l)));
+	if (b.points > 0) out.push(...billedTable(b, style), ...(wide ? promptLines(b) : []));
 	const aggregateOnly = billed.points - b.points;
 	if (aggregateOnly > 0) {
 		const onlyTotal = report.sessions
@@ -138,7 +147,13 @@ function billedLines(report: ReplayReport, style: Style): string[] {
 				`All ${plural(billed.points, "call")}: ${formatUsdFixed(billed.usd, 4)} billed vs ${formatUsdFixed(billed.estimateUsd, 4)} estimated for the whole consultation (ratio ${fixed(billed.ratio)}).`,
 			),
 		);
-	out.push(...fauxLines(report));
+	if (wide) out.push(...fauxLines(report));
+	else if (faux > 0)
+		out.push(
+			...wrap(
+				`${formatTokens(faux)} of these calls went to faux:…, pi-ai's scripted test model; --wide says what that does to the bill.`,
+			),
+		);
 	return out;
 }
 
@@ -148,9 +163,7 @@ function billedLines(report: ReplayReport, style: Style): string[] {
  * bill is without the copy, so the ratio on the samples is read for what it is.
  */
 function fauxLines(report: ReplayReport): string[] {
-	const points = report.sessions
-		.flatMap((s) => s.points)
-		.filter((p) => p.billed?.model?.startsWith(FAUX_PREFIX) === true);
+	const points = fauxPoints(report);
 	if (points.length === 0 || report.price === undefined) return [];
 	const input = points.reduce((n, p) => n + p.billed!.input, 0);
 	const copyUsd = (input * report.price.perMillion.input) / 1e6;
@@ -173,9 +186,9 @@ export const CONSULTATION_LEGEND: readonly string[] = [
 	"  (details.attempts), priced the same way; ratio = billed / estimated.",
 ];
 
-export function consultationLines(report: ReplayReport, style: Style): string[] {
+export function consultationLines(report: ReplayReport, style: Style, options: { wide?: boolean } = {}): string[] {
 	const model = report.price?.model ?? DEFAULT_PRICE_MODEL;
 	const estimates = estimateLines(report, style, model);
-	const billed = billedLines(report, style);
+	const billed = billedLines(report, style, options.wide === true);
 	return [...estimates, ...(estimates.length > 0 && billed.length > 0 ? [""] : []), ...billed];
 }

@@ -1,3 +1,5 @@
+import { sep } from "node:path";
+
 /**
  * How the text reports lay out what they print: styles, numbers, dollars, and tables and prose that
  * fit a terminal of WIDTH columns (docs/cli.md, "The text report").
@@ -35,14 +37,41 @@ export function fixed(n: number | null, digits = 3): string {
 	return n === null ? "—" : n.toFixed(digits);
 }
 
-/** Keep the end of long paths: the file name is what tells sessions apart. */
-export function fitLeft(text: string, width: number): string {
-	if (text.length <= width) return text.padEnd(width);
-	return `…${text.slice(text.length - width + 1)}`;
+/**
+ * A name in at most `width` characters, cut in the middle: its start says where a session is (Pi
+ * names its folders after the project and its files after the date), its end which one it is.
+ * The start keeps two thirds of the room.
+ */
+export function cutMiddle(text: string, width: number): string {
+	if (text.length <= width) return text;
+	if (width <= 1) return "…".slice(0, width);
+	const head = Math.ceil(((width - 1) * 2) / 3);
+	const tail = width - 1 - head;
+	return `${text.slice(0, head)}…${tail > 0 ? text.slice(text.length - tail) : ""}`;
 }
 
 export function row(cells: readonly string[], widths: readonly number[]): string {
-	return cells.map((c, i) => (i === 0 ? fitLeft(c, widths[0]!) : c.padStart(widths[i]!))).join("  ");
+	return cells
+		.map((c, i) => (i === 0 ? cutMiddle(c, widths[0]!).padEnd(widths[0]!) : c.padStart(widths[i]!)))
+		.join("  ");
+}
+
+/**
+ * The folder every name lies in (up to and including its last separator, the platform's), or ""
+ * when they share none: the default tables name it once, above them, and show what is left of each
+ * name. Only the platform's separator counts: on POSIX a `\` is part of a name (an escaped one).
+ */
+export function commonFolder(names: readonly string[], separator: string = sep): string {
+	if (names.length === 0) return "";
+	let prefix = names[0]!;
+	for (const name of names.slice(1)) {
+		let i = 0;
+		while (i < prefix.length && i < name.length && prefix[i] === name[i]) i++;
+		prefix = prefix.slice(0, i);
+	}
+	const folder = prefix.slice(0, prefix.lastIndexOf(separator) + 1);
+	// The root alone says nothing.
+	return folder === separator ? "" : folder;
 }
 
 export function ratioText(r: number | null, style: Style): string {
@@ -87,7 +116,7 @@ const MIN_FIRST = 16;
 /**
  * Rows as a table: every column as wide as its widest cell, two spaces apart, the first left-aligned
  * and the others right-aligned; with `width`, the first column gives up what the table would take
- * beyond it (its cells lose their start: the file name is what tells sessions apart).
+ * beyond it (its cells are cut in the middle, `cutMiddle`).
  */
 export function fitTable(rows: readonly (readonly string[])[], width: number | undefined = WIDTH): string[] {
 	const columns = rows[0]?.length ?? 0;

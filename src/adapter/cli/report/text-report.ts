@@ -1,25 +1,17 @@
 /**
- * The replay report as text for a terminal: the sessions' tables, then totals, the whole
- * consultations, and the lists. Every line fits WIDTH columns (the tables' detail is in `--wide`
- * and `--json`).
+ * The replay report as text for a terminal (docs/cli.md, "The text report"): a summary that answers
+ * first, the sessions' tables, the dollars, the facts, the whole consultations and the lists. Every
+ * line fits WIDTH columns; what only a closer reader needs (token statistics, every side's reuse,
+ * the ledger without bridges, the billed prompt three ways, the bundled samples' reader messages)
+ * is in `--wide`, and every point's figures in `--json`.
  */
 
-import { assertNever } from "../../../events/index.ts";
 import { FACT_CATEGORIES, type FactCategory } from "../../../reducers/index.ts";
 import { carriedShare } from "../../../render/index.ts";
 import type { CacheSplit } from "../../baseline/cache-cost.ts";
-import type {
-	FactSurvival,
-	PriceReport,
-	ReplayReport,
-	SessionReport,
-	ShareStats,
-	TokenStats,
-	UsdPair,
-} from "./replay-report.ts";
+import type { PriceReport, ReplayReport, ShareStats, TokenStats, UsdPair } from "./replay-report.ts";
 import { CONSULTATION_LEGEND, consultationLines } from "./text-consultations.ts";
 import {
-	fitTable,
 	fixed,
 	formatRate,
 	formatTokens,
@@ -33,6 +25,8 @@ import {
 	WIDTH,
 	wrap,
 } from "./text-format.ts";
+import { sessionTables, wideSessionTable } from "./text-sessions.ts";
+import { summaryLines } from "./text-summary.ts";
 
 export {
 	formatRate,
@@ -44,21 +38,13 @@ export {
 } from "./text-format.ts";
 
 export interface TextOptions {
-	/** One table with every per-session column, as wide as it needs (`replay --wide`). */
+	/** One table with every per-session column, as wide as it needs, and every detail (`replay --wide`). */
 	wide?: boolean;
-}
-
-function kindLabel(s: SessionReport): string {
-	switch (s.pointKind) {
-		case "advisor":
-			return "adv";
-		case "simulated":
-			return "sim";
-		case "none":
-			return "";
-		default:
-			return assertNever(s.pointKind, "point kind");
-	}
+	/**
+	 * The files (as the report names them) that are bundled samples: their reader diagnostics are
+	 * expected, samples/README.md says why, and only `--wide` lists them.
+	 */
+	bundled?: ReadonlySet<string>;
 }
 
 function statsRow(label: string, stats: TokenStats): string[] {
@@ -95,6 +81,12 @@ export const LEGEND: readonly string[] = [
 	"  whole consultations' include the answers. Timings and every point's figures: --json.",
 ];
 
+/** The legend's last word without `--wide`: what it would add. */
+const WIDE_LEGEND: readonly string[] = [
+	"  --wide adds tokens per request (p50, p90, max), every side's reuse, the ledger without",
+	"  bridges, the billed prompt tokens three ways and the reader's messages on the bundled samples.",
+];
+
 function splitCells(split: CacheSplit): string[] {
 	return [
 		formatTokens(split.prompt),
@@ -104,7 +96,7 @@ function splitCells(split: CacheSplit): string[] {
 	];
 }
 
-function priceLines(report: ReplayReport, price: PriceReport, style: Style): string[] {
+function priceLines(report: ReplayReport, price: PriceReport, style: Style, wide: boolean): string[] {
 	const p = price.perMillion;
 	const listed = (n: number) => (n > 0 ? formatRate(n) : "not listed (priced as input)");
 	const out: string[] = [];
@@ -121,11 +113,12 @@ function priceLines(report: ReplayReport, price: PriceReport, style: Style): str
 		const prompt = c[side].tokenPrefix.prompt;
 		return { prompt, read: 0, write: 0, uncached: prompt };
 	};
-	const rows: [string, UsdPair, "tokenPrefix" | "breakpoint" | "breakpointNoBridges" | undefined][] = [
+	const rows: (readonly [string, UsdPair, "tokenPrefix" | "breakpoint" | "breakpointNoBridges" | undefined])[] = [
 		["no cache", price.uncached, undefined],
 		["token prefix", price.tokenPrefix, "tokenPrefix"],
 		["breakpoints", price.breakpoint, "breakpoint"],
-		["no bridges", price.breakpointNoBridges, "breakpointNoBridges"],
+		// The ledger without the extension's bridge mark: how much the bridge is worth, a detail.
+		...(wide ? [["no bridges", price.breakpointNoBridges, "breakpointNoBridges"] as const] : []),
 	];
 	const digits = usdDigits(rows.flatMap(([, usd]) => [usd.baseline, usd.ledger, usd.masked]));
 	for (const [label, usd, model] of rows) {
@@ -136,133 +129,66 @@ function priceLines(report: ReplayReport, price: PriceReport, style: Style): str
 		out.push(side("masked", "", ratioText(usd.maskedRatio, style)));
 		out.push(side("ledger", "", ratioText(usd.ratio, style)));
 	}
-	return out;
+	return [...out, ...dearerCachedLines(report, price)];
+}
+
+/**
+ * A side that costs more with breakpoints than with no cache at all (the baselines, on long
+ * sessions): true under Anthropic's rule, and said where the figures stand, since it reads like an
+ * error (docs/cli.md, "What it measures").
+ */
+function dearerCachedLines(report: ReplayReport, price: PriceReport): string[] {
+	const sides = [
+		["the baseline", "baseline", report.baselineCacheShare],
+		["the masked baseline", "masked", report.maskedCacheShare],
+		["the ledger", "ledger", report.cacheShare],
+	] as const;
+	const dearer = sides.filter(([, key]) => price.breakpoint[key] > price.uncached[key]);
+	if (dearer.length === 0) return [];
+	const and = (items: readonly string[]) =>
+		items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+	const names = and(dearer.map(([name]) => name));
+	const reads = and(dearer.map(([, , share]) => fixed(share.breakpoint.p50)));
+	const write = price.perMillion.input > 0 ? (price.perMillion.cacheWrite / price.perMillion.input).toFixed(2) : "—";
+	return wrap(
+		`With breakpoints ${names} ${dearer.length === 1 ? "costs" : "cost"} more than with no cache: Anthropic's rule reads a prefix only up to a breakpoint the previous request set at most ${report.cacheRule.lookbackBlocks} blocks back, so ${dearer.length === 1 ? "it reads" : "they read"} little of it (median ${reads}) and ${dearer.length === 1 ? "pays" : "pay"} ${write} × the input price to write the rest.`,
+	);
 }
 
 export function renderTextReport(report: ReplayReport, style: Style = plain, options: TextOptions = {}): string {
+	const wide = options.wide === true;
+	const expected = diagnosticsExpected(report, options.bundled ?? new Set());
+	const section = (lines: readonly string[], shown = true) => (shown && lines.length > 0 ? [...lines, ""] : []);
 	const out: string[] = [
-		...headerLines(report, style),
-		"",
-		...(options.wide === true ? wideSessionTable(report, style) : sessionTables(report, style)),
-		"",
-		...tokenLines(report, style),
-		"",
-		...factLines(report, style),
-		"",
-		...(report.price !== undefined ? [...priceLines(report, report.price, style), ""] : []),
-		...reuseLines(report, style),
-		"",
-		...consultationLines(report, style),
-		"",
+		...section(summaryLines(report, style, { wide, expectedDiagnostics: expected })),
+		...section(wide ? wideSessionTable(report, style) : sessionTables(report, style)),
+		...section(wide ? tokenLines(report, style) : []),
+		...section(report.price !== undefined ? priceLines(report, report.price, style, wide) : []),
+		...section(wide ? reuseLines(report, style) : []),
+		...section(factLines(report, style)),
+		...section(consultationLines(report, style, { wide })),
 		...listLines(report, style),
-		...diagnosticLines(report.diagnostics, style),
+		...diagnosticLines(report.diagnostics, style, { wide, expected, files: filesWithDiagnostics(report) }),
 		"",
-		...LEGEND.map((line) => style.dim(line)),
+		...[...LEGEND, ...(wide ? [] : WIDE_LEGEND)].map((line) => style.dim(line)),
 	];
 	return `${out.join("\n")}\n`;
 }
 
-function headerLines(report: ReplayReport, style: Style): string[] {
-	const files = report.diagnostics.files;
-	return [
-		style.bold(
-			`Replayed ${plural(report.sessions.length, "session")} from ${plural(files, "file")}: ${plural(report.points, "consultation point")}`,
-		),
-		...wrap(
-			`Points: every real advisor() call; sessions without one get a simulated point every ${report.options.every} tool rounds and at the last entry${report.options.allLeaves ? "; every leaf replayed" : "; leaf path only"}.`,
-		).map((line) => style.dim(line)),
-	];
+/**
+ * Every reader diagnostic comes from a bundled sample: a real session shipped as published, damage
+ * and all (samples/README.md), so a first run on the samples does not read like a broken product.
+ */
+function diagnosticsExpected(report: ReplayReport, bundled: ReadonlySet<string>): boolean {
+	const files = filesWithDiagnostics(report);
+	return files.length > 0 && files.every((file) => bundled.has(file));
 }
 
-/** One row per session, then the totals; `columns` picks the cells. */
-function tableRows(report: ReplayReport, columns: readonly Column[]): { rows: string[][]; flagged: boolean[] } {
-	const rows = [columns.map((c) => c.header)];
-	const flagged = [false];
-	for (const s of report.sessions) {
-		const name = s.leafId !== null && report.options.allLeaves ? `${s.file}@${s.leafId}` : s.file;
-		rows.push([name, ...columns.slice(1).map((c) => c.session(s))]);
-		flagged.push(s.largerThanBaseline.length > 0 || s.userMessages.missing > 0);
-	}
-	rows.push(["total", ...columns.slice(1).map((c) => c.total(report))]);
-	flagged.push(false);
-	return { rows, flagged };
-}
-
-/** A column of the sessions' table: its header, a session's cell and the total's. */
-interface Column {
-	header: string;
-	session(s: SessionReport): string;
-	total(r: ReplayReport): string;
-}
-
-const column = (header: string, cell: (x: SessionReport | ReplayReport) => string): Column => ({
-	header,
-	session: cell,
-	total: cell,
-});
-
-const COLUMNS = {
-	session: column("session", () => ""),
-	points: {
-		header: "points",
-		session: (s: SessionReport) => `${s.points.length} ${kindLabel(s)}`.trim(),
-		total: (r: ReplayReport) => String(r.points),
-	},
-	baseline: column("baseline", (x) => formatTokens(x.tokens.baseline.total)),
-	ledger: column("ledger", (x) => formatTokens(x.tokens.ledger.total)),
-	ratio: column("ratio", (x) => fixed(x.tokens.ratio)),
-	effective: column("effect.", (x) => fixed(x.cache.effectiveRatio)),
-	masked: column("masked", (x) => formatTokens(x.tokens.masked.total)),
-	maskedEffective: column("m.eff.", (x) => fixed(x.cache.maskedEffectiveRatio)),
-	larger: column(">base", (x) => String(x.largerThanBaseline.length)),
-	users: column("users", (x) => String(x.userMessages.total)),
-	missing: column("missing", (x) => String(x.userMessages.missing)),
-	reuse: column(
-		"reuse",
-		(x) => `${fixed(x.cacheShare.tokenPrefix.p50, 2)} / ${fixed(x.cacheShare.breakpoint.p50, 2)}`,
-	),
-	facts: column("facts L/Pi", (x) => factsCell(x.facts)),
-} satisfies Record<string, Column>;
-
-function styledTable(report: ReplayReport, style: Style, columns: readonly Column[], width?: number): string[] {
-	const { rows, flagged } = tableRows(report, columns);
-	const lines = fitTable(rows, width);
-	return lines.map((line, i) =>
-		i === 0 || i === lines.length - 1 ? style.bold(line) : flagged[i] ? style.yellow(line) : line,
-	);
-}
-
-/** The default: the tokens of each session's first requests, then its checks, each table within WIDTH. */
-function sessionTables(report: ReplayReport, style: Style): string[] {
-	const c = COLUMNS;
-	return [
-		style.bold("Tokens of the first requests (one per consultation), per session"),
-		...styledTable(report, style, [
-			c.session,
-			c.points,
-			c.baseline,
-			c.ledger,
-			c.ratio,
-			c.effective,
-			c.masked,
-			c.maskedEffective,
-		]),
-		"",
-		style.bold("What the requests carry, per session"),
-		...styledTable(report, style, [c.session, c.points, c.larger, c.users, c.missing, c.reuse, c.facts]),
-	];
-}
-
-/** `--wide`: every column in one table, the file names whole. */
-function wideSessionTable(report: ReplayReport, style: Style): string[] {
-	return [
-		style.bold("Per session, first requests (one per consultation)"),
-		...styledTable(report, style, Object.values(COLUMNS), Number.POSITIVE_INFINITY),
-	];
-}
-
-function factsCell(facts: FactSurvival): string {
-	return `${fixed(facts.ledgerShare, 2)}/${fixed(facts.baselineShare, 2)}`;
+/** The files some reader diagnostic comes from (each file's reader's are in every one of its sessions). */
+function filesWithDiagnostics(report: ReplayReport): string[] {
+	const counted = (d: { badLines: number; unknownEntries: number; brokenParents: number }) =>
+		d.badLines + d.unknownEntries + d.brokenParents;
+	return [...new Set(report.sessions.filter((s) => counted(s.diagnostics) > 0).map((s) => s.file))];
 }
 
 /**
@@ -324,7 +250,7 @@ function tokenLines(report: ReplayReport, style: Style): string[] {
 	];
 }
 
-/** Prefix reuse between consultations, and the bytes check. */
+/** Prefix reuse between consultations, on every side. */
 function reuseLines(report: ReplayReport, style: Style): string[] {
 	const c = report.cacheShare;
 	const b = report.baselineCacheShare;
@@ -333,21 +259,20 @@ function reuseLines(report: ReplayReport, style: Style): string[] {
 	const cell = (s: ShareStats) => `${fixed(s.p50)} (${fixed(s.mean)})`;
 	const line = (label: string, model: "tokenPrefix" | "breakpoint" | "breakpointNoBridges") =>
 		row([label, cell(c[model]), cell(b[model]), cell(k[model])], widths);
-	const out = [
+	return [
 		style.bold(`Share of the previous consultation repeated, median (mean) over ${plural(c.pairs, "pair")}`),
 		style.bold(row(["cache model", "ledger", "baseline", "masked"], widths)),
 		line("token prefix", "tokenPrefix"),
 		line("breakpoints", "breakpoint"),
 		line("no bridges", "breakpointNoBridges"),
 	];
-	if (report.timing.mismatches > 0)
-		out.push(style.red(`Incremental and from-scratch requests differed at ${report.timing.mismatches} points.`));
-	return out;
 }
 
-/** Requests larger than their baseline, and user messages missing from a request. */
+/** Requests larger than their baseline, user messages missing from a request, the bytes check. */
 function listLines(report: ReplayReport, style: Style): string[] {
 	const out: string[] = [];
+	if (report.timing.mismatches > 0)
+		out.push(style.red(`Incremental and from-scratch requests differed at ${report.timing.mismatches} points.`));
 	const larger = report.largerThanBaseline;
 	if (larger.length === 0) out.push(style.green("No request is larger than its baseline."));
 	else {
@@ -373,14 +298,23 @@ function listLines(report: ReplayReport, style: Style): string[] {
 	return out;
 }
 
-function diagnosticLines(d: ReplayReport["diagnostics"], style: Style): string[] {
+function diagnosticLines(
+	d: ReplayReport["diagnostics"],
+	style: Style,
+	options: { wide: boolean; expected: boolean; files: readonly string[] },
+): string[] {
 	const unknownTypes = Object.entries(d.unknownEntryTypes)
 		.map(([type, n]) => `${type} ×${n}`)
 		.join(", ");
-	const out = wrap(
-		`Reader diagnostics: ${plural(d.badLines, "bad line")}, ${plural(d.unknownEntries, "unknown entry", "unknown entries")}${unknownTypes === "" ? "" : ` (${unknownTypes})`}, ${plural(d.brokenParents, "broken parent link")}`,
-	);
-	for (const m of d.messages) out.push(...wrap(`  ${m}`, WIDTH, "    ").map((line) => style.dim(line)));
+	const counts = `${plural(d.badLines, "bad line")}, ${plural(d.unknownEntries, "unknown entry", "unknown entries")}${unknownTypes === "" ? "" : ` (${unknownTypes})`}, ${plural(d.brokenParents, "broken parent link")}`;
+	const none = d.badLines + d.unknownEntries + d.brokenParents === 0;
+	const why =
+		options.expected && options.files.length > 0
+			? ` in ${options.files.join(", ")}: expected (samples/README.md${options.wide ? "" : "; --wide lists them"})`
+			: "";
+	const out = wrap(`Reader diagnostics: ${none ? "none" : counts}${why}`);
+	const shown = options.expected && !options.wide ? [] : d.messages;
+	for (const m of shown) out.push(...wrap(`  ${m}`, WIDTH, "    ").map((line) => style.dim(line)));
 	if (d.filesWithoutPoints.length > 0) {
 		out.push(`Files without any consultation point (${d.filesWithoutPoints.length}):`);
 		for (const f of d.filesWithoutPoints) out.push(...wrap(`  ${f}`, WIDTH, "    "));

@@ -209,12 +209,68 @@ describe("replay --svg", () => {
 		expect(allTexts(svg).some((t) => t.startsWith("1 point (simulated)"))).toBe(true);
 	});
 
-	it("a very long file name is clipped at the start, not drawn over the panel's edge", () => {
-		const long = `${"deeply/nested/folder/".repeat(8)}session-with-a-long-name.jsonl`;
+	it("a very long file name is cut in the middle (its folder and its end kept), not drawn over the panel's edge", () => {
+		const long = `--home-alice-code-project--/${"deeply/nested/folder/".repeat(8)}session-with-a-long-name.jsonl`;
 		const svg = renderSvg(report([replay("tools.jsonl", false, long)]));
 		const g = checkLayout(svg);
-		const title = g.texts.find((t) => t.text.endsWith("session-with-a-long-name.jsonl"))!;
-		expect(title.text.startsWith("…")).toBe(true);
+		const title = g.texts.find((t) => t.text.startsWith("--home-alice-code-project--/"))!;
+		expect(title.text).toMatch(/^--home-alice-code-project--\/deeply\/[^…]*…[^…]*name\.jsonl$/);
+	});
+
+	it("no subtitle or header line is cut: each says all it has to", () => {
+		for (const r of [
+			report([replay("long/taskq.jsonl", false)]),
+			report([replay("long/pi-mono-large-session.jsonl", false), replay("long/taskq.jsonl", false)]),
+			report(
+				["tools.jsonl", "compaction.jsonl", "branching.jsonl"].map((f) => replay(f, true)),
+				true,
+			),
+		]) {
+			const texts = allTexts(renderSvg(r));
+			expect(texts.filter((t) => t.endsWith("…"))).toEqual([]);
+			for (const s of r.sessions) {
+				const facts = `facts: ledger ${s.facts.ledgerShare!.toFixed(3)}, Pi's context ${s.facts.baselineShare!.toFixed(3)}`;
+				expect(texts.some((t) => t.startsWith(facts))).toBe(true);
+			}
+			expect(texts).toContain(
+				`masked baseline: ${r.tokens.masked.total.toLocaleString("en-US")} tokens = ${r.tokens.maskedRatio!.toFixed(3)} of the baseline`,
+			);
+		}
+	});
+
+	it("a line equal to another stays visible: drawn under a narrower or dashed one, and named", () => {
+		// branching.jsonl is too short for masking to hide anything: masked = baseline at every point.
+		const r = report([replay("branching.jsonl", false), replay("long/taskq.jsonl", false)]);
+		const [short, long] = r.sessions;
+		expect(short!.points.every((p) => p.masked === p.baseline)).toBe(true);
+		expect(long!.points.some((p) => p.masked !== p.baseline)).toBe(true);
+		const svg = renderSvg(r);
+		const panels = svg.split("<g ").slice(1);
+		const lines = (panel: string) =>
+			[...panel.matchAll(/<polyline ([^>]*)\/>/g)].map((m) => {
+				const a = attrs(m[1]!);
+				return { points: a.points!, width: Number(a["stroke-width"]), dashed: a["stroke-dasharray"] !== undefined };
+			});
+		let equalPairs = 0;
+		for (const panel of panels) {
+			const drawn = lines(panel);
+			for (let i = 0; i < drawn.length; i++) {
+				for (let j = i + 1; j < drawn.length; j++) {
+					if (drawn[i]!.points !== drawn[j]!.points) continue;
+					equalPairs++;
+					// The later line leaves the earlier one showing.
+					expect(drawn[j]!.dashed || drawn[j]!.width < drawn[i]!.width).toBe(true);
+				}
+			}
+		}
+		expect(equalPairs).toBeGreaterThan(0);
+		const texts = allTexts(svg);
+		const subtitle = (name: string) => {
+			const i = texts.indexOf(name);
+			return texts.slice(i + 1, i + 3).join(" ");
+		};
+		expect(subtitle("samples/branching.jsonl")).toContain("masked = baseline");
+		expect(subtitle("samples/long/taskq.jsonl")).not.toContain("masked = baseline");
 	});
 
 	it("no consultation points: a line that says so, no dollar panel, one column", () => {

@@ -22,9 +22,9 @@ function replay(files: { name: string; jsonl: string }[]): ReplayReport {
 }
 
 describe("billed vs estimated", () => {
-	it("tools.jsonl: first requests, follow-ups and whole consultations, the prompt three ways, the faux note", () => {
+	it("tools.jsonl, --wide: first requests, follow-ups and whole consultations, the prompt three ways, the faux note", () => {
 		const r = replay([{ name: "tools.jsonl", jsonl: sampleText("tools.jsonl") }]);
-		expect(consultationLines(r, plain)).toEqual([
+		expect(consultationLines(r, plain, { wide: true })).toEqual([
 			"Whole consultations (ledger), estimated as the extension does, at anthropic/claude-sonnet-4-5 prices",
 			"points         count  follow-ups  first request  consultation               basis",
 			"advisor calls      3        4.00        $0.0183       $0.0412  history 2, prior 1",
@@ -46,6 +46,36 @@ describe("billed vs estimated", () => {
 		expect(b.ratio.first).toBe(2.313);
 		expect(b.ratio.consultation).toBe(1.3485);
 		expect(r.billed.usd).toBe(0.045807);
+	});
+
+	it("tools.jsonl by default: a test model's bills are not shown as a provider's, only said to be in --wide", () => {
+		const r = replay([{ name: "tools.jsonl", jsonl: sampleText("tools.jsonl") }]);
+		expect(consultationLines(r, plain).slice(3)).toEqual([
+			"",
+			"Billed vs estimated: the 2 advisor calls that recorded their usage went to faux:…, pi-ai's scripted",
+			"  test model, whose bills are not a provider's; --wide shows them.",
+		]);
+	});
+
+	it("real bills beside a test model's: the table, and one line saying how many went to the test model", () => {
+		const tools = sampleText("tools.jsonl");
+		// The same calls, recorded as billed by a real provider's model.
+		const real = tools.replace(/"advisorModel":"faux:[^"]*"/g, '"advisorModel":"anthropic:claude-sonnet-4-5"');
+		expect(real).not.toBe(tools);
+		const r = replay([
+			{ name: "tools.jsonl", jsonl: tools },
+			{ name: "real.jsonl", jsonl: real },
+		]);
+		const lines = consultationLines(r, plain);
+		// Twice tools.jsonl's two calls: the table sums both files' bills.
+		expect(lines).toContain(
+			"first requests         4   8,010       1,540        8,010      84  $0.0558    $0.0241  2.313",
+		);
+		expect(lines.slice(-2)).toEqual([
+			"2 of these calls went to faux:…, pi-ai's scripted test model; --wide says what that does to the",
+			"  bill.",
+		]);
+		expect(lines.join("\n")).not.toContain("Prompt tokens of the first requests");
 	});
 
 	it("calls that recorded only a total: said apart, with the whole-consultation ratio over all calls; no faux note", () => {
