@@ -22,6 +22,7 @@ import { pointsOfScan, scanPoints } from "../src/adapter/cli/replay/points.ts";
 import { calledToolNames, sessionTools } from "../src/adapter/cli/replay/tool-set.ts";
 import { migrateEntries, normalizeBranch, parseSessionText, selectBranch } from "../src/events/index.ts";
 import { breakpointChars, tokenPrefixChars, totalChars } from "../src/policy/budget/cache.ts";
+import { DEFAULT_MIN_CACHED_TOKENS } from "../src/policy/budget/cache-minimum.ts";
 import { emptyLedger, foldLedger } from "../src/reducers/index.ts";
 import {
 	buildContext,
@@ -126,7 +127,12 @@ function measure(requests: readonly LedgerRequest[]): Record<Layout, number> {
 			const share = p === undefined ? undefined : shareOf(layout, p, n, mergedRequests[i - 1]!, mergedRequests[i]!);
 			const cached = cachedPrefix(p?.tokens, share, n.tokens);
 			out[layout] += effectiveTokens(
-				splitPrompt(layout === "tokenPrefix" ? "token-prefix" : "breakpoint", n.tokens, cached),
+				splitPrompt(
+					layout === "tokenPrefix" ? "token-prefix" : "breakpoint",
+					n.tokens,
+					cached,
+					DEFAULT_MIN_CACHED_TOKENS,
+				),
 			);
 		}
 	});

@@ -13,12 +13,12 @@ export {
 	withinReach,
 } from "./budget/breakpoint-placement.ts";
 export { cacheShares } from "./budget/cache.ts";
+export { DEFAULT_MIN_CACHED_TOKENS, minCachedTokens } from "./budget/cache-minimum.ts";
 export { CALL_OVERHEAD_TOKENS, type ConsultationEstimate, PRIOR } from "./budget/consultation-estimate.ts";
 export {
 	anthropicStyleMarks,
 	cachingModelFor,
 	fingerprintOf,
-	MIN_CACHED_TOKENS,
 	type RequestEstimate,
 	requestRecord,
 } from "./budget/estimate-cost.ts";

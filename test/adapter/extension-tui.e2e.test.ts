@@ -136,6 +136,11 @@ describeEachHost("the Pi TUI", (host) => {
 		tui.keys("Enter");
 		const first = await tui.until((s) => count(s, ANSWER) === 1 && count(s, "Advisor $") === 1, "the answer");
 		expect(count(first, `Severity: nit · ${ADVISOR}`)).toBe(1);
+		// A 100-token request: under the model's minimum cacheable prompt (1,024 for a model the table does not
+		// name), which the card says instead of a share of 0.
+		expect(
+			count(first, `Severity: nit · ${ADVISOR} · $0.005 · 1 request · under the 1,024-token cache minimum`),
+		).toBe(1);
 		expect(first.filter((row) => row.startsWith("Advisor $"))).toEqual(["Advisor $0.005 · cache 0%"]);
 		tui.type("Again");
 		tui.keys("Enter");

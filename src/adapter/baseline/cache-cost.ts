@@ -2,13 +2,11 @@
  * Prompt-cache arithmetic for the replay report: how a request's prompt tokens split into cache
  * reads, cache writes and uncached tokens under the two caching models, what that costs at a
  * model's prices, and the model-free "effective" size (uncached + 0.1 × cached). Pure; the
- * model's prices come in as numbers (docs/cli.md explains the report).
+ * model's prices and its minimum cacheable prompt come in as numbers (docs/cli.md explains the
+ * report; the minimums: docs/configuration.md, "Minimum cacheable lengths").
  */
 
 import { assertNever, sumFields, zeroFields } from "../../events/index.ts";
-import { MIN_CACHED_TOKENS } from "../../policy/index.ts";
-
-export { MIN_CACHED_TOKENS };
 
 /** A cache read costs this fraction of an uncached token in the effective measure (the common provider discount). */
 export const CACHE_READ_WEIGHT = 0.1;
@@ -53,12 +51,12 @@ export function cachedPrefix(previousPrompt: number | undefined, share: number |
 }
 
 /**
- * One request's split. A prompt below the provider minimum is neither read nor written; a
- * shared prefix below it is not read.
+ * One request's split. A prompt below the model's minimum (`minTokens`: policy's minCachedTokens)
+ * is neither read nor written; a shared prefix below it is not read.
  */
-export function splitPrompt(model: CachingModel, prompt: number, cached: number): CacheSplit {
-	if (prompt < MIN_CACHED_TOKENS) return { prompt, read: 0, write: 0, uncached: prompt };
-	const read = cached >= MIN_CACHED_TOKENS ? Math.min(cached, prompt) : 0;
+export function splitPrompt(model: CachingModel, prompt: number, cached: number, minTokens: number): CacheSplit {
+	if (prompt < minTokens) return { prompt, read: 0, write: 0, uncached: prompt };
+	const read = cached >= minTokens ? Math.min(cached, prompt) : 0;
 	switch (model) {
 		case "token-prefix":
 			return { prompt, read, write: 0, uncached: prompt - read };

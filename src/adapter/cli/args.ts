@@ -130,9 +130,9 @@ shows inside Pi. For each file, its current branch and (when it has others) the 
 consultations, reviews, warming refreshes, requests, prompt tokens fresh / read from the cache /
 written to it, output tokens, dollars, the share read from the cache, what the full-context
 request (Pi's context and a tool inventory, what rpiv-advisor 2.11 sends) would have cost for
-the first requests at the same consultations, at the recorded model's prices in pi-ai's
-registry, and the costliest consultations (#N: where the request names the entry). With
-several files, their sum.
+the first requests at the same consultations, at the recorded model's prices in Pi's model
+registry (pi-ai's models and models.json in $PI_CODING_AGENT_DIR, else ~/.pi/agent), and the
+costliest consultations (#N: where the request names the entry). With several files, their sum.
 
 Options:
   --json          print one JSON object: {files: [{file, sessionId, stats}], total, unreadable}

@@ -19,7 +19,7 @@ import { estimateRun, type PlannedPoint, planRun } from "./eval/eval-plan.ts";
 import { type EvalSession, loadSession } from "./eval/eval-points.ts";
 import { buildEvalReport } from "./eval/eval-report.ts";
 import { blinding } from "./eval/judge.ts";
-import { openRegistry, type ResolvedModel, resolveModel } from "./eval/models.ts";
+import { type ResolvedModel, resolveModel } from "./eval/models.ts";
 import { createProgress } from "./eval/progress.ts";
 import type { PointRecord } from "./eval/record.ts";
 import { renderEstimate, renderEvalReport } from "./eval/report-text.ts";
@@ -27,6 +27,7 @@ import { runPoints } from "./eval/runner.ts";
 import { type Fingerprint, openStore, type Store, sha256 } from "./eval/store.ts";
 import { collectInputs, displayPath, piSessionsDir, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
+import { openRegistry } from "./pi-registry.ts";
 import type { UnreadableInput } from "./report/replay-report.ts";
 
 /** What a test replaces: the provider call, the confirmation, the privacy settings. */
@@ -55,7 +56,7 @@ async function askOnTerminal(question: string): Promise<boolean> {
 type Step<T> = { ok: true; value: T } | { ok: false; code: number };
 
 async function models(args: EvalArgs, io: Io): Promise<Step<{ advisor: ResolvedModel; judge: ResolvedModel }>> {
-	const registry = openRegistry(io.env);
+	const registry = openRegistry(io.env, true);
 	if (registry.warning !== undefined) say(io, `models.json: ${registry.warning}`);
 	const advisor = await resolveModel(registry, args.advisor);
 	if (!advisor.ok) {

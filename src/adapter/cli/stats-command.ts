@@ -1,14 +1,15 @@
 /**
  * `advisor-ledger stats [PATH…] [--json]`: what the advisor has cost in recorded sessions — per file,
  * its current branch and the whole session (adapter/stats), and with several files their sum. Without
- * a PATH, Pi's session folder. Prices for the full-context comparison come from pi-ai's registry, by
- * each consultation's recorded model.
+ * a PATH, Pi's session folder. Prices for the full-context comparison come from Pi's model registry —
+ * pi-ai's models and the user's models.json, as `/advisor stats` reads them (pi-registry.ts) — by each
+ * consultation's recorded model.
  */
 
 import { getModels, getProviders, type KnownProvider } from "@mariozechner/pi-ai";
 import { readSession } from "../../events/index.ts";
 import { inventoryMessage } from "../baseline/messages.ts";
-import { priceOf } from "../stats/full-context.ts";
+import { type PriceOf, priceOf } from "../stats/full-context.ts";
 import { type ScopeStats, type SessionStats, sessionStats, sumScopes } from "../stats/session-stats.ts";
 import { scopeLines, statsLines } from "../stats/stats-text.ts";
 import { EXIT, errorPrefix, type StatsArgs } from "./args.ts";
@@ -16,6 +17,7 @@ import { noEntriesReason } from "./diagnostics.ts";
 import { visibleLine } from "./escape.ts";
 import { collectInputs, displayPath, piSessionsDir, readInput } from "./inputs.ts";
 import type { Io } from "./io.ts";
+import { openRegistry } from "./pi-registry.ts";
 import { calledToolNames, sessionTools } from "./replay/tool-set.ts";
 
 const PREFIX = errorPrefix("stats");
@@ -33,15 +35,24 @@ export interface StatsReport {
 	unreadable: { path: string; error: string }[];
 }
 
-/** A recorded model in pi-ai's registry (the one Pi prices usage with). */
+/** A recorded model among pi-ai's built-in models alone (no models.json). */
 export const registryPrice = priceOf((provider, id) =>
 	(getProviders() as string[]).includes(provider)
 		? getModels(provider as KnownProvider).find((m) => m.id === id)
 		: undefined,
 );
 
+/** Prices from Pi's registry of the agent dir `env` names; models.json's warning when it could not be used. */
+export function piPrice(env: NodeJS.ProcessEnv): { price: PriceOf; warning: string | undefined } {
+	const { registry, warning } = openRegistry(env, false);
+	return { price: priceOf((provider, id) => registry.find(provider, id)), warning };
+}
+
 /** One file's stats; a string when it holds nothing to count (the reader's reason). */
-export function statsOfText(text: string): { sessionId: string | null; stats: SessionStats } | string {
+export function statsOfText(
+	text: string,
+	price: PriceOf = registryPrice,
+): { sessionId: string | null; stats: SessionStats } | string {
 	const read = readSession(text);
 	if (read.entries.length === 0) return noEntriesReason(read);
 	const tools = sessionTools(read.header?.cwd ?? process.cwd(), calledToolNames(read.entries));
@@ -49,12 +60,14 @@ export function statsOfText(text: string): { sessionId: string | null; stats: Se
 		entries: read.entries,
 		path: read.path,
 		inventory: inventoryMessage(tools.inventory),
-		price: registryPrice,
+		price,
 	});
 	return { sessionId: read.header?.id ?? null, stats };
 }
 
 export function statsReport(paths: readonly string[], io: Io): { report: StatsReport; exitCode: number } {
+	const { price, warning } = piPrice(io.env);
+	if (warning !== undefined) io.stderr(`${PREFIX}models.json: ${visibleLine(warning)}\n`);
 	const collected = collectInputs(paths);
 	const report: StatsReport = { files: [], total: null, unreadable: [] };
 	for (const u of collected.unreadable) {
@@ -70,7 +83,7 @@ export function statsReport(paths: readonly string[], io: Io): { report: StatsRe
 			io.stderr(`${PREFIX}cannot read ${visibleLine(shown)}: ${visibleLine(read.error)}\n`);
 			continue;
 		}
-		const stats = statsOfText(read.text);
+		const stats = statsOfText(read.text, price);
 		if (typeof stats === "string") {
 			empty++;
 			io.stderr(`${PREFIX}${visibleLine(shown)}: ${stats}\n`);

@@ -167,9 +167,15 @@ export function confirmCostMessage(cost: {
 	);
 }
 
-/** `$0.050 · 3 requests · 61% from cache`: what a consultation really cost (the advice card, the stats). */
-export function costLine(usd: number, requests: number, cacheShare: number | null): string {
+/**
+ * `$0.050 · 3 requests · 61% from cache`: what a consultation really cost (the advice card, the stats).
+ * `belowCacheMinimum`, the model's minimum cacheable prompt, when every request was shorter: no share
+ * of 0 that reads like a miss, but why nothing was cached (docs/configuration.md, "Minimum cacheable lengths").
+ */
+export function costLine(usd: number, requests: number, cacheShare: number | null, belowCacheMinimum?: number): string {
 	const parts = [formatUsd(usd), `${requests} request${requests === 1 ? "" : "s"}`];
-	if (cacheShare !== null) parts.push(`${Math.round(100 * cacheShare)}% from cache`);
+	if (belowCacheMinimum !== undefined)
+		parts.push(`under the ${belowCacheMinimum.toLocaleString("en-US")}-token cache minimum`);
+	else if (cacheShare !== null) parts.push(`${Math.round(100 * cacheShare)}% from cache`);
 	return parts.join(" · ");
 }

@@ -8,8 +8,8 @@ import type { TextContent } from "@mariozechner/pi-ai";
 import type { Theme, ToolRenderResultOptions } from "@mariozechner/pi-coding-agent";
 import { type Component, getKeybindings, Text } from "@mariozechner/pi-tui";
 import type { AdvisorDetails, Severity } from "../../events/index.ts";
-import { parseSeverity } from "../../policy/index.ts";
-import { type ModelRef, recordedModelDisplayName } from "./model-key.ts";
+import { minCachedTokens, parseSeverity } from "../../policy/index.ts";
+import { type ModelRef, parseModelKey, recordedModelDisplayName } from "./model-key.ts";
 import { CARD_NO_SEVERITY, cardMoreLines, costLine } from "./notices.ts";
 
 /** Lines of advice shown under the verdict in the collapsed card. */
@@ -71,17 +71,39 @@ function expandKey(): string | undefined {
 	}
 }
 
+const count = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
+
+type UsageLike = NonNullable<AdvisorDetails["usage"]>;
+
+function promptOf(usage: UsageLike): number {
+	return count(usage.input) + count(usage.cacheRead) + count(usage.cacheWrite);
+}
+
+/**
+ * The model's minimum cacheable prompt when every request of the consultation was billed and shorter
+ * (nothing read or written from the cache): the reason its share is 0. Each request apart, from the
+ * recorded attempts; the sum alone when none were recorded.
+ */
+function belowMinimum(details: Pick<AdvisorDetails, "usage" | "attempts" | "advisorModel">): number | undefined {
+	const usage = details.usage!;
+	const key = details.advisorModel === undefined ? undefined : parseModelKey(details.advisorModel);
+	if (key === undefined || count(usage.cacheRead) + count(usage.cacheWrite) > 0) return undefined;
+	const minTokens = minCachedTokens({ id: key.modelId });
+	const prompts = (details.attempts ?? [{ usage }]).map((a) => (a.usage === undefined ? 0 : promptOf(a.usage)));
+	return prompts.some((p) => p > 0) && prompts.every((p) => p < minTokens) ? minTokens : undefined;
+}
+
 /**
  * What the consultation really cost, every request counted: `$0.050 · 3 requests · 61% from cache`.
  * Undefined when the result records no usage.
  */
-export function billedLine(details: Pick<AdvisorDetails, "usage" | "attempts">): string | undefined {
+export function billedLine(details: Pick<AdvisorDetails, "usage" | "attempts" | "advisorModel">): string | undefined {
 	const usage = details.usage;
 	if (usage === undefined) return undefined;
-	const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
-	const prompt = n(usage.input) + n(usage.cacheRead) + n(usage.cacheWrite);
+	const prompt = promptOf(usage);
 	const requests = details.attempts?.length ?? 1;
-	return costLine(n(usage.cost?.total), requests, prompt > 0 ? n(usage.cacheRead) / prompt : null);
+	const share = prompt > 0 ? count(usage.cacheRead) / prompt : null;
+	return costLine(count(usage.cost?.total), requests, share, belowMinimum(details));
 }
 
 /** Looks a recorded model up in Pi's registry, for its name. */

@@ -2,8 +2,9 @@
  * What the full-context request would have cost at the points where the ledger was consulted: the
  * replay's baseline (adapter/baseline: Pi's own context with the in-flight call stripped, plus a tool
  * inventory with JSON schemas — what rpiv-advisor 2.11 sends) at each consultation whose first request
- * was billed, priced at that consultation's advisor prices and cached against the baseline of the
- * previous such point on the same path, the way the replay prices it. Only first requests' prompts
+ * was billed (one cancelled before then is on neither side), priced at that consultation's advisor
+ * prices and cached against the baseline of the previous such point on the same path, from the
+ * model's minimum up, the way the replay prices it. Only first requests' prompts
  * are compared: the answer, and the investigation rounds that grow from the first request, would come
  * on top of either side.
  */
@@ -11,7 +12,7 @@
 import type { UserMessage } from "@mariozechner/pi-ai";
 import type { EntryRecord } from "../../events/index.ts";
 import { selectBranch } from "../../events/index.ts";
-import { cachingModelFor } from "../../policy/index.ts";
+import { cachingModelFor, minCachedTokens } from "../../policy/index.ts";
 import { promptTokensOf, type SpendRecord } from "../../reducers/index.ts";
 import {
 	type CachingModel as CacheSplitModel,
@@ -25,10 +26,12 @@ import { type BaselineRequest, baselineShares } from "../baseline/cache-share.ts
 import { advanceBaseline, type BaselineCursor, emptyBaseline, pointRequest } from "../baseline/track.ts";
 import { parseModelKey } from "../pi/model-key.ts";
 
-/** A model's prompt prices and how its provider caches ("none": no cache price listed). */
+/** A model's prompt prices and how its provider caches ("none": no cache price listed), from what length up. */
 export interface PointPrice {
 	prices: PromptPrices;
 	caching: CacheSplitModel | "none";
+	/** The model's minimum cacheable prompt (docs/configuration.md, "Minimum cacheable lengths"). */
+	minTokens: number;
 }
 
 /** Looks a recorded `provider:modelId` up; undefined when it has no prices. */
@@ -42,6 +45,7 @@ export function pointPrice(model: Parameters<typeof cachingModelFor>[0]): PointP
 	return {
 		prices: { input: cost.input, cacheRead: cost.cacheRead, cacheWrite: cost.cacheWrite },
 		caching: caching.kind === "breakpoints" ? "breakpoint" : caching.kind,
+		minTokens: minCachedTokens(model),
 	};
 }
 
@@ -95,7 +99,7 @@ function priceBaseline(price: PointPrice, now: BaselineRequest, previous: Baseli
 			? undefined
 			: baselineShares(previous, now)[price.caching === "breakpoint" ? "breakpoint" : "tokenPrefix"];
 	const cached = cachedPrefix(previous?.tokens, share, now.tokens);
-	return priceSplit(splitPrompt(price.caching, now.tokens, cached), price.prices);
+	return priceSplit(splitPrompt(price.caching, now.tokens, cached, price.minTokens), price.prices);
 }
 
 export interface FullContextInput {
@@ -125,6 +129,10 @@ export function fullContextCost(input: FullContextInput): FullContextCost {
 	for (const record of input.records) {
 		const first = record.requests[0];
 		if (record.source !== "consultation" || first === undefined || record.model === undefined) continue;
+		// Cancelled (or failed) before the provider billed its first request: the ledger's side would be
+		// $0 beside a priced full context, so the point is left out on both sides, and a later point's
+		// baseline is not cached from it either (docs/configuration.md, "What the advisor has cost").
+		if (!(promptTokensOf(first) > 0)) continue;
 		const path = input.path ?? selectBranch(input.entries, record.entryId).path;
 		const index = path.findIndex((e) => e.id === record.entryId);
 		if (index === -1) continue;

@@ -19,7 +19,7 @@
 
 import { effortKey, promptTokensOf, type SpendState } from "../../reducers/index.ts";
 import type { CachingModel, ModelPricing, RequestEstimate } from "./estimate-cost.ts";
-import { costOrInfinity, MIN_CACHED_TOKENS } from "./estimate-cost.ts";
+import { costOrInfinity } from "./estimate-cost.ts";
 
 /** What the estimate assumes before the session has a consultation of this model on record. */
 export const PRIOR = Object.freeze({
@@ -111,15 +111,12 @@ function followUps(input: ConsultationEstimateInput): FollowUps {
 	};
 }
 
-/** USD per token of what a follow-up reads back from the previous request, and of what it adds. */
-function followUpPrices(pricing: ModelPricing, caching: CachingModel, previousPrompt: number) {
-	const cached = caching.kind !== "none" && previousPrompt >= Math.max(caching.minTokens, MIN_CACHED_TOKENS);
-	const read = cached ? pricing.cacheRead : pricing.input;
-	const fresh = caching.kind === "breakpoints" && pricing.cacheWrite > 0 ? pricing.cacheWrite : pricing.input;
-	return { read: read / 1e6, fresh: fresh / 1e6 };
-}
-
-/** A follow-up after a request of `previousPrompt` tokens, adding `growth` and answering with `output` tokens. */
+/**
+ * A follow-up after a request of `previousPrompt` tokens, adding `growth` and answering with `output`
+ * tokens, cached as estimateRequest caches (estimate-cost.ts): the previous request is read back where
+ * the provider caches and it reached the model's minimum; on the breakpoint APIs everything not read
+ * is written once the follow-up reaches it; the rest is input.
+ */
 export function followUpUsd(
 	pricing: ModelPricing,
 	caching: CachingModel,
@@ -127,8 +124,12 @@ export function followUpUsd(
 	growth: number,
 	output: number,
 ): number {
-	const p = followUpPrices(pricing, caching, previousPrompt);
-	return previousPrompt * p.read + growth * p.fresh + (output * pricing.output) / 1e6;
+	const whole = previousPrompt + growth;
+	const read = caching.kind !== "none" && previousPrompt >= caching.minTokens ? previousPrompt : 0;
+	const written = caching.kind === "breakpoints" && whole >= caching.minTokens ? whole - read : 0;
+	const writePrice = pricing.cacheWrite > 0 ? pricing.cacheWrite : pricing.input;
+	const uncached = whole - read - written;
+	return (read * pricing.cacheRead + written * writePrice + uncached * pricing.input + output * pricing.output) / 1e6;
 }
 
 export interface ConsultationEstimateInput {

@@ -15,13 +15,14 @@
  *   shared prefix can be read depends on the API's caching model:
  *     token prefix (OpenAI-style): the longest shared prefix we can prove — the whole previous
  *       request (retry, next investigation round), else its stable portion, else the head —
- *       from 1024 tokens up, in 128-token steps;
+ *       from the model's minimum up (policy/budget/cache-minimum.ts), in 128-token steps;
  *     breakpoints (Anthropic-style): only a prefix that ends on a breakpoint the previous
  *       request wrote (system prompt, last tool, the end of the stable portion when the adapter
  *       marks it, the last user message = the whole previous request), and only when one of this
  *       request's own breakpoints sits at most 20 blocks after it (the provider's lookback) —
  *       the adapter's bridge to the previous stable end is one of them (policy/budget/breakpoint-placement.ts);
- *       every uncached prompt token is written to the cache (pi-ai marks the last user message);
+ *       every uncached prompt token is written to the cache (pi-ai marks the last user message) once
+ *       the prompt reaches the model's minimum, and nothing is read below it;
  *     none: no reads, no writes.
  *   A read is priced in real tokens: the chars/4 size of the shared prefix × actual/estimate of
  *   the previous request.
@@ -36,6 +37,7 @@ import { OUTPUT_SAMPLES, type RequestFingerprint } from "../../reducers/index.ts
 import type { LedgerRequest } from "../../render/index.ts";
 import { tokensForChars, unitAt, unitCount } from "../../render/index.ts";
 import { extensionMarks, LOOKBACK_BLOCKS, withinReach } from "./breakpoint-placement.ts";
+import { minCachedTokens } from "./cache-minimum.ts";
 
 /** USD per million tokens: pi-ai's `Model.cost`. */
 export interface ModelPricing {
@@ -48,14 +50,14 @@ export interface ModelPricing {
 export type CachingModel =
 	| {
 			kind: "token-prefix";
-			/** Prompts shorter than this are never cached. */
+			/** Prompts shorter than this are never cached: the model's minimum (cache-minimum.ts). */
 			minTokens: number;
 			/** Cached tokens come in steps of this size. */
 			granularity: number;
 	  }
 	| {
 			kind: "breakpoints";
-			/** A prefix shorter than this is never written. */
+			/** A prefix shorter than this is never written, so never read: the model's minimum (cache-minimum.ts). */
 			minTokens: number;
 			/** How many blocks before one of its own breakpoints a request looks for an earlier cache entry. */
 			lookbackBlocks: number;
@@ -128,8 +130,6 @@ export interface EstimateInput {
 export const PROMPT_HEADROOM = 1.2;
 /** Anthropic's cache lookback, in content blocks. */
 export const BREAKPOINT_LOOKBACK_BLOCKS = LOOKBACK_BLOCKS;
-/** Below this many prompt tokens, neither OpenAI nor Anthropic caches (Anthropic's floor for its large models). */
-export const MIN_CACHED_TOKENS = 1024;
 /** OpenAI reports cached tokens in steps of 128. */
 export const OPENAI_CACHE_STEP = 128;
 
@@ -171,21 +171,16 @@ export function anthropicStyleMarks(model: MarkedModel): boolean {
  * (`anthropicStyleMarks`), and there the adapter adds its own: the stable end and the bridge
  * (src/adapter/consult/payload-cache-marks.ts). Token prefix for the OpenAI, Google and Mistral APIs;
  * none for anything else, and for a model whose registry entry has no cache-read price (we do not
- * assume a discount nobody listed).
+ * assume a discount nobody listed). Either caches only from the model's minimum up (cache-minimum.ts).
  */
 export function cachingModelFor(model: MarkedModel & { cost: ModelPricing }): CachingModel {
 	if (!(model.cost.cacheRead > 0)) return { kind: "none" };
+	const minTokens = minCachedTokens(model);
 	if (anthropicStyleMarks(model)) {
-		return {
-			kind: "breakpoints",
-			minTokens: MIN_CACHED_TOKENS,
-			lookbackBlocks: BREAKPOINT_LOOKBACK_BLOCKS,
-			stableBreakpoint: true,
-		};
+		return { kind: "breakpoints", minTokens, lookbackBlocks: BREAKPOINT_LOOKBACK_BLOCKS, stableBreakpoint: true };
 	}
-	if (OPENAI_APIS.has(model.api))
-		return { kind: "token-prefix", minTokens: MIN_CACHED_TOKENS, granularity: OPENAI_CACHE_STEP };
-	if (OTHER_PREFIX_APIS.has(model.api)) return { kind: "token-prefix", minTokens: MIN_CACHED_TOKENS, granularity: 1 };
+	if (OPENAI_APIS.has(model.api)) return { kind: "token-prefix", minTokens, granularity: OPENAI_CACHE_STEP };
+	if (OTHER_PREFIX_APIS.has(model.api)) return { kind: "token-prefix", minTokens, granularity: 1 };
 	return { kind: "none" };
 }
 

@@ -217,6 +217,8 @@ export type WarmingSkipReason =
 	| "no-cache-pricing"
 	| "unknown-ttl"
 	| "below-min-prompt"
+	/** What the refresh would keep warm is shorter than the model's minimum cacheable prompt: nothing is cached to keep. */
+	| "below-min-cacheable"
 	/** The refresh would fall after `maxDurationSec` since the consultation, or the cache has already lapsed. */
 	| "expired"
 	| "no-savings"
@@ -250,8 +252,8 @@ export type WarmingDecision =
 
 /**
  * Whether, and when, to refresh. Reasons in the order they are checked: disabled, caching-off,
- * no-cache-pricing, unknown-ttl, below-min-prompt, expired, no-savings, below-min-savings,
- * over-budget.
+ * no-cache-pricing, unknown-ttl, below-min-prompt, expired, below-min-cacheable, no-savings,
+ * below-min-savings, over-budget.
  */
 export function warmingDecision(input: WarmingInput): WarmingDecision {
 	const { config, model } = input;
@@ -276,6 +278,8 @@ export function warmingDecision(input: WarmingInput): WarmingDecision {
 		sent === input.first || !(input.first.tokens > 0)
 			? prompt
 			: Math.round((prompt * sent.tokens) / input.first.tokens);
+	// Under the model's minimum the provider cached nothing: a refresh would buy nothing back (cache-minimum.ts).
+	if (kept < caching.minTokens) return { warm: false, reason: "below-min-cacheable" };
 	const refresh = estimateRefresh({ first: sent, promptTokens: kept, pricing: model.cost, caching });
 	const refreshCostUsd = costOrInfinity(refresh.costUsd);
 	const coldCostUsd = costOrInfinity(refresh.coldCostUsd);

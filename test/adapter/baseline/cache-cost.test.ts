@@ -10,7 +10,6 @@ import {
 	cachedPrefix,
 	EMPTY_SPLIT,
 	effectiveTokens,
-	MIN_CACHED_TOKENS,
 	priceSplit,
 	priceUncached,
 	splitPrompt,
@@ -25,11 +24,14 @@ import { emptyCounts } from "../../../src/render/index.ts";
 
 /** Claude Sonnet 4.5 in pi-ai 0.73.1: $3 input, $0.30 cache read, $3.75 cache write per million tokens. */
 const SONNET = { input: 3, cacheRead: 0.3, cacheWrite: 3.75 };
+/** Sonnet 4.5's minimum cacheable prompt, and Opus 4.5's (docs/configuration.md, "Minimum cacheable lengths"). */
+const SONNET_MIN = 1024;
+const OPUS_45_MIN = 4096;
 
 describe("one request", () => {
 	it("10,000 prompt tokens, 8,000 of them a cached prefix, at Sonnet 4.5 prices", () => {
-		const prefix = splitPrompt("token-prefix", 10_000, 8_000);
-		const breakpoint = splitPrompt("breakpoint", 10_000, 8_000);
+		const prefix = splitPrompt("token-prefix", 10_000, 8_000, SONNET_MIN);
+		const breakpoint = splitPrompt("breakpoint", 10_000, 8_000, SONNET_MIN);
 		expect(prefix).toEqual({ prompt: 10_000, read: 8_000, write: 0, uncached: 2_000 });
 		expect(breakpoint).toEqual({ prompt: 10_000, read: 8_000, write: 2_000, uncached: 0 });
 		// 2,000 × $3 + 8,000 × $0.30 = $6,000 + $2,400 per million = $0.0084
@@ -42,11 +44,53 @@ describe("one request", () => {
 		expect(effectiveTokens(prefix)).toBe(2_800);
 	});
 
-	it("below the provider minimum nothing is read or written", () => {
-		expect(MIN_CACHED_TOKENS).toBe(1024);
-		expect(splitPrompt("breakpoint", 900, 900)).toEqual({ prompt: 900, read: 0, write: 0, uncached: 900 });
-		expect(splitPrompt("token-prefix", 5_000, 1_000)).toEqual({ prompt: 5_000, read: 0, write: 0, uncached: 5_000 });
-		expect(splitPrompt("breakpoint", 5_000, 1_000)).toEqual({ prompt: 5_000, read: 0, write: 5_000, uncached: 0 });
+	it("below the model's minimum nothing is read or written", () => {
+		expect(splitPrompt("breakpoint", 900, 900, SONNET_MIN)).toEqual({
+			prompt: 900,
+			read: 0,
+			write: 0,
+			uncached: 900,
+		});
+		expect(splitPrompt("token-prefix", 5_000, 1_000, SONNET_MIN)).toEqual({
+			prompt: 5_000,
+			read: 0,
+			write: 0,
+			uncached: 5_000,
+		});
+		expect(splitPrompt("breakpoint", 5_000, 1_000, SONNET_MIN)).toEqual({
+			prompt: 5_000,
+			read: 0,
+			write: 5_000,
+			uncached: 0,
+		});
+	});
+
+	it("a 3,000-token prefix caches at a 1,024 minimum and not at 4,096", () => {
+		expect(splitPrompt("breakpoint", 3_500, 3_000, SONNET_MIN)).toEqual({
+			prompt: 3_500,
+			read: 3_000,
+			write: 500,
+			uncached: 0,
+		});
+		expect(splitPrompt("breakpoint", 3_500, 3_000, OPUS_45_MIN)).toEqual({
+			prompt: 3_500,
+			read: 0,
+			write: 0,
+			uncached: 3_500,
+		});
+		expect(splitPrompt("token-prefix", 3_500, 3_000, OPUS_45_MIN)).toEqual({
+			prompt: 3_500,
+			read: 0,
+			write: 0,
+			uncached: 3_500,
+		});
+		// A longer prompt is written, but a 3,000-token prefix still is not read.
+		expect(splitPrompt("breakpoint", 5_000, 3_000, OPUS_45_MIN)).toEqual({
+			prompt: 5_000,
+			read: 0,
+			write: 5_000,
+			uncached: 0,
+		});
 	});
 
 	it("the cached prefix is the previous request times the share it repeats, never more than this one", () => {
@@ -67,8 +111,12 @@ describe("one request", () => {
 				fc.constantFrom("token-prefix" as const, "breakpoint" as const),
 				fc.integer({ min: 0, max: 500_000 }),
 				fc.integer({ min: 0, max: 500_000 }),
-				(model, prompt, cached) => {
-					const s = splitPrompt(model, prompt, cached);
+				fc.constantFrom(1024, 2048, 4096),
+				(model, prompt, cached, minTokens) => {
+					const s = splitPrompt(model, prompt, cached, minTokens);
+					// Nothing under the minimum is read, nor written.
+					if (cached < minTokens) expect(s.read).toBe(0);
+					if (prompt < minTokens) expect(s.uncached).toBe(prompt);
 					expect(s.read + s.write + s.uncached).toBe(prompt);
 					expect(s.read).toBeLessThanOrEqual(Math.min(prompt, cached));
 					expect(effectiveTokens(s)).toBeLessThanOrEqual(prompt);
@@ -124,7 +172,7 @@ describe("a session of three consultations, priced by hand", () => {
 		point(6_000, 30_000, 14_000, [0.9, 0.8, 0.3], [1, 1, 1], [0.9, 0.9, 0.9]),
 		point(8_000, 12_000, 9_000, [0.5, 0.5, 0.5], [0.1, 0, 0], [0.2, 0, 0]),
 	];
-	const cache = cacheOf(points);
+	const cache = cacheOf(points, SONNET_MIN);
 
 	it("splits each side's prompts in both caching models", () => {
 		// ledger, prefix: reads 0 + 4,500 + 3,000; uncached 5,000 + 1,500 + 5,000
@@ -164,6 +212,7 @@ describe("a session of three consultations, priced by hand", () => {
 			key: "anthropic/claude-sonnet-4-5",
 			name: "Claude Sonnet 4.5",
 			prices: SONNET,
+			minTokens: SONNET_MIN,
 		});
 		// no cache: 62,000 × $3 = $0.186; 19,000 × $3 = $0.057; 0.057 / 0.186 = 0.30645…
 		// masked: 33,000 × $3 = $0.099; 0.099 / 0.186 = 0.53225…
@@ -203,8 +252,19 @@ describe("a session of three consultations, priced by hand", () => {
 		expect(price.model).toBe("anthropic/claude-sonnet-4-5");
 	});
 
+	it("at a 4,096 minimum a prefix under it is not read, nor a prompt under it written", () => {
+		const opus = cacheOf(points, OPUS_45_MIN);
+		// ledger, prefix: reads 0 + 4,500 + 0 (3,000 < 4,096); uncached 5,000 + 1,500 + 8,000
+		expect(opus.ledger.tokenPrefix).toEqual({ prompt: 19_000, read: 4_500, write: 0, uncached: 14_500 });
+		// ledger, breakpoints: reads 0 + 0 (4,000 < 4,096) + 0; writes 5,000 + 6,000 + 8,000
+		expect(opus.ledger.breakpoint).toEqual({ prompt: 19_000, read: 0, write: 19_000, uncached: 0 });
+		// baseline, prefix: reads 0 + 20,000 + 0 (3,000 < 4,096); uncached 20,000 + 10,000 + 12,000
+		expect(opus.baseline.tokenPrefix).toEqual({ prompt: 62_000, read: 20_000, write: 0, uncached: 42_000 });
+		expect(opus.baseline.breakpoint).toEqual(cache.baseline.breakpoint);
+	});
+
 	it("sessions are cached independently: totals are sums", () => {
-		const two = addCacheTotals([cache, cacheOf(points.slice(0, 1))]);
+		const two = addCacheTotals([cache, cacheOf(points.slice(0, 1), SONNET_MIN)]);
 		expect(two.ledger.tokenPrefix).toEqual({ prompt: 24_000, read: 7_500, write: 0, uncached: 16_500 });
 		expect(two.baseline.breakpoint).toEqual({ prompt: 82_000, read: 20_000, write: 62_000, uncached: 0 });
 	});
@@ -336,7 +396,14 @@ describe("the price model", () => {
 			key: "anthropic/claude-sonnet-4-5",
 			name: "Claude Sonnet 4.5 (latest)",
 			prices: SONNET,
+			minTokens: SONNET_MIN,
 		});
+	});
+
+	it("carries the model's minimum cacheable prompt", () => {
+		expect(resolvePriceModel("anthropic/claude-opus-4-5")?.minTokens).toBe(OPUS_45_MIN);
+		expect(resolvePriceModel("anthropic/claude-3-5-haiku-latest")?.minTokens).toBe(2048);
+		expect(resolvePriceModel("openai/gpt-4o-mini")?.minTokens).toBe(1024);
 	});
 
 	it("finds other providers' models, ids with slashes included, and nothing it does not know", () => {

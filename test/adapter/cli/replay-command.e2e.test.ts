@@ -157,7 +157,7 @@ describe("the text report on the bundled samples", () => {
 
 	it("prices the first requests in dollars, baseline vs ledger, with reads and writes in both caching models", () => {
 		expect(stdout).toContain(
-			"\nPrompt cost of the 105 first requests (one per consultation) at anthropic/claude-sonnet-4-5 prices\n  (Claude Sonnet 4.5 (latest); per million tokens: input $3.00, cache read $0.30, cache write $3.75)\n",
+			"\nPrompt cost of the 105 first requests (one per consultation) at anthropic/claude-sonnet-4-5 prices\n  (Claude Sonnet 4.5 (latest); per million tokens: input $3.00, cache read $0.30, cache write $3.75;\n  nothing cached under 1,024 prompt tokens)\n",
 		);
 		const dollarRows = (text: string) =>
 			text.split("\n").filter((l) => /\$\d+\.\d+/.test(l) && /(baseline|ledger)\s/.test(l));
@@ -218,7 +218,8 @@ describe("the text report on the bundled samples", () => {
 		expect(report.price!.tokenPrefix.ratio).toBeLessThan(0.5);
 		expect(report.cache.ledger.tokenPrefix.prompt).toBe(report.tokens.ledger.total);
 		expect(report.cache.baseline.breakpoint.prompt).toBe(report.tokens.baseline.total);
-		expect(report.cacheRule).toEqual({ lookbackBlocks: 20, maxBreakpoints: 4 });
+		// Claude Sonnet 4.5, the default price model, caches from 1,024 prompt tokens up.
+		expect(report.cacheRule).toEqual({ lookbackBlocks: 20, maxBreakpoints: 4, minTokens: 1024 });
 		// With the lookback and the bridges, the ledger's effective cost is within 10% of the token-prefix model's.
 		const { ledger } = report.cache;
 		expect(Math.abs(ledger.effectiveBreakpoint / ledger.effective - 1)).toBeLessThan(0.1);
@@ -267,7 +268,7 @@ describe("--price", () => {
 		expect(r.code).toBe(0);
 		// The title is wrapped to 100 columns: read it as one line.
 		expect(r.stdout.replace(/\n +/g, " ")).toContain(
-			"at openai/gpt-4o-mini prices (GPT-4o mini; per million tokens: input $0.15, cache read $0.08, cache write not listed (priced as input))",
+			"at openai/gpt-4o-mini prices (GPT-4o mini; per million tokens: input $0.15, cache read $0.08, cache write not listed (priced as input); nothing cached under 1,024 prompt tokens)",
 		);
 	});
 

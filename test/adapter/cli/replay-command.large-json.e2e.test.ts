@@ -10,7 +10,7 @@ import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateTree } from "../../../bench/generate.ts";
-import type { ReplayReport } from "../../../src/adapter/cli/report/replay-report.ts";
+import { REPORT_VERSION, type ReplayReport } from "../../../src/adapter/cli/report/replay-report.ts";
 import { type Built, buildCli, repoRoot } from "../../support/cli-build.ts";
 import { testTempDir } from "../../support/temp.ts";
 
@@ -75,6 +75,6 @@ describe("replay --all-leaves --json of a 2,000-leaf tree", () => {
 		const rows = text.split("\n").filter((line) => line.startsWith('        {"atEntryId":'));
 		expect(rows).toHaveLength(report.points);
 		expect(rows.map((line) => JSON.parse(line.replace(/,$/, "")))).toEqual(points);
-		expect(text.startsWith('{\n  "version": 3,\n  "sessions": [\n    {\n      "file": ')).toBe(true);
+		expect(text.startsWith(`{\n  "version": ${REPORT_VERSION},\n  "sessions": [\n    {\n      "file": `)).toBe(true);
 	}, 180_000);
 });

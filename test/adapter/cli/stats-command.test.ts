@@ -12,7 +12,8 @@ import { statsLines } from "../../../src/adapter/stats/stats-text.ts";
 import { sampleText } from "../../support/cli-build.ts";
 import { testTempDir } from "../../support/temp.ts";
 
-function io(cwd: string, env: NodeJS.ProcessEnv = {}) {
+/** An agent dir of its own (no models.json unless a test writes one): never the machine's ~/.pi. */
+function io(cwd: string, env: NodeJS.ProcessEnv = { PI_CODING_AGENT_DIR: path.join(cwd, "no-agent") }) {
 	const out: string[] = [];
 	const err: string[] = [];
 	const value: Io = {
@@ -74,6 +75,45 @@ describe("advisor-ledger stats", () => {
 		const run = io(dir, { PI_CODING_AGENT_DIR: agent });
 		expect(await runCli(["stats"], run.io)).toBe(0);
 		expect(run.out()).toMatch(/^agent\/sessions\/s\.jsonl \(session /);
+	});
+
+	it("prices models from the user's models.json, as /advisor stats does; a broken one is said and the built-in models still price", async () => {
+		const { dir, tools } = files();
+		const agent = path.join(dir, "agent");
+		mkdirSync(agent);
+		const json = async (env: NodeJS.ProcessEnv) => {
+			const run = io(dir, env);
+			expect(await runCli(["stats", tools, "--json"], run.io)).toBe(0);
+			return { report: JSON.parse(run.out()) as StatsReport, err: run.err() };
+		};
+		// tools.jsonl's consultations were answered by faux/faux-advisor, which pi-ai's registry does not list.
+		const builtIn = await json({ PI_CODING_AGENT_DIR: agent });
+		const points = builtIn.report.files[0]!.stats.branch.fullContext.points;
+		expect(points).toBeGreaterThan(0);
+		expect(builtIn.report.files[0]!.stats.branch.fullContext).toMatchObject({ priced: 0, baselineUsd: 0 });
+		writeFileSync(
+			path.join(agent, "models.json"),
+			JSON.stringify({
+				providers: {
+					faux: {
+						baseUrl: "http://127.0.0.1:9",
+						apiKey: "unused",
+						api: "openai-completions",
+						models: [{ id: "faux-advisor", cost: { input: 2, output: 8, cacheRead: 0, cacheWrite: 0 } }],
+					},
+				},
+			}),
+		);
+		const custom = await json({ PI_CODING_AGENT_DIR: agent });
+		expect(custom.err).toBe("");
+		const full = custom.report.files[0]!.stats.branch.fullContext;
+		// No cache price listed: the full context is priced uncached, $2 per million prompt tokens.
+		expect(full).toMatchObject({ points, priced: points });
+		expect(full.baselineUsd).toBeCloseTo((full.baselineTokens * 2) / 1e6, 12);
+		writeFileSync(path.join(agent, "models.json"), "{ not json");
+		const broken = await json({ PI_CODING_AGENT_DIR: agent });
+		expect(broken.err).toMatch(/^advisor-ledger stats: models\.json: Failed to parse models\.json: .*\n$/);
+		expect(broken.report.files[0]!.stats.branch.fullContext).toMatchObject({ priced: 0 });
 	});
 
 	it("errors: one line per input in the reader's words; exit 3 when one could not be read, 2 when nothing was counted", async () => {

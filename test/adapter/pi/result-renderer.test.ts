@@ -92,13 +92,51 @@ describe("the collapsed card", () => {
 			"<dim> · $0.050 · 3 requests · 61% from cache</dim>",
 		);
 		// One request, nothing from the cache; no usage recorded: nothing said.
-		const one = advice("Severity: nit\nok", { usage: usage(1_000, 0, 0.003) });
+		const one = advice("Severity: nit\nok", { usage: usage(2_000, 0, 0.003) });
 		expect(advisorCardText(one, collapsed, plain).split("\n")[0]).toBe(
 			"Severity: nit · anthropic/claude-opus-4-1, high · $0.003 · 1 request · 0% from cache",
 		);
 		expect(advisorCardText(advice("Severity: nit\nok"), collapsed, plain).split("\n")[0]).toBe(
 			"Severity: nit · anthropic/claude-opus-4-1, high",
 		);
+	});
+
+	it("every request under the model's minimum cacheable prompt: says so instead of a share of 0", () => {
+		const usage = (input: number, cacheRead: number, cacheWrite: number) => ({
+			input,
+			output: 100,
+			cacheRead,
+			cacheWrite,
+			totalTokens: 0,
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.02 },
+		});
+		const line = (model: string, total: ReturnType<typeof usage>, attempts?: ReturnType<typeof usage>[]) =>
+			advisorCardText(
+				advice("Severity: nit\nok", {
+					advisorModel: model,
+					usage: total,
+					...(attempts === undefined ? {} : { attempts: attempts.map((u) => ({ usage: u, stopReason: "stop" })) }),
+				}),
+				collapsed,
+				plain,
+			).split("\n")[0];
+		// Two requests of 3,000 and 3,500 tokens: Opus 4.5 caches from 4,096 up, Opus 4.1 from 1,024.
+		const two = [usage(3_000, 0, 0), usage(3_500, 0, 0)];
+		expect(line("anthropic:claude-opus-4-5", usage(6_500, 0, 0), two)).toBe(
+			"Severity: nit · anthropic/claude-opus-4-5, high · $0.020 · 2 requests · under the 4,096-token cache minimum",
+		);
+		expect(line("anthropic:claude-opus-4-1", usage(6_500, 0, 0), two)).toBe(
+			"Severity: nit · anthropic/claude-opus-4-1, high · $0.020 · 2 requests · 0% from cache",
+		);
+		// Without attempts the one recorded usage is the request.
+		expect(line("anthropic:claude-opus-4-5", usage(3_000, 0, 0))).toBe(
+			"Severity: nit · anthropic/claude-opus-4-5, high · $0.020 · 1 request · under the 4,096-token cache minimum",
+		);
+		// One request over the minimum, or anything read or written: the share.
+		expect(line("anthropic:claude-opus-4-5", usage(8_000, 0, 0), [usage(3_000, 0, 0), usage(5_000, 0, 0)])).toMatch(
+			/· 0% from cache$/,
+		);
+		expect(line("anthropic:claude-opus-4-5", usage(1_000, 2_000, 0))).toMatch(/· 67% from cache$/);
 	});
 
 	it("expanded, it shows all of it", () => {

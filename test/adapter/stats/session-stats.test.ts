@@ -317,6 +317,36 @@ describe("the full-context figure is the replay's baseline at the same consultat
 		expect(full.baselineUsd).toBeLessThan((full.baselineTokens * 3.75) / 1e6);
 	});
 
+	it("a consultation cancelled before its first request was billed is on neither side", () => {
+		const billed: Step[] = [
+			{ kind: "work", chars: 2_000 },
+			{ kind: "consult", outcome: "ok", attempts: [[5_000, 100, 0, 5_000]] },
+			{ kind: "work", chars: 8_000 },
+		];
+		const cancelled: Step = { kind: "consult", outcome: "failed", attempts: [[0, 0, 0, 0]] };
+		const last: Step = { kind: "consult", outcome: "ok", attempts: [[400, 80, 5_000, 900]] };
+		const stats = (steps: Step[]) => {
+			const s = statsOfText(build(steps).jsonl);
+			if (typeof s === "string") throw new Error(s);
+			return s.stats.branch;
+		};
+		const without = stats([...billed, last]);
+		const withCancelled = stats([...billed, cancelled, last]);
+		// Counted as a failed consultation with one request, billed nothing…
+		expect(withCancelled.consultations).toMatchObject({ total: 3, failed: 1 });
+		expect(withCancelled.requests).toBe(without.requests + 1);
+		// …and left out of the comparison: no $0.000 beside a priced full context, and the last point's full
+		// context is cached from the billed point before it, as if the cancelled one had not been there.
+		expect(withCancelled.fullContext.points).toBe(2);
+		expect(withCancelled.fullContext.priced).toBe(2);
+		expect(withCancelled.fullContext.ledgerUsd).toBeCloseTo(without.fullContext.ledgerUsd, 12);
+		expect(withCancelled.fullContext.ledgerTokens).toBe(without.fullContext.ledgerTokens);
+		// The cancelled call's own toolCall and result add a few tokens to the last point's context.
+		expect(withCancelled.fullContext.baselineTokens).toBeGreaterThan(without.fullContext.baselineTokens);
+		expect(withCancelled.fullContext.baselineTokens).toBeLessThan(without.fullContext.baselineTokens + 100);
+		expect(withCancelled.fullContext.baselineUsd).toBeLessThan(without.fullContext.baselineUsd * 1.02);
+	});
+
 	it("a model the registry has no prices for is counted and left out of the sums", () => {
 		const { jsonl } = build([{ kind: "consult", outcome: "ok", attempts: [[100, 10, 0, 0]] }]);
 		const read = readSession(jsonl);

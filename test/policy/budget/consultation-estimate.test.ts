@@ -136,8 +136,22 @@ describe("the estimate", () => {
 		const r1 = (10_000 * 0.3 + 2_000 * 3.75 + 150 * 15) / 1e6;
 		const r2 = (12_000 * 0.3 + 2_000 * 3.75 + 150 * 15) / 1e6;
 		expect(e.expectedUsd).toBeCloseTo((10_000 * 3.75) / 1e6 + r1 + r2, 12);
-		// Below the cache's minimum nothing is read: it is priced as input.
-		expect(followUpUsd(PRICES, BREAKPOINTS, 800, 100, 0)).toBeCloseTo((800 * 3 + 100 * 3.75) / 1e6, 12);
+		// Below the cache's minimum nothing is read or written: it is priced as input.
+		expect(followUpUsd(PRICES, BREAKPOINTS, 800, 100, 0)).toBeCloseTo((900 * 3) / 1e6, 12);
+		// The previous request was too short to cache, the follow-up is not: all of it is written.
+		expect(followUpUsd(PRICES, BREAKPOINTS, 1_000, 100, 0)).toBeCloseTo((1_100 * 3.75) / 1e6, 12);
+	});
+
+	it("the model's own minimum: a 3,000-token request is read back at a 1,024 minimum and priced as input at 4,096", () => {
+		const opusLike: CachingModel = { ...BREAKPOINTS, minTokens: 4096 };
+		expect(followUpUsd(PRICES, BREAKPOINTS, 3_000, 500, 0)).toBeCloseTo((3_000 * 0.3 + 500 * 3.75) / 1e6, 12);
+		expect(followUpUsd(PRICES, opusLike, 3_000, 500, 0)).toBeCloseTo((3_500 * 3) / 1e6, 12);
+		expect(followUpUsd(PRICES, opusLike, 3_000, 1_500, 0)).toBeCloseTo((4_500 * 3.75) / 1e6, 12);
+		expect(followUpUsd(PRICES, opusLike, 5_000, 500, 0)).toBeCloseTo((5_000 * 0.3 + 500 * 3.75) / 1e6, 12);
+		// Token prefix writes nothing at a premium: under the minimum all input, above it the rest input.
+		const prefix: CachingModel = { kind: "token-prefix", minTokens: 4096, granularity: 1 };
+		expect(followUpUsd(PRICES, prefix, 3_000, 500, 0)).toBeCloseTo((3_500 * 3) / 1e6, 12);
+		expect(followUpUsd(PRICES, prefix, 5_000, 500, 0)).toBeCloseTo((5_000 * 0.3 + 500 * 3) / 1e6, 12);
 	});
 
 	it("at most: the first request and every round with a full answer and a result at its cap, and one retry of the largest", () => {

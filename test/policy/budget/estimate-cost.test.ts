@@ -1,6 +1,6 @@
 /** The cost estimate of one request: one describe per rule. */
 
-import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
+import { type Api, type AssistantMessage, getModel, type Model, type ToolResultMessage } from "@mariozechner/pi-ai";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
 	type CachingModel,
@@ -199,6 +199,59 @@ describe("caching models", () => {
 		});
 		const e = estimateRequest(input({ request: small, previous: fingerprint({ stableHash: "nope" }) }));
 		expect(e.cacheReadTokens).toBe(0);
+	});
+	it("a 3,000-token prefix is read on Sonnet 4.5 (minimum 1,024) and not on Opus 4.5 (4,096): that request is uncached", () => {
+		// Unit i ends at 250·(i + 1) tokens: the previous request's stable portion (12 units) is 3,000 tokens, and it
+		// billed 3,250 (its estimate): this 3,500-token request repeats the stable portion, not the whole request.
+		const request = syntheticRequest({
+			units: 14,
+			tokens: 3_500,
+			stableUnits: 13,
+			stableTokens: 3_250,
+			chars: (i) => 1000 * (i + 1),
+		});
+		const at = (model: Model<Api>) => {
+			const key = `${model.provider}:${model.id}`;
+			const previous = fingerprint({
+				model: key,
+				stableHash: "h11",
+				stableUnits: 12,
+				stableTokens: 3_000,
+				hash: "elsewhere",
+				unitCount: 13,
+				estimatedTokens: 3_250,
+				promptTokens: 3_250,
+			});
+			const caching = cachingModelFor(model);
+			return estimateRequest(
+				input({ request, model: key, pricing: model.cost, caching, previous, outputSamples: [] }),
+			);
+		};
+		const sonnet = getModel("anthropic", "claude-sonnet-4-5");
+		const opus = getModel("anthropic", "claude-opus-4-5");
+		expect(cachingModelFor(sonnet)).toMatchObject({ kind: "breakpoints", minTokens: 1024 });
+		expect(cachingModelFor(opus)).toMatchObject({ kind: "breakpoints", minTokens: 4096 });
+		expect(opus.cost).toMatchObject({ input: 5, cacheRead: 0.5, cacheWrite: 6.25 });
+		// Sonnet: 3,000 read at $0.30, the other 500 written at $3.75 → $0.002775.
+		const s = at(sonnet);
+		expect(s).toMatchObject({
+			promptTokens: 3_500,
+			cacheReadTokens: 3_000,
+			cacheWriteTokens: 500,
+			cacheMatch: "stable",
+		});
+		expect(s.costUsd).toBeCloseTo(0.002775, 12);
+		// Opus 4.5: nothing read (3,000 < 4,096), nothing written (3,500 < 4,096): 3,500 at $5 → $0.0175, its cold cost.
+		const o = at(opus);
+		expect(o).toMatchObject({
+			promptTokens: 3_500,
+			cacheReadTokens: 0,
+			cacheWriteTokens: 0,
+			cacheMatch: "none",
+			cold: true,
+		});
+		expect(o.costUsd).toBeCloseTo(0.0175, 12);
+		expect(o.coldCostUsd).toBeCloseTo(0.0175, 12);
 	});
 	it("breakpoints: a prompt under the minimum writes nothing; none: no reads, no writes, input price", () => {
 		const tiny = syntheticRequest({ units: 4, tokens: 500, stableUnits: 2, stableTokens: 300 });

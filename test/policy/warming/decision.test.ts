@@ -217,6 +217,24 @@ describe("skip reasons", () => {
 		expect(warmingDecision(input(over))).toMatchObject({ warm: false, reason });
 	});
 
+	it("what the refresh keeps warm under the model's minimum cacheable prompt: nothing to keep (Opus 4.5: 4,096), but Sonnet 4.5 (1,024) warms", () => {
+		// 3,000 billed prompt tokens; the refresh sends the stable portion: 3,000 × 45,000 / 50,000 = 2,700 tokens.
+		const config = { ...DEFAULTS, minPromptTokens: 0, continueProbability: 1, minSavingsUsd: 0 };
+		expect(warmingDecision(input({ config, promptTokens: 3_000 }))).toEqual({
+			warm: false,
+			reason: "below-min-cacheable",
+		});
+		// Sonnet: gross 2,700 × 2.7 / 1e6 = $0.00729; refresh 2,700 × 0.3 / 1e6 + 16 × 15 / 1e6 = $0.00105.
+		const sonnet = warmingDecision(input({ config, promptTokens: 3_000, model: SONNET_45 }));
+		expect(sonnet).toMatchObject({ warm: true, promptTokens: 2_700 });
+		if (sonnet.warm) expect(sonnet.expectedSavingsUsd).toBeCloseTo(0.00624, 12);
+		// Opus again, above its minimum: 5,000 billed keep 4,500 warm.
+		expect(warmingDecision(input({ config, promptTokens: 5_000 }))).toMatchObject({
+			warm: true,
+			promptTokens: 4_500,
+		});
+	});
+
 	it("a NaN price is never free", () => {
 		const model = { ...OPUS_45, cost: { ...OPUS_45.cost, output: Number.NaN } };
 		expect(warmingDecision(input({ model }))).toMatchObject({ warm: false, reason: "no-savings" });

@@ -1,18 +1,15 @@
 /**
  * The models an eval calls and their credentials, found where Pi finds them — the same as the
  * extension (docs/eval.md): Pi's model registry (pi-ai's built-in models plus `models.json` in the
- * agent dir, `$PI_CODING_AGENT_DIR` else `~/.pi/agent`) and its auth storage (`auth.json` there),
- * then the provider's environment variable. Nothing is written: without an auth.json the storage
- * is an empty one in memory, not a new file.
+ * agent dir, `$PI_CODING_AGENT_DIR` else `~/.pi/agent`; ../pi-registry.ts opens it) and its auth
+ * storage (`auth.json` there), then the provider's environment variable.
  */
 
-import { existsSync } from "node:fs";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { Api, Model } from "@mariozechner/pi-ai";
 import * as piAi from "@mariozechner/pi-ai";
-import { AuthStorage, ModelRegistry } from "@mariozechner/pi-coding-agent";
 import { formatModelKey, parseModelKey } from "../../pi/model-key.ts";
+import type { Registry } from "../pi-registry.ts";
 
 export interface ResolvedModel {
 	/** `provider/modelId`, as the user wrote it canonically. */
@@ -22,27 +19,6 @@ export interface ResolvedModel {
 }
 
 export type ModelLookup = { ok: true; model: ResolvedModel } | { ok: false; error: string };
-
-/** `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
-export function agentDir(env: NodeJS.ProcessEnv): string {
-	const dir = env.PI_CODING_AGENT_DIR;
-	return dir !== undefined && dir !== "" ? resolve(dir) : join(homedir(), ".pi", "agent");
-}
-
-export interface Registry {
-	registry: ModelRegistry;
-	/** models.json could not be used (Pi's own message); built-in models still resolve. */
-	warning: string | undefined;
-	dir: string;
-}
-
-export function openRegistry(env: NodeJS.ProcessEnv): Registry {
-	const dir = agentDir(env);
-	const authPath = join(dir, "auth.json");
-	const storage = existsSync(authPath) ? AuthStorage.create(authPath) : AuthStorage.inMemory();
-	const registry = ModelRegistry.create(storage, join(dir, "models.json"));
-	return { registry, warning: registry.getError(), dir };
-}
 
 type EnvGetter = (provider: string) => string | undefined;
 

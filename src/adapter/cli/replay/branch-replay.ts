@@ -8,6 +8,7 @@
 
 import type { UserMessage } from "@mariozechner/pi-ai";
 import type { EntryRecord, LedgerEvent, PrivacyOptions } from "../../../events/index.ts";
+import { minCachedTokens } from "../../../policy/index.ts";
 import {
 	branchFacts,
 	emptyFacts,
@@ -219,7 +220,7 @@ export function replayBranch(
 		if (!resumed(index)) releaseResume(step);
 	}
 	shared.last = { path: input.path, trail, scan, userIndex: users.index };
-	return branchReport(input, points, trail, users.index);
+	return branchReport(input, points, trail, users.index, minCachedTokens(run.setup.cost.price));
 }
 
 /** One point: fold what is new, render, measure, and compare with the baseline and the previous point. */

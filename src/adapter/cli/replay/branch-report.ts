@@ -79,12 +79,16 @@ export function pointReport(m: PointMeasures): PointReport {
 	return report;
 }
 
-/** The branch's report from its points: totals, the lists, and each user message missing at its first point. */
+/**
+ * The branch's report from its points: totals, the lists, and each user message missing at its first
+ * point. `minTokens`: the price model's minimum cacheable prompt, which the cache figures apply.
+ */
 export function branchReport(
 	input: BranchInput,
 	points: readonly ConsultationPoint[],
 	trail: readonly PointStep[],
 	userIndex: readonly number[],
+	minTokens: number,
 ): SessionReport {
 	const { file } = input;
 	const leafId = input.leafId ?? null;
@@ -98,7 +102,7 @@ export function branchReport(
 	const reports = trail.map((step) => step.report);
 	const missingMessages = [...missing.values()];
 	const totals = pointTotals(reports, {
-		cache: cacheOf(reports),
+		cache: cacheOf(reports, minTokens),
 		mismatches: trail.filter((step) => step.mismatch).length,
 	});
 	const checkedUsers = points.length === 0 ? 0 : userIndex.filter((i) => i < points.at(-1)!.upTo).length;

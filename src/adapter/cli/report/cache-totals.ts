@@ -114,8 +114,11 @@ function sideOfPoint(p: PointReport, side: Side): { tokens: number; share: Point
 	return { tokens: p[side], share: SHARE_OF[side](p) };
 }
 
-/** One session's points in order: each reads from the cache what it repeats of the one before. */
-export function cacheOf(points: readonly PointReport[]): CacheTotals {
+/**
+ * One session's points in order: each reads from the cache what it repeats of the one before, where
+ * both reach `minTokens`, the price model's minimum cacheable prompt.
+ */
+export function cacheOf(points: readonly PointReport[], minTokens: number): CacheTotals {
 	const sides = {} as Record<Side, SideCache>;
 	for (const side of SIDES) {
 		const splits = emptySplits();
@@ -124,7 +127,7 @@ export function cacheOf(points: readonly PointReport[]): CacheTotals {
 			const { tokens, share } = sideOfPoint(p, side);
 			for (const model of CACHE_MODELS) {
 				const cached = cachedPrefix(previous, share?.[model], tokens);
-				splits[model] = addSplits(splits[model], splitPrompt(SPLIT_KIND[model], tokens, cached));
+				splits[model] = addSplits(splits[model], splitPrompt(SPLIT_KIND[model], tokens, cached, minTokens));
 			}
 		});
 		sides[side] = sideOf(splits);

@@ -5,6 +5,7 @@
  */
 
 import { type Api, getModels, getProviders, type KnownProvider, type Model } from "@mariozechner/pi-ai";
+import { minCachedTokens } from "../../../policy/index.ts";
 import type { PriceModel } from "./replay-report.ts";
 
 /** A widely used coding model with listed cache prices (input $3, cache read $0.30, cache write $3.75 per million). */
@@ -20,7 +21,7 @@ export function resolveRegistryModel(key: string): Model<Api> | undefined {
 	return getModels(provider as KnownProvider).find((m) => m.id === id);
 }
 
-/** The prompt prices of `provider/model`; undefined when unknown. */
+/** The prompt prices and minimum cacheable prompt of `provider/model`; undefined when unknown. */
 export function resolvePriceModel(key: string): PriceModel | undefined {
 	const model = resolveRegistryModel(key);
 	if (model === undefined) return undefined;
@@ -28,5 +29,6 @@ export function resolvePriceModel(key: string): PriceModel | undefined {
 		key: `${model.provider}/${model.id}`,
 		name: model.name,
 		prices: { input: model.cost.input, cacheRead: model.cost.cacheRead, cacheWrite: model.cost.cacheWrite },
+		minTokens: minCachedTokens(model),
 	};
 }

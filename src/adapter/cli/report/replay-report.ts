@@ -15,8 +15,9 @@ import type { JsonLayout } from "../json-stream.ts";
  * 2: the breakpoint figures apply Anthropic's 20-block lookback; the figures without bridges are added.
  * 3: whole consultations: `billed` splits first requests from follow-ups and is priced, beside the
  * extension's estimate (`points[].estimate`, `estimate`).
+ * 4: the cache figures apply the price model's minimum cacheable prompt (`cacheRule.minTokens`).
  */
-export const REPORT_VERSION = 3;
+export const REPORT_VERSION = 4;
 
 /**
  * How `replay --json` lays the report out: indented by two, as `JSON.stringify(report, null, 2)`,
@@ -230,13 +231,24 @@ export interface PriceReport {
 	breakpointNoBridges: UsdPair;
 }
 
-/** The breakpoint rule the replay applies (docs/request-format.md §7). */
-export const CACHE_RULE = { lookbackBlocks: LOOKBACK_BLOCKS, maxBreakpoints: MAX_BREAKPOINTS } as const;
+/** The cache rule the replay applies: Anthropic's breakpoint rule (docs/request-format.md §7), and the price model's minimum. */
+export interface CacheRule {
+	lookbackBlocks: number;
+	maxBreakpoints: number;
+	/** No cache model reads or writes a prompt shorter than this (docs/configuration.md, "Minimum cacheable lengths"). */
+	minTokens: number;
+}
+
+export function cacheRule(minTokens: number): CacheRule {
+	return { lookbackBlocks: LOOKBACK_BLOCKS, maxBreakpoints: MAX_BREAKPOINTS, minTokens };
+}
 
 export interface PriceModel {
 	key: string;
 	name: string;
 	prices: PromptPrices;
+	/** The model's minimum cacheable prompt: every side's cache models apply it. */
+	minTokens: number;
 }
 
 /**
@@ -287,8 +299,8 @@ export interface ReplayReport extends ReportTotals {
 	sessions: SessionReport[];
 	/** Consultation points over all sessions. */
 	points: number;
-	/** The breakpoint model's rule: Anthropic's lookback and mark limit. */
-	cacheRule: typeof CACHE_RULE;
+	/** The breakpoint model's rule (Anthropic's lookback and mark limit) and the minimum every cache model applies. */
+	cacheRule: CacheRule;
 	/** Absent when the report was built without a price model. */
 	price?: PriceReport;
 	diagnostics: Diagnostics & {

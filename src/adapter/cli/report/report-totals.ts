@@ -4,14 +4,15 @@
  * schema is replay-report.ts; one session's report is put together in replay/branch-report.ts.
  */
 
+import { DEFAULT_MIN_CACHED_TOKENS } from "../../../policy/index.ts";
 import { addCounts, emptyCounts, type FactCounts } from "../../../render/index.ts";
 import { addDiagnostics, emptyDiagnostics } from "../diagnostics.ts";
 import { addCacheTotals, cacheShareOf, priceReport } from "./cache-totals.ts";
 import { billedTotalsOf, estimatesOf } from "./consultation-totals.ts";
 import { ratio, round } from "./numbers.ts";
 import {
-	CACHE_RULE,
 	type CacheTotals,
+	cacheRule,
 	type FactSurvival,
 	type FileDiagnostics,
 	type PointFacts,
@@ -172,7 +173,7 @@ export function buildReport(
 		baselineCacheShare: totals.baselineCacheShare,
 		maskedCacheShare: totals.maskedCacheShare,
 		cache,
-		cacheRule: CACHE_RULE,
+		cacheRule: cacheRule(price?.minTokens ?? DEFAULT_MIN_CACHED_TOKENS),
 		facts: totals.facts,
 		// Counted per branch: a cut between two sessions' points is no rewrite.
 		logCuts: sessions.reduce((n, s) => n + s.logCuts, 0),

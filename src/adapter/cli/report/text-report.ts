@@ -100,7 +100,7 @@ function priceLines(report: ReplayReport, price: PriceReport, style: Style, wide
 	const p = price.perMillion;
 	const listed = (n: number) => (n > 0 ? formatRate(n) : "not listed (priced as input)");
 	const out: string[] = [];
-	const title = `Prompt cost of the ${plural(report.points, "first request")} (one per consultation) at ${price.model} prices (${price.name}; per million tokens: input ${formatRate(p.input)}, cache read ${listed(p.cacheRead)}, cache write ${listed(p.cacheWrite)})`;
+	const title = `Prompt cost of the ${plural(report.points, "first request")} (one per consultation) at ${price.model} prices (${price.name}; per million tokens: input ${formatRate(p.input)}, cache read ${listed(p.cacheRead)}, cache write ${listed(p.cacheWrite)}; nothing cached under ${formatTokens(report.cacheRule.minTokens)} prompt tokens)`;
 	out.push(...wrap(title).map((line) => style.bold(line)));
 	const widths = [13, 8, 10, 10, 11, 10, 9, 6];
 	out.push(

@@ -3,7 +3,6 @@
 // incremental replay builds the same bytes as folding from scratch.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MIN_CACHED_TOKENS } from "../../../../src/adapter/baseline/cache-cost.ts";
 import { replayText } from "../../../../src/adapter/cli/replay/engine.ts";
 import { advisorPoints, simulatedPoints } from "../../../../src/adapter/cli/replay/points.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel } from "../../../../src/adapter/cli/report/price-lookup.ts";
@@ -77,7 +76,7 @@ describe("the prompt-cache tally", () => {
 						expect(unit.cache[side].tokenPrefix.write).toBe(0);
 						// Breakpoints write everything they do not read, except prompts too small to cache at all.
 						const points = "sessions" in unit ? unit.sessions.flatMap((x) => x.points) : unit.points;
-						const small = points.map((p) => p[side]).filter((n) => n < MIN_CACHED_TOKENS);
+						const small = points.map((p) => p[side]).filter((n) => n < r.cacheRule.minTokens);
 						expect(unit.cache[side].breakpoint.uncached).toBe(small.reduce((a, b) => a + b, 0));
 						expect(unit.cache[side].effective).toBeLessThanOrEqual(unit.tokens[side].total);
 					}
