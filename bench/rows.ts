@@ -10,7 +10,9 @@
  */
 export const REAL_SESSIONS: readonly string[] = [
 	"samples/long/pi-mono-large-session.jsonl",
+	"samples/long/pi-mono-compacted.jsonl",
 	"samples/long/gjc-inline-agent-design.jsonl",
+	"samples/long/gjc-raddit-dashboard-pr.jsonl",
 ];
 
 /** The first cell of every data row of every table in a BENCHMARKS.md: the row names. */

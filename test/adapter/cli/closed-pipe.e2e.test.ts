@@ -144,18 +144,25 @@ describe("the reader is gone before the first byte: exit 0, nothing on stderr", 
 
 describe("the reader leaves after the first bytes, with far more than a pipe holds still to come", () => {
 	let session: string;
+	let config: string;
 
 	beforeAll(() => {
 		// A bad last line: render reports it on stderr after the request, unless it stopped first.
 		session = path.join(work, "long-session.jsonl");
 		writeFileSync(session, `${generateSession(3000).jsonl}not json\n`);
+		// The log keeps every entry, so the request is hundreds of KB: far more than a pipe holds.
+		config = path.join(work, "whole-log.json");
+		writeFileSync(config, JSON.stringify({ ledger: { logTargetTokens: 0 } }));
 	});
 
 	for (const json of [false, true]) {
 		it(
 			`render${json ? " --json" : ""} stops at the write that finds the pipe closed`,
 			async () => {
-				const r = await runWithReader(["render", session, ...(json ? ["--json"] : [])], "first-bytes");
+				const r = await runWithReader(
+					["render", session, "--config", config, ...(json ? ["--json"] : [])],
+					"first-bytes",
+				);
 				expect(r.stderr).toBe("");
 				expect(r.code).toBe(0);
 			},
