@@ -45,7 +45,6 @@
  * - `runActive` = an agent_start seen without its agent_end, or `ctx.isIdle()` false.
  */
 
-import type { Usage } from "@mariozechner/pi-ai";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { CUSTOM_TYPES, type Severity } from "../../events/index.ts";
 import {
@@ -56,16 +55,15 @@ import {
 	reviewDelivery,
 	reviewSendOptions,
 	reviewSeverity,
-	reviewUsageRecord,
 	wokeSinceLastUserMessage,
 } from "../../policy/index.ts";
-import { reviewMessage, zeroUsage } from "../../render/index.ts";
+import { reviewMessage } from "../../render/index.ts";
 import { type AdvisorToolDeps, runAdvisor } from "../consult/advisor-tool.ts";
 import type { AdvisorEnvelope } from "../consult/envelope.ts";
 import type { InterruptReason } from "./interrupt.ts";
+import { outcomeOf, type ReviewOutcome, usageRecord } from "./review-outcome.ts";
 
-/** How a started review ended, as its usage record says. */
-export type ReviewOutcome = "advice" | "skipped" | "failed" | "timeout" | "cancelled";
+export type { ReviewOutcome } from "./review-outcome.ts";
 
 /** What the review did, for tests and diagnostics (never shown to the user). */
 export type ReviewTrace =
@@ -158,17 +156,6 @@ function idle(ctx: ExtensionContext): boolean {
 	} catch {
 		return false;
 	}
-}
-
-function outcomeOf(envelope: AdvisorEnvelope, cancelled: boolean): { outcome: ReviewOutcome; advice?: string } {
-	const { details } = envelope;
-	if (details.skipped === true) return { outcome: "skipped" };
-	if (details.errorMessage === "timeout") return { outcome: "timeout" };
-	if (details.errorMessage !== undefined || details.stopReason === "error" || details.stopReason === "aborted")
-		return { outcome: cancelled ? "cancelled" : "failed" };
-	const advice = envelope.content.map((part) => part.text).join("\n");
-	if (advice.trim().length === 0) return { outcome: "failed" };
-	return cancelled ? { outcome: "cancelled" } : { outcome: "advice", advice };
 }
 
 /** What one completion review keeps between Pi's events (one per loaded copy of the extension). */
@@ -345,39 +332,21 @@ function start(review: ReviewState, ctx: ExtensionContext): void {
 // The review settles: the bill first, then the verdict
 // ---------------------------------------------------------------------------------------------
 
-/** The `advisor-usage` record of a review that started, whatever happened to it. */
-function usageRecord(
-	review: ReviewState,
-	flight: InFlight,
-	envelope: AdvisorEnvelope,
-	outcome: ReviewOutcome,
-	severity: Severity | undefined,
-) {
-	const { details } = envelope;
-	const usage: Usage = envelope.usage ?? details.usage ?? zeroUsage();
-	return {
-		...reviewUsageRecord({
-			// A record without a model is dropped by the spend fold: always name one.
-			model: details.advisorModel ?? review.deps.pipeline.config().modelKey ?? "unknown",
-			...(details.effort !== undefined ? { effort: details.effort } : {}),
-			usage,
-			answerEntryId: flight.answerEntryId,
-			...(severity !== undefined ? { severity } : {}),
-			...(details.request !== undefined ? { request: details.request } : {}),
-			...(details.attempts !== undefined ? { attempts: details.attempts } : {}),
-			timestampMs: review.now(),
-		}),
-		outcome,
-		...(details.errorMessage !== undefined ? { errorMessage: details.errorMessage } : {}),
-	};
-}
-
 function settle(review: ReviewState, ctx: ExtensionContext, flight: InFlight, envelope: AdvisorEnvelope): void {
 	const cancelled = flight.cancelledBy !== undefined;
 	const { outcome, advice } = outcomeOf(envelope, cancelled);
 	const severity = advice !== undefined ? reviewSeverity(advice) : undefined;
 	// 1. The bill, before anything is shown.
-	record(review, usageRecord(review, flight, envelope, outcome, severity));
+	const fallbackModel = review.deps.pipeline.config().modelKey ?? "unknown";
+	record(
+		review,
+		usageRecord(
+			envelope,
+			{ answerEntryId: flight.answerEntryId, fallbackModel, now: review.now() },
+			outcome,
+			severity,
+		),
+	);
 	if (review.inflight === flight) review.inflight = undefined;
 	const settled: ReviewTrace = { type: "settled", answerEntryId: flight.answerEntryId, outcome };
 	if (severity !== undefined) settled.severity = severity;

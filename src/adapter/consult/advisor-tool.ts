@@ -41,14 +41,10 @@ import type { AdvisorConfig } from "../config/load.ts";
 import type { CompleteSimple } from "../pi/compat.ts";
 import { formatColonKey, modelDisplayName, modelKeyOf } from "../pi/model-key.ts";
 import { type FindModel, renderAdvisorResult } from "../pi/result-renderer.ts";
+import type { ConsultationAuth, ConsultationInput, InvestigationTools } from "./consultation-input.ts";
 import { type AdvisorEnvelope, type EnvelopeBase, errorText, failureEnvelope, identityBase } from "./envelope.ts";
 import { type MarkTarget, markTargets } from "./payload-cache-marks.ts";
-import {
-	type ConsultationAuth,
-	type ConsultationInput,
-	type InvestigationTools,
-	runConsultation,
-} from "./request-loop.ts";
+import { runConsultation } from "./request-loop.ts";
 import type { SessionLedger } from "./session-ledger.ts";
 
 export const ADVISOR_PARAMETERS = Type.Object({});

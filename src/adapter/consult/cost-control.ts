@@ -47,8 +47,8 @@ import { planBudget } from "../config/budget.ts";
 import { formatColonKey, modelKeyOf } from "../pi/model-key.ts";
 import { CONFIRM_COST_TITLE, confirmCostMessage, STATUS_KEY } from "../pi/notices.ts";
 import type { ConsultationHooks, PlanningSetup } from "./advisor-tool.ts";
+import type { Approval, FailedAttempt, NextRequest } from "./consultation-input.ts";
 import type { AdvisorEnvelope } from "./envelope.ts";
-import type { Approval, FailedAttempt, NextRequest } from "./request-loop.ts";
 import { classifyFailure } from "./retry-classifier.ts";
 import type { SessionLedger } from "./session-ledger.ts";
 

@@ -7,7 +7,7 @@
 
 import { type FauxResponseStep, fauxAssistantMessage } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { addUsage } from "../../../src/adapter/consult/request-loop.ts";
+import { addUsage } from "../../../src/adapter/consult/consultation-input.ts";
 import { FAILURE, SKIP_REASONS, zeroUsage } from "../../../src/render/index.ts";
 import { ADVISOR_KEY, ask, PRICED_ADVISOR } from "../../support/budget-host.ts";
 import { type Host, type HostOptions, startHost } from "../../support/pi-host.ts";

@@ -6,13 +6,10 @@
 
 import type { Api, AssistantMessage, Context, Model, SimpleStreamOptions, Usage } from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { ConsultationInput, FailedAttempt } from "../../../src/adapter/consult/consultation-input.ts";
 import { createRetryPolicy } from "../../../src/adapter/consult/cost-control.ts";
 import { createDeadline } from "../../../src/adapter/consult/deadline.ts";
-import {
-	type ConsultationInput,
-	type FailedAttempt,
-	runConsultation,
-} from "../../../src/adapter/consult/request-loop.ts";
+import { runConsultation } from "../../../src/adapter/consult/request-loop.ts";
 import type { CompleteSimple } from "../../../src/adapter/pi/compat.ts";
 import { ledgerOf } from "../../../src/reducers/index.ts";
 import { DEFAULT_LEDGER_CONFIG, FAILURE, renderRequest } from "../../../src/render/index.ts";

@@ -27,12 +27,12 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_ADVISOR_CONFIG } from "../../../src/adapter/config/load.ts";
 import type { ConsultationSetup } from "../../../src/adapter/consult/advisor-tool.ts";
-import {
-	type ConsultationInput,
-	type InvestigationTools,
-	type NextRequest,
-	runConsultation,
-} from "../../../src/adapter/consult/request-loop.ts";
+import type {
+	ConsultationInput,
+	InvestigationTools,
+	NextRequest,
+} from "../../../src/adapter/consult/consultation-input.ts";
+import { runConsultation } from "../../../src/adapter/consult/request-loop.ts";
 import { defaultInvestigation } from "../../../src/adapter/pi-advisor-ledger.ts";
 import type { ToolsConfig } from "../../../src/adapter/tools/index.ts";
 import { type LedgerState, ledgerOf } from "../../../src/reducers/index.ts";

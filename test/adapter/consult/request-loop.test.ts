@@ -10,8 +10,8 @@ import {
 	type ConsultationInput,
 	type FailedAttempt,
 	type NextRequest,
-	runConsultation,
-} from "../../../src/adapter/consult/request-loop.ts";
+} from "../../../src/adapter/consult/consultation-input.ts";
+import { runConsultation } from "../../../src/adapter/consult/request-loop.ts";
 import type { CompleteSimple } from "../../../src/adapter/pi/compat.ts";
 import { requestRecord } from "../../../src/policy/index.ts";
 import { ledgerOf } from "../../../src/reducers/index.ts";

@@ -18,8 +18,9 @@ import {
 	type LedgerRequest,
 	requestFromContext,
 } from "../../../render/index.ts";
+import type { FailedAttempt, InvestigationTools } from "../../consult/consultation-input.ts";
 import { errorText } from "../../consult/envelope.ts";
-import { type FailedAttempt, type InvestigationTools, replyText, runConsultation } from "../../consult/request-loop.ts";
+import { replyText, runConsultation } from "../../consult/request-loop.ts";
 import { classifyFailure } from "../../consult/retry-classifier.ts";
 import type { CompleteSimple } from "../../pi/compat.ts";
 import { createAdvisorTools, DEFAULT_TOOLS_CONFIG } from "../../tools/index.ts";
