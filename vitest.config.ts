@@ -5,6 +5,8 @@ export default defineConfig({
 		include: ["test/**/*.test.ts", "bench/**/*.test.ts"],
 		// A temp dir of the run's own, checked for leftovers at the end (test/support/temp-root.ts).
 		globalSetup: ["test/support/temp-root.ts"],
+		// Properties from one seed: the same runs under any load (test/support/fast-check-seed.ts).
+		setupFiles: ["test/support/fast-check-seed.ts"],
 		testTimeout: 60_000,
 		hookTimeout: 60_000,
 		// End-to-end tests start real Pi sessions; two workers match the 2-core CI machine.

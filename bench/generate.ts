@@ -65,6 +65,11 @@ export interface GenerateOptions {
 	 * arguments come from a pool of ARGUMENT_POOL, as a project's files and commands do.
 	 */
 	compactEvery?: number;
+	/**
+	 * A user message every this many steps (default 25): 6 is a user message and five rounds, the
+	 * shape of a chatty session (the memory bench's second chain, bench/memory.ts).
+	 */
+	userEvery?: number;
 }
 
 export function generateSession(
@@ -74,6 +79,7 @@ export function generateSession(
 ): GeneratedSession {
 	const consultations = options.consultations ?? true;
 	const scale = options.textScale ?? 1;
+	const userEvery = options.userEvery ?? 25;
 	const random = lcg(seed);
 	const int = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
 	const text = (min: number, max: number) => {
@@ -103,7 +109,7 @@ export function generateSession(
 				advice: `Severity: nit\n${text(200, 1500)}`,
 				sibling: null,
 			});
-		} else if (i % 25 === 0) {
+		} else if (i % userEvery === 0) {
 			plan.push({ t: "user", text: text(40, 1500), long: false, images: 0 });
 		} else if (i % 97 === 50) {
 			plan.push({ t: "custom", display: random() < 0.5, text: text(40, 800) });

@@ -6,17 +6,22 @@
  * of BENCHMARKS.md.
  *
  * The session: bench/generate.ts with no consultations, so the replay simulates a point every 10
- * tool rounds (6,528 points), and small texts, so the entries are many for their size.
+ * tool rounds (6,528 points), and small texts, so the entries are many for their size. A second chain
+ * of the same length has a user message every five rounds (12,628 of them): a replay's work per
+ * point follows what changed, not how many users came before (docs/decisions.md, "A replay's work
+ * follows the change").
  */
 
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { buildCli, repoRoot } from "../test/support/cli-build.ts";
-import { generateSession } from "./generate.ts";
+import { type GenerateOptions, generateSession } from "./generate.ts";
 
 export const MEMORY_ENTRIES = 200_000;
 const TEXT_SCALE = 0.02;
+/** The chatty chain: a user message and five rounds (bench/generate.ts `userEvery`). */
+const USER_EVERY = 6;
 
 /** The targets: seconds of replay per 10,000 entries, peak RSS (MiB) of a replay and of a render. */
 export const MEMORY_TARGETS = { replayPer10k: 3, replayMb: 1024, renderMb: 512 };
@@ -52,38 +57,65 @@ function runChild(main: string, args: readonly string[]): { seconds: number; pea
 	return { seconds, peakMb: Number(kb) / 1024, stdout: child.stdout };
 }
 
-/** Generates the chain, builds the CLI, and runs each command once in its own process (about a minute). */
+/** Generates the chains, builds the CLI, and runs each command once in its own process (about two minutes). */
 export function measureMemory(): MemoryRow[] {
-	const session = generateSession(MEMORY_ENTRIES, 20260101, { consultations: false, textScale: TEXT_SCALE });
 	mkdirSync(path.join(repoRoot, ".tmp"), { recursive: true });
 	const dir = mkdtempSync(path.join(repoRoot, ".tmp", "bench-memory-"));
 	const built = buildCli();
 	try {
-		const file = path.join(dir, "chain.jsonl");
-		writeFileSync(file, session.jsonl);
-		const fileMb = Buffer.byteLength(session.jsonl) / 1e6;
+		const chain = writeChain(dir, "chain.jsonl", { consultations: false, textScale: TEXT_SCALE });
 		// The name carries no measured figure: a row is matched by its name from run to run (bench/rows.ts).
-		const name = `generated ${session.entries}-entry chain`;
-		const replay = runChild(built.main, ["replay", file]);
-		// "Replayed 1 session from 1 file: 6,528 consultation points"
-		const points = Number(
-			/: ([\d,]+) consultation point/.exec(replay.stdout)?.[1]?.replaceAll(",", "") ?? Number.NaN,
-		);
-		const render = runChild(built.main, ["render", file]);
-		const row = (command: MemoryRow["command"], label: string, run: typeof replay, at: number | undefined) => ({
-			name: `${name}: ${label}`,
-			command,
-			entries: session.entries,
-			fileMb,
-			points: at,
-			seconds: run.seconds,
-			peakMb: run.peakMb,
+		const name = `generated ${chain.entries}-entry chain`;
+		const chatty = writeChain(dir, "chatty.jsonl", {
+			consultations: false,
+			textScale: TEXT_SCALE,
+			userEvery: USER_EVERY,
 		});
-		return [row("replay", "replay", replay, points), row("render", "render at the last entry", render, undefined)];
+		return [
+			replayRow(built.main, chain, `${name}: replay`),
+			commandRow(built.main, chain, "render", `${name}: render at the last entry`),
+			replayRow(
+				built.main,
+				chatty,
+				`generated ${chatty.entries}-entry chain, a user message every five rounds: replay`,
+			),
+		];
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
 		built.dispose();
 	}
+}
+
+interface Chain {
+	file: string;
+	entries: number;
+	fileMb: number;
+}
+
+function writeChain(dir: string, name: string, options: GenerateOptions): Chain {
+	const session = generateSession(MEMORY_ENTRIES, 20260101, options);
+	const file = path.join(dir, name);
+	writeFileSync(file, session.jsonl);
+	return { file, entries: session.entries, fileMb: Buffer.byteLength(session.jsonl) / 1e6 };
+}
+
+function commandRow(main: string, chain: Chain, command: MemoryRow["command"], name: string): MemoryRow {
+	const run = runChild(main, [command, chain.file]);
+	// "Replayed 1 session from 1 file: 6,528 consultation points"
+	const points = /([\d,]+) consultation point/.exec(run.stdout)?.[1]?.replaceAll(",", "");
+	return {
+		name,
+		command,
+		entries: chain.entries,
+		fileMb: chain.fileMb,
+		points: command === "replay" ? Number(points ?? Number.NaN) : undefined,
+		seconds: run.seconds,
+		peakMb: run.peakMb,
+	};
+}
+
+function replayRow(main: string, chain: Chain, name: string): MemoryRow {
+	return commandRow(main, chain, "replay", name);
 }
 
 const fmt = (n: number, digits: number) => n.toFixed(digits);
@@ -121,7 +153,7 @@ export function memorySection(rows: readonly MemoryRow[]): string[] {
 	return [
 		"## Memory",
 		"",
-		"`advisor-ledger replay` and `render` on a long generated chain (bench/memory.ts): each command run once in a child process of the CLI as `npm run build` makes it; time is the child's wall time (Node's start and the CLI's modules included), peak RSS its own (`process.resourceUsage().maxRSS`, in MiB); it varies by some tens of MiB from run to run with the machine's load, which moves V8's collections. The chain is bench/generate.ts with no consultations (the replay simulates a point every 10 tool rounds) and texts at 2% of their usual length. `BENCH_ONLY=memory npm run bench` measures only this section and rewrites only it.",
+		"`advisor-ledger replay` and `render` on a long generated chain (bench/memory.ts): each command run once in a child process of the CLI as `npm run build` makes it; time is the child's wall time (Node's start and the CLI's modules included), peak RSS its own (`process.resourceUsage().maxRSS`, in MiB); it varies by some tens of MiB from run to run with the machine's load, which moves V8's collections. The chain is bench/generate.ts with no consultations (the replay simulates a point every 10 tool rounds) and texts at 2% of their usual length; the second chain is the same with a user message every five rounds (`userEvery: 6`, 12,628 user messages), whose replay once grew with the users before each point (docs/decisions.md, \"A replay's work follows the change\"). `BENCH_ONLY=memory npm run bench` measures only this section and rewrites only it.",
 		"",
 		...memoryTable(rows),
 		"",

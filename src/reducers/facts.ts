@@ -218,10 +218,25 @@ export function foldFacts(state: FactState, events: readonly LedgerEvent[]): Fac
 /** Every fact of the branch, by category in FACT_CATEGORIES order within each kind of source. */
 export function branchFacts(state: FactState): Fact[] {
 	const out: Fact[] = state.kept.toArray();
-	out.push(...state.failures.values(), ...state.tests.values());
+	out.push(...replacedFacts(state));
+	return out;
+}
+
+/**
+ * The facts a later event replaces or resolves rather than appends to (the open failures, the test
+ * summaries, the newest prose, the standing instructions): the same objects while their source is
+ * the same object, so a reader that kept `replacedSources` can tell that nothing changed.
+ */
+export function replacedFacts(state: FactState): Fact[] {
+	const out: Fact[] = [...state.failures.values(), ...state.tests.values()];
 	if (state.prose !== undefined) out.push(state.prose);
 	if (state.system !== undefined) out.push(...instructionFacts(state.system));
 	return out;
+}
+
+/** What `replacedFacts` is made from: while each is the same object, so are the facts. */
+export function replacedSources(state: FactState): readonly unknown[] {
+	return [state.failures, state.tests, state.prose, state.system];
 }
 
 const instructionFactsOf = new WeakMap<object, Fact[]>();

@@ -21,6 +21,8 @@ export {
 	type HorizonFacts,
 	holdsFact,
 	lostFacts,
+	replacedFacts,
+	replacedSources,
 } from "./facts.ts";
 export { trackWork } from "./hidden-work.ts";
 export { foldLedger, ledgerOf } from "./ledger-fold.ts";

@@ -3,7 +3,17 @@
  * layer; its tests import the module files.
  */
 
+export {
+	type AnchorIndex,
+	createAnchorIndex,
+	dropAnchors,
+	eachOccurrence,
+	fileAnchors,
+	indexedCount,
+	shortItems,
+} from "./anchor-index.ts";
 export { renderBlock, userWords } from "./blocks.ts";
+export { auditBranch, type BranchAudit } from "./branch-audit.ts";
 export type { CatalogueEntry } from "./catalogue.ts";
 export { estimateContextTokens, estimateMessageTokens, IMAGE_TOKENS, tokensForChars } from "./estimate.ts";
 export { expandSource } from "./expand-source.ts";
@@ -19,6 +29,7 @@ export {
 	emptyCounts,
 	type FactCounts,
 	type FactTally,
+	requestUnits,
 	unitsOf,
 } from "./fact-audit.ts";
 export { hashString } from "./hash.ts";

@@ -10,7 +10,6 @@ import type { UserMessage } from "@mariozechner/pi-ai";
 import type { EntryRecord, LedgerEvent, PrivacyOptions } from "../../../events/index.ts";
 import { minCachedTokens } from "../../../policy/index.ts";
 import {
-	branchFacts,
 	emptyFacts,
 	emptyLedger,
 	emptyList,
@@ -19,12 +18,10 @@ import {
 	foldFacts,
 	foldLedger,
 	foldSpend,
-	lostFacts,
 } from "../../../reducers/index.ts";
 import {
 	type AuditMemo,
-	auditRequest,
-	auditUnits,
+	auditBranch,
 	createAuditMemo,
 	createRenderMemo,
 	DEFAULT_LEDGER_CONFIG,
@@ -34,6 +31,7 @@ import {
 	type RenderMemo,
 	type RenderOptions,
 	renderRequest,
+	requestUnits,
 } from "../../../render/index.ts";
 import { baselineAuditUnits } from "../../baseline/audit-units.ts";
 import { maskedPointRequest } from "../../baseline/masked.ts";
@@ -64,7 +62,15 @@ import {
 	warmUp,
 } from "./timing-samples.ts";
 import type { SessionTools } from "./tool-set.ts";
-import { type BranchUsers, branchUsers, checkUsers, type UserCheck, usersBefore } from "./user-checks.ts";
+import {
+	type BranchUsers,
+	branchUsers,
+	checkUsers,
+	createUserWatch,
+	type UserCheck,
+	type UserWatch,
+	usersBefore,
+} from "./user-checks.ts";
 
 export interface ReplayOptions {
 	/** Simulated points: one every this many tool rounds. */
@@ -159,6 +165,8 @@ interface BranchRun {
 	folded: number;
 	/** Users before the current point. */
 	usersSoFar: number;
+	/** Which users a point checks again. */
+	watch: UserWatch;
 }
 
 /**
@@ -210,6 +218,7 @@ export function replayBranch(
 		previous: resume?.requests,
 		folded: reused === 0 ? 0 : trail[reused - 1]!.point.upTo,
 		usersSoFar: 0,
+		watch: createUserWatch(),
 	};
 	// A point's state stays only while a later branch will resume from it; its figures always stay.
 	const resumed = resumedPoints(points, keep);
@@ -244,7 +253,7 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 	const baseline = advanceBaseline(run.folds.baseline, input.path, run.folded, point.upTo);
 	run.folded = point.upTo;
 	run.usersSoFar = usersBefore(setup.users, point.upTo, run.usersSoFar);
-	const checked = checkUsers(request, setup.users.checks, run.usersSoFar, run.folds.found);
+	const checked = checkUsers(request, setup.users.checks, run.usersSoFar, run.folds.found, run.watch);
 	const folds: PointFolds = { state, facts, since, spend, baseline, found: checked.found };
 
 	const baselineNow = pointRequest(baseline, setup.inventory, point.callId);
@@ -283,18 +292,20 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 	};
 }
 
-/** The fact audit at a point: the branch's facts against the ledger request and against Pi's context. */
+/**
+ * The fact audit at a point: the branch's facts against the ledger request and against Pi's context,
+ * each side counting on from the previous point (render/branch-audit.ts).
+ */
 function auditPoint(
 	memos: ReplayShared["audit"],
 	folds: PointFolds,
 	request: LedgerRequest,
 	baseline: MessageView,
 ): PointFacts {
-	const facts = branchFacts(folds.facts);
-	const lost = lostFacts(folds.since);
-	const ledger = auditRequest(request, facts, memos.ledger, lost);
-	const pi = auditUnits(baselineAuditUnits(baseline), baseline.length, facts, memos.baseline, "written", lost);
+	const { facts, since } = folds;
+	const ledger = auditBranch(requestUnits(request), request.stable.unitCount, facts, since, memos.ledger, "ledger");
+	const pi = auditBranch(baselineAuditUnits(baseline), baseline.length, facts, since, memos.baseline, "written");
 	const out: PointFacts = { ledger: ledger.counts, baseline: pi.counts };
-	if (folds.since !== undefined) out.lost = { ledger: ledger.lost, baseline: pi.lost };
+	if (ledger.lost !== undefined && pi.lost !== undefined) out.lost = { ledger: ledger.lost, baseline: pi.lost };
 	return out;
 }

@@ -6,12 +6,19 @@
  */
 
 import type { LedgerEvent } from "../../../events/index.ts";
-import type { ChunkedList } from "../../../reducers/index.ts";
+import { type ChunkedList, listBuilder } from "../../../reducers/index.ts";
 import {
+	commonUnits,
+	createAnchorIndex,
+	dropAnchors,
+	eachOccurrence,
+	fileAnchors,
 	flatten,
+	indexedCount,
 	type LedgerConfig,
 	type LedgerRequest,
 	ordinalId,
+	shortItems,
 	unitAt,
 	unitCount,
 	userWords,
@@ -84,45 +91,188 @@ export function usersBefore(users: BranchUsers, upTo: number, from: number): num
 }
 
 /**
+ * Where the users checked last were found, by unit: what the next point looks at again (only the
+ * users whose unit the request no longer has at its place, those no single unit held, and the new
+ * ones), so that a point's work follows what changed (docs/decisions.md, "A replay's work follows
+ * the change"). One per branch replay; it follows one `FoundUsers` list from point to point.
+ */
+export interface UserWatch {
+	/** The list it describes; another list (a branch resumed elsewhere) is checked whole. */
+	found: FoundUsers | undefined;
+	/** The request that list was checked against. */
+	request: LedgerRequest | undefined;
+	/** Users checked. */
+	count: number;
+	/** Users by the unit they were found in (an entry whose user has moved is passed over). */
+	byUnit: (number[] | undefined)[];
+	/** Users no single unit held. */
+	unfound: Set<number>;
+}
+
+export function createUserWatch(): UserWatch {
+	return { found: undefined, request: undefined, count: 0, byUnit: [], unfound: new Set() };
+}
+
+/**
+ * The users to look at again, in branch order (every one when `watch` does not follow `found`), and
+ * the first unit that is new since the previous point.
+ */
+function usersToCheck(
+	watch: UserWatch,
+	request: LedgerRequest,
+	count: number,
+	found: FoundUsers,
+): { users: number[]; kept: number } {
+	if (watch.found !== found || watch.request === undefined || count < watch.count) {
+		watch.byUnit = [];
+		watch.unfound.clear();
+		return { users: Array.from({ length: count }, (_, k) => k), kept: 0 };
+	}
+	// Up to where the two requests' chained hashes agree, every unit (and what was found in it) stays.
+	const kept = commonUnits(watch.request, request);
+	const out: number[] = [];
+	for (let unit = kept; unit < watch.byUnit.length; unit++)
+		for (const k of watch.byUnit[unit] ?? []) if (found.at(k)?.unit === unit) out.push(k);
+	watch.byUnit.length = Math.min(watch.byUnit.length, kept);
+	out.push(...watch.unfound);
+	watch.unfound.clear();
+	for (let k = watch.count; k < count; k++) out.push(k);
+	return { users: out.sort((a, b) => a - b), kept };
+}
+
+/**
  * Every user message folded so far must be in the request verbatim. A message found in a unit of
  * the previous request is still there when this request has the same chained hash at that unit
  * (the same bytes up to it); the others are looked for unit by unit from the end, where new blocks
  * are, and a message no single unit holds is looked for in the whole flattened request. `found` is
- * by user, in the order of `users`.
+ * by user, in the order of `users`; `watch` says which users can have moved since the previous point.
  */
 export function checkUsers(
 	request: LedgerRequest,
 	users: readonly UserCheck[],
 	count: number,
 	found: FoundUsers,
+	watch: UserWatch,
 ): { found: FoundUsers; missing: string[] } {
-	let next = found;
 	const missing: string[] = [];
 	let flat: string | undefined;
+	const changes = new Map<number, Found | undefined>();
 	const record = (k: number, at: Found | undefined) => {
-		if (next.at(k) === at) return;
-		// Users not found so far have no entry yet: the list is padded up to this one.
-		if (k < next.length) next = next.with(k, at);
-		else next = next.appended([...new Array<undefined>(k - next.length).fill(undefined), at]);
+		if (found.at(k) === at) changes.delete(k);
+		else changes.set(k, at);
 	};
-	for (let k = 0; k < count; k++) {
-		const user = users[k]!;
+	const file = (k: number, unit: number) => {
+		const there = watch.byUnit[unit];
+		if (there === undefined) watch.byUnit[unit] = [k];
+		else there.push(k);
+	};
+	const { users: again, kept } = usersToCheck(watch, request, count, found);
+	const pending: number[] = [];
+	for (const k of again) {
 		const at = found.at(k);
-		if (at !== undefined && unitAt(request, at.unit)?.prefixHash === at.hash) continue;
+		if (at !== undefined && unitAt(request, at.unit)?.prefixHash === at.hash) file(k, at.unit);
+		else pending.push(k);
+	}
+	const units = unitsHolding(
+		request,
+		pending.map((k) => ({ text: users[k]!.expected, isNew: found.at(k) === undefined })),
+		kept,
+	);
+	pending.forEach((k, j) => {
+		const unit = units[j]!;
 		record(k, undefined);
-		let unit = -1;
-		for (let i = unitCount(request) - 1; i >= 0; i--) {
-			if (unitAt(request, i)!.text.includes(user.expected)) {
-				unit = i;
-				break;
-			}
-		}
 		if (unit >= 0) {
 			record(k, { unit, hash: unitAt(request, unit)!.prefixHash });
-			continue;
+			file(k, unit);
+			return;
 		}
+		watch.unfound.add(k);
 		flat ??= flatten(request);
-		if (!flat.includes(user.expected)) missing.push(user.id);
-	}
+		if (!flat.includes(users[k]!.expected)) missing.push(users[k]!.id);
+	});
+	const next = withChanges(found, changes);
+	watch.found = next;
+	watch.request = request;
+	watch.count = count;
 	return { found: next, missing };
+}
+
+/** Above this many messages to look for, the units are read once for all of them (render/anchor-index.ts). */
+const ONE_BY_ONE = 16;
+
+/**
+ * A unit of `request` holding each text; -1 for none. A message whose unit was rewritten (a cut of
+ * the log) is looked for from the first new unit (`kept`) on, where the cut lists what it left out,
+ * then before it; a new one (`isNew`) from the end, where new blocks are. After a cut thousands are
+ * looked for: the units are read once for all of them.
+ */
+function unitsHolding(
+	request: LedgerRequest,
+	texts: readonly { text: string; isNew: boolean }[],
+	kept: number,
+): number[] {
+	const count = unitCount(request);
+	const holding = (text: string, i: number) => unitAt(request, i)!.text.includes(text);
+	if (texts.length <= ONE_BY_ONE)
+		return texts.map(({ text, isNew }) => {
+			if (isNew) return findIndexDown(0, count, (i) => holding(text, i));
+			const at = findIndexUp(kept, count, (i) => holding(text, i));
+			return at !== -1 ? at : findIndexDown(0, Math.min(kept, count), (i) => holding(text, i));
+		});
+	const out = texts.map(() => -1);
+	const index = createAnchorIndex<number>();
+	texts.forEach(({ text }, j) => {
+		fileAnchors(index, j, [text]);
+	});
+	const read = (from: number, to: number) => {
+		for (let i = from; i < to && indexedCount(index) > 0; i++) {
+			const text = unitAt(request, i)!.text;
+			const hit = (j: number) => {
+				dropAnchors(index, j);
+				out[j] = i;
+			};
+			eachOccurrence(index, text, hit);
+			for (const j of [...shortItems(index)]) if (text.includes(texts[j]!.text)) hit(j);
+		}
+	};
+	read(kept, count);
+	read(0, Math.min(kept, count));
+	return out;
+}
+
+function findIndexUp(from: number, to: number, test: (i: number) => boolean): number {
+	for (let i = from; i < to; i++) if (test(i)) return i;
+	return -1;
+}
+
+function findIndexDown(from: number, to: number, test: (i: number) => boolean): number {
+	for (let i = to - 1; i >= from; i--) if (test(i)) return i;
+	return -1;
+}
+
+/**
+ * `list` with the items at the changed indices replaced (past its end, padded with undefined): one
+ * copy of each chunk a few changes fall in, the list rebuilt from the first change when there are
+ * many (after a cut of the log, most users are found elsewhere).
+ */
+function withChanges<T>(
+	list: ChunkedList<T | undefined>,
+	changes: ReadonlyMap<number, T | undefined>,
+): ChunkedList<T | undefined> {
+	if (changes.size === 0) return list;
+	let first = Number.POSITIVE_INFINITY;
+	let last = -1;
+	for (const k of changes.keys()) {
+		first = Math.min(first, k);
+		last = Math.max(last, k);
+	}
+	const end = Math.max(list.length, last + 1);
+	if (changes.size <= 4 && end === list.length) {
+		let out = list;
+		for (const [k, item] of changes) out = out.with(k, item);
+		return out;
+	}
+	const builder = listBuilder(list, Math.min(first, list.length));
+	for (let k = builder.length; k < end; k++) builder.push(changes.has(k) ? changes.get(k) : list.at(k));
+	return builder.done();
 }

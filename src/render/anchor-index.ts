@@ -1,0 +1,209 @@
+/**
+ * Many needles looked for in one text at once (docs/decisions.md, "A replay's work follows the
+ * change"). The fact audit and the replay's user check look for thousands of texts in the units new
+ * at a point: after a cut of the log, every user's words in the part that stands in for what it left
+ * out; after a compaction, every fact Pi's context lost, in every new message. One search per needle
+ * reads the text once per needle; the index reads it once for all of them.
+ *
+ * A needle is filed under one of its windows — WIDE characters, or NARROW for a needle shorter than
+ * WIDE — hashed to an integer: the window whose bucket is smallest when it is filed, so that needles
+ * sharing a start (`[user #`, `src/`) or made of the same words spread out. A text is read one
+ * character at a time, the hash of the last WIDE and NARROW characters rolled along, and a count
+ * table says which hashes may be filed before the map is asked; every needle filed there is compared
+ * in place. Needles shorter than HEAD (= NARROW) are not filed: the caller looks for them directly
+ * (`shortItems`).
+ */
+
+/** Needles shorter than this are not filed (`shortItems`). */
+export const HEAD = 4;
+const NARROW = HEAD;
+/** Long windows: in a session's texts, four characters are too few to tell needles apart. */
+const WIDE = 8;
+/** Windows of a needle considered for filing: the first ones. */
+const WINDOWS = 48;
+const MIN_FILTER_BITS = 10;
+const BASE = 0x01000193;
+/** BASE to the power WIDE (mod 2³²): what the character leaving a wide window weighs once the next is in. */
+const OUT_WEIGHT = (() => {
+	let w = 1;
+	for (let k = 0; k < WIDE; k++) w = Math.imul(w, BASE);
+	return w;
+})();
+
+interface Entry<T> {
+	readonly item: T;
+	readonly needle: string;
+	/** Where the window it is filed under starts in the needle. */
+	readonly offset: number;
+	readonly table: Table<T>;
+	readonly hash: number;
+}
+
+/** Needles filed under windows of one width. */
+interface Table<T> {
+	readonly width: number;
+	/** Entries by the hash of the window they are filed under. */
+	readonly buckets: Map<number, Set<Entry<T>>>;
+	/** How many entries each slot has (a slot is a window's hash, hashed again): most windows of a text are in none. */
+	filter: Uint16Array;
+	filterBits: number;
+	entries: number;
+}
+
+export interface AnchorIndex<T> {
+	readonly narrow: Table<T>;
+	readonly wide: Table<T>;
+	/** Each item's entries, to drop it. */
+	readonly entriesOf: Map<T, Entry<T>[]>;
+	/** Items with a needle shorter than HEAD: the caller asks of each whether a text holds it. */
+	readonly short: Set<T>;
+}
+
+function table<T>(width: number): Table<T> {
+	return {
+		width,
+		buckets: new Map(),
+		filter: new Uint16Array(1 << MIN_FILTER_BITS),
+		filterBits: MIN_FILTER_BITS,
+		entries: 0,
+	};
+}
+
+export function createAnchorIndex<T>(): AnchorIndex<T> {
+	return { narrow: table(NARROW), wide: table(WIDE), entriesOf: new Map(), short: new Set() };
+}
+
+/** How many items the index holds. */
+export function indexedCount<T>(index: AnchorIndex<T>): number {
+	return index.entriesOf.size + index.short.size;
+}
+
+/** Items with a needle shorter than HEAD characters: not filed, to be asked directly. */
+export function shortItems<T>(index: AnchorIndex<T>): ReadonlySet<T> {
+	return index.short;
+}
+
+/** A narrow window's hash: the low bytes of its characters, packed. */
+function narrowAt(text: string, at: number): number {
+	let h = 0;
+	for (let i = at; i < at + NARROW; i++) h = (h << 8) | (text.charCodeAt(i) & 0xff);
+	return h;
+}
+
+/** A wide window's hash: its characters as the digits of a number in BASE (mod 2³²). */
+function wideAt(text: string, at: number): number {
+	let h = 0;
+	for (let i = at; i < at + WIDE; i++) h = (Math.imul(h, BASE) + text.charCodeAt(i)) | 0;
+	return h;
+}
+
+function slot(hash: number, bits: number): number {
+	return Math.imul(hash, 0x9e3779b1) >>> (32 - bits);
+}
+
+function count(t: Table<unknown>, hash: number, step: 1 | -1): void {
+	const s = slot(hash, t.filterBits);
+	// A full slot stays full: it only costs a map look-up.
+	if (t.filter[s]! < 0xffff) t.filter[s]! += step;
+}
+
+/** Keeps the filter at most a quarter full: a bigger one, counted again, when the entries outgrow it. */
+function growFilter(t: Table<unknown>): void {
+	if (t.entries * 4 <= 1 << t.filterBits) return;
+	let bits = t.filterBits;
+	while (t.entries * 4 > 1 << bits) bits++;
+	t.filterBits = bits;
+	t.filter = new Uint16Array(1 << bits);
+	for (const [hash, there] of t.buckets) for (let k = 0; k < there.size; k++) count(t, hash, 1);
+}
+
+/** Files `item` under its needles; one needle shorter than HEAD makes it a short item. Drop it first to file it again. */
+export function fileAnchors<T>(index: AnchorIndex<T>, item: T, needles: readonly string[]): void {
+	if (needles.some((n) => n.length < HEAD)) {
+		index.short.add(item);
+		return;
+	}
+	const entries: Entry<T>[] = [];
+	for (const needle of needles) {
+		const t = needle.length >= WIDE ? index.wide : index.narrow;
+		const hashAt = t === index.wide ? wideAt : narrowAt;
+		let best = 0;
+		let bestHash = hashAt(needle, 0);
+		let bestSize = t.buckets.get(bestHash)?.size ?? 0;
+		for (let offset = 1; offset <= Math.min(needle.length - t.width, WINDOWS - 1) && bestSize > 0; offset++) {
+			const hash = hashAt(needle, offset);
+			const size = t.buckets.get(hash)?.size ?? 0;
+			if (size < bestSize) {
+				best = offset;
+				bestHash = hash;
+				bestSize = size;
+			}
+		}
+		const entry: Entry<T> = { item, needle, offset: best, table: t, hash: bestHash };
+		const there = t.buckets.get(bestHash);
+		if (there === undefined) t.buckets.set(bestHash, new Set([entry]));
+		else there.add(entry);
+		entries.push(entry);
+		t.entries++;
+		count(t, bestHash, 1);
+		growFilter(t);
+	}
+	if (entries.length > 0) index.entriesOf.set(item, entries);
+}
+
+/** Takes `item` out of the index. */
+export function dropAnchors<T>(index: AnchorIndex<T>, item: T): void {
+	index.short.delete(item);
+	const entries = index.entriesOf.get(item);
+	if (entries === undefined) return;
+	index.entriesOf.delete(item);
+	for (const entry of entries) {
+		const t = entry.table;
+		const there = t.buckets.get(entry.hash)!;
+		there.delete(entry);
+		if (there.size === 0) t.buckets.delete(entry.hash);
+		t.entries--;
+		count(t, entry.hash, -1);
+	}
+}
+
+/** The entries of `t` filed under `hash`, compared where the window ending before `end` stands. */
+function visitBucket<T>(
+	t: Table<T>,
+	hash: number,
+	text: string,
+	end: number,
+	visit: (item: T, needle: string, at: number) => void,
+): void {
+	if (t.filter[slot(hash, t.filterBits)] === 0) return;
+	const there = t.buckets.get(hash);
+	if (there === undefined) return;
+	const start = end - t.width;
+	for (const entry of there) {
+		const at = start - entry.offset;
+		if (at >= 0 && text.startsWith(entry.needle, at)) visit(entry.item, entry.needle, at);
+	}
+}
+
+/**
+ * Calls `visit` at every place in `text` where a filed needle starts (never for a short item). `visit`
+ * may drop items, the one visited included.
+ */
+export function eachOccurrence<T>(
+	index: AnchorIndex<T>,
+	text: string,
+	visit: (item: T, needle: string, at: number) => void,
+): void {
+	const { narrow, wide } = index;
+	if (narrow.entries === 0 && wide.entries === 0) return;
+	let n = 0;
+	let w = 0;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		n = (n << 8) | (c & 0xff);
+		w = (Math.imul(w, BASE) + c) | 0;
+		if (i >= WIDE) w = (w - Math.imul(text.charCodeAt(i - WIDE), OUT_WEIGHT)) | 0;
+		if (i >= NARROW - 1 && narrow.entries > 0) visitBucket(narrow, n, text, i + 1, visit);
+		if (i >= WIDE - 1 && wide.entries > 0) visitBucket(wide, w, text, i + 1, visit);
+	}
+}
