@@ -78,6 +78,12 @@ export function indexedCount<T>(index: AnchorIndex<T>): number {
 	return index.entriesOf.size + index.short.size;
 }
 
+/** Every item the index holds. */
+export function* indexedItems<T>(index: AnchorIndex<T>): Iterable<T> {
+	yield* index.entriesOf.keys();
+	yield* index.short;
+}
+
 /** Items with a needle shorter than HEAD characters: not filed, to be asked directly. */
 export function shortItems<T>(index: AnchorIndex<T>): ReadonlySet<T> {
 	return index.short;

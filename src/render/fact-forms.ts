@@ -96,18 +96,17 @@ function containsToken(text: string, needle: string): boolean {
 	return false;
 }
 
-/** Does the folder list opening at `at` (`open`, `src/{`) list `name`? */
-function listedAt(text: string, at: number, open: string, name: string): boolean {
+/** The names of the folder list opening at `at` (`open`, `src/{`); undefined where none opens there. */
+function listAt(text: string, at: number, open: string): readonly string[] | undefined {
 	const before = at === 0 ? "" : text[at - 1]!;
 	const end = text.indexOf("}", at);
-	return (
-		end !== -1 &&
-		(before === "" || !PATH_LEAD.test(before)) &&
-		text
-			.slice(at + open.length, end)
-			.split(", ")
-			.includes(name)
-	);
+	if (end === -1 || (before !== "" && PATH_LEAD.test(before))) return undefined;
+	return text.slice(at + open.length, end).split(", ");
+}
+
+/** Does the folder list opening at `at` (`open`, `src/{`) list `name`? */
+function listedAt(text: string, at: number, open: string, name: string): boolean {
+	return listAt(text, at, open)?.includes(name) === true;
 }
 
 /** `src/{a.ts, b.ts}` lists `a.ts` in `src`. */
@@ -164,9 +163,33 @@ const anchorsOf = new WeakMap<Forms, Partial<Record<AuditSide, readonly string[]
  * Does the anchor `anchor` (one of `anchors(fact, as)`) where it stands at `at` in `text` make the
  * text hold the fact? `holds` is true exactly where this is true of one of its anchors' places.
  */
-export function holdsAt(text: string, fact: Forms, as: AuditSide, anchor: string, at: number): boolean {
+export function holdsAt(
+	text: string,
+	fact: Forms,
+	as: AuditSide,
+	anchor: string,
+	at: number,
+	lists: FolderLists = new Map(),
+): boolean {
 	const whole = (form: string) => anchor === form && (!fact.token || tokenAt(text, at, form.length));
 	if (as === "written") return whole(fact.written);
 	if (whole(fact.collapsed) || whole(fact.shown)) return true;
-	return fact.grouped?.some((g) => g.open === anchor && listedAt(text, at, g.open, g.name)) === true;
+	return fact.grouped?.some((g) => g.open === anchor && listedIn(lists, text, at, g.open).has(g.name)) === true;
+}
+
+/**
+ * The folder lists of one text by where they open (and the opening's length), read once: every path fact of a folder is filed
+ * under the same opening (`src/{`), and a list read again for each of them made the audit quadratic.
+ */
+export type FolderLists = Map<number, ReadonlySet<string>>;
+
+function listedIn(lists: FolderLists, text: string, at: number, open: string): ReadonlySet<string> {
+	// Two openings at one place differ in length (`a/{` and `a/{b/{`).
+	const key = at * 4096 + Math.min(open.length, 4095);
+	let names = lists.get(key);
+	if (names === undefined) {
+		names = new Set(listAt(text, at, open));
+		lists.set(key, names);
+	}
+	return names;
 }

@@ -19,9 +19,10 @@ import {
 	fileAnchors,
 	HEAD,
 	indexedCount,
+	indexedItems,
 	shortItems,
 } from "./anchor-index.ts";
-import { type AuditSide, anchors, collapse, type Forms, holds, holdsAt } from "./fact-forms.ts";
+import { type AuditSide, anchors, collapse, type FolderLists, type Forms, holds, holdsAt } from "./fact-forms.ts";
 
 /**
  * The units of a request as the audit sees them: how many, each one's key (the same only for the
@@ -206,6 +207,13 @@ export interface ToPlace {
 	current: boolean;
 }
 
+/**
+ * Up to this many facts looked for in a text, each is searched for on its own (`String.includes` is
+ * native); above, the rolling hash reads the text once for all of them. Measured on the bench's tree
+ * (most points look for a few dozen missing facts in their new units): 4.2 → 3.2 s a replay.
+ */
+const FEW_NEEDLES = 256;
+
 /** Above this many facts to look for, the units are read once for all of them (anchor-index.ts). */
 const ONE_BY_ONE = 16;
 
@@ -263,13 +271,24 @@ export function readUnits<T>(
 ): void {
 	for (let i = from; i < to && indexedCount(index) > 0; i++) {
 		const text = view.text(i);
+		// Few needles: one native search each reads the text faster than the rolling hash does once.
+		if (indexedCount(index) <= FEW_NEEDLES) {
+			const at = i < view.stable ? i : VOLATILE;
+			for (const item of [...indexedItems(index)])
+				if (holds(text, formsOf(item), view.as)) {
+					dropAnchors(index, item);
+					found(item, at);
+				}
+			continue;
+		}
 		const at = i < view.stable ? i : VOLATILE;
+		const lists: FolderLists = new Map();
 		const hit = (item: T) => {
 			dropAnchors(index, item);
 			found(item, at);
 		};
 		eachOccurrence(index, text, (item, anchor, at) => {
-			if (holdsAt(text, formsOf(item), view.as, anchor, at)) hit(item);
+			if (holdsAt(text, formsOf(item), view.as, anchor, at, lists)) hit(item);
 		});
 		for (const item of [...shortItems(index)]) if (holds(text, formsOf(item), view.as)) hit(item);
 	}
