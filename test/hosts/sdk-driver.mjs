@@ -8,36 +8,10 @@
  * Prints one JSON line: { sessionFile, extensionErrors, tools, lastText }.
  */
 
-import { pathToFileURL } from "node:url";
+import { openSession } from "./sdk-session.mjs";
 
 const [sdkEntry, extensionPath, cwd, agentDir, sessionDir, prompt] = process.argv.slice(2);
-const { createAgentSession, DefaultResourceLoader, SessionManager, SettingsManager } = await import(
-	pathToFileURL(sdkEntry).href
-);
-
-// settings.json in agentDir names the executor model (defaultProvider/defaultModel).
-const settingsManager = SettingsManager.create(cwd, agentDir);
-const resourceLoader = new DefaultResourceLoader({
-	cwd,
-	agentDir,
-	settingsManager,
-	additionalExtensionPaths: [extensionPath],
-	noSkills: true,
-	noPromptTemplates: true,
-	noThemes: true,
-	noContextFiles: true,
-});
-await resourceLoader.reload();
-const { session, extensionsResult } = await createAgentSession({
-	cwd,
-	agentDir,
-	settingsManager,
-	resourceLoader,
-	sessionManager: SessionManager.create(cwd, sessionDir),
-});
-const bindErrors = [];
-// What print mode does before the first prompt: emits session_start to the extensions.
-await session.bindExtensions({ onError: (e) => bindErrors.push(String(e.error)) });
+const { session, extensionsResult, bindErrors } = await openSession(sdkEntry, extensionPath, cwd, agentDir, sessionDir);
 await session.prompt(prompt);
 const lastAssistant = session.messages.filter((m) => m.role === "assistant").at(-1);
 const result = {

@@ -13,40 +13,14 @@
  * Prints one JSON line: { sessionFile, extensionErrors, compactions, lastText } or { error }.
  */
 
-import { pathToFileURL } from "node:url";
+import { openSession } from "../hosts/sdk-session.mjs";
 
 const [sdkEntry, extensionPath, cwd, agentDir, sessionDir, stepsJson] = process.argv.slice(2);
 const steps = JSON.parse(stepsJson);
-const { createAgentSession, DefaultResourceLoader, SessionManager, SettingsManager } = await import(
-	pathToFileURL(sdkEntry).href
-);
-
 /** Only a failure path: a compaction that never ends fails the run instead of hanging it. */
 const COMPACTION_DEADLINE_MS = 120_000;
 
-// settings.json in agentDir names the executor model and the compaction settings.
-const settingsManager = SettingsManager.create(cwd, agentDir);
-const resourceLoader = new DefaultResourceLoader({
-	cwd,
-	agentDir,
-	settingsManager,
-	additionalExtensionPaths: [extensionPath],
-	noSkills: true,
-	noPromptTemplates: true,
-	noThemes: true,
-	noContextFiles: true,
-});
-await resourceLoader.reload();
-const { session, extensionsResult } = await createAgentSession({
-	cwd,
-	agentDir,
-	settingsManager,
-	resourceLoader,
-	sessionManager: SessionManager.create(cwd, sessionDir),
-});
-const bindErrors = [];
-// What print mode does before the first prompt: emits session_start to the extensions.
-await session.bindExtensions({ onError: (e) => bindErrors.push(String(e.error)) });
+const { session, extensionsResult, bindErrors } = await openSession(sdkEntry, extensionPath, cwd, agentDir, sessionDir);
 
 const compactions = [];
 let compactionEnded = () => {};
