@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createSandbox, describeEachHost, EXTENSION_ENTRY, type Sandbox } from "../support/hosts.ts";
+import { createSandbox, describeEachHost, EXTENSION_ENTRY, type PiHost, type Sandbox } from "../support/hosts.ts";
 import { type MockServer, startMockOpenAI } from "../support/mock-openai.ts";
 import { startTmux, type TmuxSession } from "../support/tmux.ts";
 
@@ -25,6 +25,29 @@ function pickerRows(screen: string[], query: string): string[] {
 }
 
 const count = (screen: string[], text: string) => screen.filter((row) => row.includes(text)).length;
+
+/** Pi's interactive TUI on the mock executor, with only the extension loaded, 200 columns wide. */
+function startPi(host: PiHost, sandbox: Sandbox): TmuxSession {
+	return startTmux({
+		command: [
+			host.node,
+			host.cli,
+			"--model",
+			"mock/exec-1",
+			"-e",
+			EXTENSION_ENTRY,
+			"--no-skills",
+			"--no-prompt-templates",
+			"--no-context-files",
+			"--no-themes",
+			"--session-dir",
+			sandbox.sessions,
+		],
+		env: sandbox.env,
+		cwd: sandbox.project,
+		width: 200,
+	});
+}
 
 describeEachHost("the Pi TUI", (host) => {
 	let server: MockServer;
@@ -68,25 +91,7 @@ describeEachHost("the Pi TUI", (host) => {
 			join(sandbox.home, ".config/pi-advisor-ledger/advisor.json"),
 			JSON.stringify({ modelKey: "mock/adv-r", ledger: { tailToolCalls: -1 } }),
 		);
-		tui = startTmux({
-			command: [
-				host.node,
-				host.cli,
-				"--model",
-				"mock/exec-1",
-				"-e",
-				EXTENSION_ENTRY,
-				"--no-skills",
-				"--no-prompt-templates",
-				"--no-context-files",
-				"--no-themes",
-				"--session-dir",
-				sandbox.sessions,
-			],
-			env: sandbox.env,
-			cwd: sandbox.project,
-			width: 200,
-		});
+		tui = startPi(host, sandbox);
 		await tui.until((s) => count(s, WARNING) > 0, "the startup warning", 60_000);
 	}, 90_000);
 
@@ -200,25 +205,7 @@ describeEachHost("the Pi TUI with a saved model that has no key", (host) => {
 		sandbox = createSandbox(server.baseUrl);
 		file = join(sandbox.home, ".config/pi-advisor-ledger/advisor.json");
 		writeFileSync(file, FILE_TEXT);
-		tui = startTmux({
-			command: [
-				host.node,
-				host.cli,
-				"--model",
-				"mock/exec-1",
-				"-e",
-				EXTENSION_ENTRY,
-				"--no-skills",
-				"--no-prompt-templates",
-				"--no-context-files",
-				"--no-themes",
-				"--session-dir",
-				sandbox.sessions,
-			],
-			env: sandbox.env,
-			cwd: sandbox.project,
-			width: 200,
-		});
+		tui = startPi(host, sandbox);
 		await tui.until((s) => count(s, NOTICE) > 0, "the startup warning", 60_000);
 	}, 90_000);
 
