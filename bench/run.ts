@@ -15,22 +15,17 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSessionContext, convertToLlm } from "@mariozechner/pi-coding-agent";
-import { prepareBaseline } from "../src/adapter/baseline/messages.ts";
-import { replayText } from "../src/adapter/cli/replay/engine.ts";
-import { consultationPoints } from "../src/adapter/cli/replay/points.ts";
-import { createWarmUp } from "../src/adapter/cli/replay/timing-samples.ts";
-import { calledToolNames, sessionTools } from "../src/adapter/cli/replay/tool-set.ts";
-import type { SessionReport } from "../src/adapter/cli/report/replay-report.ts";
-import { FACT_TARGETS } from "../src/adapter/cli/report/text-report.ts";
+import { prepareBaseline } from "../src/adapter/extension/baseline/messages.ts";
+import { carriedShare, FACT_CATEGORIES } from "../src/adapter/lab/audit/index.ts";
+import { replayText } from "../src/adapter/lab/replay/engine.ts";
+import { consultationPoints } from "../src/adapter/lab/replay/points.ts";
+import { createWarmUp } from "../src/adapter/lab/replay/timing-samples.ts";
+import { calledToolNames, sessionTools } from "../src/adapter/lab/replay/tool-set.ts";
+import type { SessionReport } from "../src/adapter/lab/report/replay-report.ts";
+import { FACT_TARGETS } from "../src/adapter/lab/report/text-report.ts";
 import { normalizeBranch, readSession } from "../src/events/index.ts";
-import { FACT_CATEGORIES, foldLedger, ledgerOf } from "../src/reducers/index.ts";
-import {
-	carriedShare,
-	createRenderMemo,
-	DEFAULT_LEDGER_CONFIG,
-	type RenderOptions,
-	renderRequest,
-} from "../src/render/index.ts";
+import { foldLedger, ledgerOf } from "../src/reducers/index.ts";
+import { createRenderMemo, DEFAULT_LEDGER_CONFIG, type RenderOptions, renderRequest } from "../src/render/index.ts";
 import { COMPACTED, generateCompacted, generateSession, generateTree } from "./generate.ts";
 import { measureMemory, memorySection, withMemorySection } from "./memory.ts";
 import { droppedNote, droppedRows, REAL_SESSIONS } from "./rows.ts";

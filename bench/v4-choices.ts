@@ -7,9 +7,9 @@
  * sizes itself".
  */
 
-import { replayText } from "../src/adapter/cli/replay/engine.ts";
-import type { WarmUp } from "../src/adapter/cli/replay/timing-samples.ts";
-import type { SessionReport } from "../src/adapter/cli/report/replay-report.ts";
+import { replayText } from "../src/adapter/lab/replay/engine.ts";
+import type { WarmUp } from "../src/adapter/lab/replay/timing-samples.ts";
+import type { SessionReport } from "../src/adapter/lab/report/replay-report.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../src/render/index.ts";
 
 export interface ChoiceInput {

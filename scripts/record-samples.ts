@@ -70,7 +70,7 @@ const MODELS = [
 ];
 
 // ─── ADVISOR HOOK ───────────────────────────────────────────────────────────────────────────────
-// When src/adapter/pi-advisor-ledger.ts exists, `withAdvisor` is on (override with --with-advisor /
+// When src/adapter/extension/pi-advisor-ledger.ts exists, `withAdvisor` is on (override with --with-advisor /
 // --no-advisor): the REAL extension is loaded by Pi's own loader via `additionalExtensionPaths`
 // (= CLI `-e`), configured through a per-scenario XDG_CONFIG_HOME holding ADVISOR_CONFIG. Executor
 // turns marked `advisor: true` call the real `advisor` tool (dropped without the extension), e.g.
@@ -88,7 +88,7 @@ const MODELS = [
 // Pi's random entry id). A turn's `switchModel` switches the executor's model while the run is in
 // flight (Pi keeps the run's tool set, so a later advisor() call in that run reaches the tool and is
 // skipped when the new model is in `disabledForModels`). Advisor tool results are never faked here.
-const ADVISOR_EXTENSION = join(PROJECT_ROOT, "src/adapter/pi-advisor-ledger.ts");
+const ADVISOR_EXTENSION = join(PROJECT_ROOT, "src/adapter/extension/pi-advisor-ledger.ts");
 /**
  * advisor.json for every scenario (pi-advisor-ledger's config file, under a temp XDG_CONFIG_HOME);
  * a scenario's `advisorConfig` adds keys (the branching scenario turns completion review on).
@@ -1412,7 +1412,7 @@ function readme(results: Verified[], withAdvisor: boolean, outDir: string): stri
 		"The scenario content (prompts, scripted turns, tool-call ids, repo files, git hashes) is fixed; entry ids and",
 		"timestamps are Pi's own (random / wall clock) and change on every recording. The header `cwd` is the temp repo",
 		"path (`$TMPDIR/pi-advisor-ledger-samples/<name>/repo`). Feature names below are defined in",
-		"`scripts/sample-features.ts` and checked by `test/adapter/cli/samples.test.ts`.",
+		"`scripts/sample-features.ts` and checked by `test/adapter/lab/samples.test.ts`.",
 		"",
 		...piMonoSection(outDir),
 		...piMonoCompactedSection(outDir),
@@ -1444,14 +1444,14 @@ function readme(results: Verified[], withAdvisor: boolean, outDir: string): stri
 		"| `model_change` / `thinking_level_change` | `await session.setModel(model)` (also from inside a scripted turn, while the run is going) / `session.setThinkingLevel(level)` |",
 		...(withAdvisor
 			? [
-					"| `advisor` results | the project's extension (`src/adapter/pi-advisor-ledger.ts`) via `additionalExtensionPaths`; the executor's scripted turns call `advisor()`, the extension renders the ledger request and sends it to `faux/faux-advisor`, whose scripted replies may call the advisor's own read-only tools (run for real against the repo) or fail |",
+					"| `advisor` results | the project's extension (`src/adapter/extension/pi-advisor-ledger.ts`) via `additionalExtensionPaths`; the executor's scripted turns call `advisor()`, the extension renders the ledger request and sends it to `faux/faux-advisor`, whose scripted replies may call the advisor's own read-only tools (run for real against the repo) or fail |",
 					"| `advisor-review` / `advisor-usage` | the same extension with `review.enabled`: after a run ends it reviews the final answer in the background (the recorder waits for it to settle), records the usage with `pi.appendEntry` and shows a `nit`/`concern`/`blocker` with `pi.sendMessage` |",
 				]
 			: []),
 		"",
 		withAdvisor
 			? [
-					"The project's extension (`src/adapter/pi-advisor-ledger.ts`) was loaded via `additionalExtensionPaths`, with",
+					"The project's extension (`src/adapter/extension/pi-advisor-ledger.ts`) was loaded via `additionalExtensionPaths`, with",
 					`\`advisor.json\` = \`${JSON.stringify(ADVISOR_CONFIG)}\` in a temp \`XDG_CONFIG_HOME\` (plus, per scenario,`,
 					...results
 						.filter((r) => r.scenario.advisorConfig !== undefined)

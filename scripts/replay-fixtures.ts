@@ -1,6 +1,6 @@
 /**
  * Rewrites test/fixtures/replay-report/: replay's whole output on the bundled samples, which
- * test/adapter/cli/replay-command.report.test.ts compares against. Run it only in a commit that
+ * test/adapter/lab/replay-command.report.test.ts compares against. Run it only in a commit that
  * changes that output on purpose, and say why in that commit.
  */
 

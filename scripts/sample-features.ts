@@ -1,6 +1,6 @@
 // Feature detectors for the recorded Pi session samples (samples/*.jsonl).
 // Pure functions over plain JSON.parse output: used by scripts/record-samples.ts to verify what it
-// recorded and by test/adapter/cli/samples.test.ts to check the committed files. Deliberately independent of the
+// recorded and by test/adapter/lab/samples.test.ts to check the committed files. Deliberately independent of the
 // project's own session reader.
 
 export interface SampleFile {
@@ -66,7 +66,7 @@ const afterFirstMessage = (entries: any[], type: string) => {
 
 /**
  * Every feature a sample can exhibit. Keys are stable: they are listed in samples/README.md,
- * in the scenario definitions and in test/adapter/cli/samples.test.ts.
+ * in the scenario definitions and in test/adapter/lab/samples.test.ts.
  */
 export const FEATURES = {
 	/** read tool succeeded on a text file */
@@ -151,7 +151,7 @@ export const FEATURES = {
 	"thinking-change": (es) => afterFirstMessage(es, "thinking_level_change"),
 	label: (es) => es.some((e) => e.type === "label"),
 	"session-name": (es) => es.some((e) => e.type === "session_info" && typeof e.name === "string"),
-	/** advisor() tool calls answered by the real extension (src/adapter/pi-advisor-ledger.ts) */
+	/** advisor() tool calls answered by the real extension (src/adapter/extension/pi-advisor-ledger.ts) */
 	advisor: (es) => toolResults(es, "advisor").length > 0,
 	/** a completed consultation: advice with a severity, no error, not skipped */
 	"advisor-ok": (es) => toolResults(es, "advisor").some((m) => ok(m) && completedAdvisor(m)),

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { AdvisorFileSchema, DEFAULT_ADVISOR_CONFIG } from "../src/adapter/config/load.ts";
+import { AdvisorFileSchema, DEFAULT_ADVISOR_CONFIG } from "../src/adapter/extension/config/load.ts";
 import { DEFAULT_DENY_PATTERNS } from "../src/events/redact/deny.ts";
 import { checkDefaults, checkPointers, type DocContext, type Problem } from "./support/doc-pointers.ts";
 

@@ -2,10 +2,8 @@
  * The layering (docs/architecture.md): src/events, src/reducers, src/render and src/policy are pure —
  * no I/O, clock, randomness, network or Pi runtime — and imports run one way,
  * events ← reducers ← render ← policy ← adapter, across folders only through the folder's index.ts.
- * Inside the adapter too: pi ← tools ← config ← consult ← background ← host ← pi-advisor-ledger.ts, with cli
- * beside (it may import pi, tools, config and consult — `eval` sends its requests through the
- * consultation loop; only bench/ and tests import it), and baseline ← stats (Pi's own context as the
- * full-context request, and the session's advisor spend) under host and cli.
+ * The adapter is two rooms: the extension (what `pi install` loads) and the lab (what `advisor-ledger`
+ * runs); the extension never imports the lab, and inside each room imports run one way (below).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -107,10 +105,13 @@ describe("imports run one way, across folders only through index.ts", () => {
 });
 
 /**
- * The adapter's parts, bottom first, and the parts each may import besides itself (the core layers
- * are the table above's business). A part is a folder of src/adapter, or pi-advisor-ledger.ts at its root.
+ * The adapter's two rooms (docs/architecture.md, "Two rooms"): the extension, what `pi install`
+ * loads, and the lab, what `advisor-ledger` runs. The extension never imports the lab; the lab may
+ * use the extension's parts that do not wire Pi (never host/, background/ or the entry). Inside
+ * each room, parts bottom first, and the parts each may import besides itself (the core layers are
+ * the table above's business). A part is a folder of the room, or a file at its root.
  */
-const ADAPTER_PARTS = [
+const EXTENSION_PARTS = [
 	"pi",
 	"baseline",
 	"stats",
@@ -120,11 +121,10 @@ const ADAPTER_PARTS = [
 	"background",
 	"host",
 	"pi-advisor-ledger.ts",
-	"cli",
 ] as const;
-type AdapterPart = (typeof ADAPTER_PARTS)[number];
+type ExtensionPart = (typeof EXTENSION_PARTS)[number];
 
-const ADAPTER_ALLOWED: Record<AdapterPart, readonly AdapterPart[]> = {
+const EXTENSION_ALLOWED: Record<ExtensionPart, readonly ExtensionPart[]> = {
 	pi: [],
 	baseline: [],
 	stats: ["pi", "baseline"],
@@ -134,39 +134,88 @@ const ADAPTER_ALLOWED: Record<AdapterPart, readonly AdapterPart[]> = {
 	background: ["pi", "tools", "config", "consult"],
 	host: ["pi", "baseline", "stats", "tools", "config", "consult", "background"],
 	"pi-advisor-ledger.ts": ["pi", "baseline", "stats", "tools", "config", "consult", "background", "host"],
-	cli: ["pi", "baseline", "stats", "tools", "config", "consult"],
 };
 
-function adapterPartOf(file: string): string | undefined {
-	const [top, layer, part] = file.split(path.sep);
-	return top === "src" && layer === "adapter" ? part : undefined;
+/** What the lab may use of the extension: the parts that do not wire Pi. */
+const LAB_USES: readonly ExtensionPart[] = ["pi", "baseline", "stats", "tools", "config", "consult"];
+
+/** The lab's parts; `commands` is every file at the lab's root but its entry (one per command, and the dispatch). */
+const LAB_PARTS = ["cli", "audit", "report", "replay", "request", "eval", "commands", "advisor-ledger.ts"] as const;
+type LabPart = (typeof LAB_PARTS)[number];
+
+const LAB_ALLOWED: Record<LabPart, readonly LabPart[]> = {
+	cli: [],
+	audit: [],
+	report: ["cli", "audit"],
+	replay: ["cli", "audit", "report"],
+	request: ["cli", "audit", "report", "replay"],
+	eval: ["cli", "report", "replay", "request"],
+	commands: ["cli", "audit", "report", "replay", "request", "eval"],
+	"advisor-ledger.ts": ["cli", "commands"],
+};
+
+/** `extension:<part>` or `lab:<part>` for a file of src/adapter; undefined elsewhere. */
+function roomPartOf(file: string): string | undefined {
+	const [top, layer, room, part, ...rest] = file.split(path.sep);
+	if (top !== "src" || layer !== "adapter" || part === undefined) return undefined;
+	if (room === "lab" && rest.length === 0 && part !== "advisor-ledger.ts") return "lab:commands";
+	return `${room}:${part}`;
 }
 
-describe("inside the adapter, imports run one way", () => {
+function allowed(from: string, to: string): boolean {
+	const [fromRoom, fromPart] = from.split(":") as [string, string];
+	const [toRoom, toPart] = to.split(":") as [string, string];
+	if (fromRoom === "extension")
+		return toRoom === "extension" && EXTENSION_ALLOWED[fromPart as ExtensionPart].includes(toPart as ExtensionPart);
+	if (toRoom === "extension") return LAB_USES.includes(toPart as ExtensionPart);
+	return LAB_ALLOWED[fromPart as LabPart].includes(toPart as LabPart);
+}
+
+describe("the adapter's two rooms: the extension never imports the lab; inside each, imports run one way", () => {
 	const adapterFiles = sourcesOf("adapter");
 	const edges = adapterFiles.flatMap(([file, text]) =>
 		relativeImports(file, text)
-			.map((target) => ({ file, target, from: adapterPartOf(file), to: adapterPartOf(target) }))
+			.map((target) => ({ file, target, from: roomPartOf(file), to: roomPartOf(target) }))
 			.filter((e) => e.to !== undefined),
 	);
 
-	it("every file of src/adapter is in a part of the table", () => {
-		const stray = adapterFiles
-			.map(([file]) => file)
-			.filter((file) => !(ADAPTER_PARTS as readonly string[]).includes(adapterPartOf(file)!));
+	it("every file of src/adapter is in a part of one room", () => {
+		const known = new Set([...EXTENSION_PARTS.map((p) => `extension:${p}`), ...LAB_PARTS.map((p) => `lab:${p}`)]);
+		const stray = adapterFiles.map(([file]) => file).filter((file) => !known.has(roomPartOf(file) ?? ""));
 		expect(stray).toEqual([]);
 	});
 
-	it("sees edges between the parts (the scan itself works)", () => {
-		expect(edges.some((e) => e.from === "pi-advisor-ledger.ts" && e.to === "host")).toBe(true);
-		expect(edges.some((e) => e.from === "consult" && e.to === "pi")).toBe(true);
-		expect(edges.some((e) => e.from === "cli" && e.to === "tools")).toBe(true);
+	it("sees edges between the parts and the rooms (the scan itself works)", () => {
+		expect(edges.some((e) => e.from === "extension:pi-advisor-ledger.ts" && e.to === "extension:host")).toBe(true);
+		expect(edges.some((e) => e.from === "extension:consult" && e.to === "extension:pi")).toBe(true);
+		expect(edges.some((e) => e.from === "lab:replay" && e.to === "lab:audit")).toBe(true);
+		expect(edges.some((e) => e.from === "lab:eval" && e.to === "extension:consult")).toBe(true);
 	});
 
-	it("only the edges in the table", () => {
-		const bad = edges.filter(
-			(e) => e.from !== e.to && !ADAPTER_ALLOWED[e.from as AdapterPart].includes(e.to as AdapterPart),
-		);
+	it("no file of the extension imports the lab", () => {
+		const into = edges.filter((e) => e.from?.startsWith("extension:") && e.to?.startsWith("lab:"));
+		expect(into.map((e) => `${e.file} → ${e.target}`)).toEqual([]);
+	});
+
+	it("only the edges in the tables", () => {
+		const bad = edges.filter((e) => e.from !== e.to && !allowed(e.from!, e.to!));
 		expect(bad.map((e) => `${e.file} → ${e.target}`)).toEqual([]);
+	});
+
+	it("what Pi loads reaches no file of the lab, and the core reaches neither room", () => {
+		const texts = new Map(allSources);
+		const reached = new Set<string>();
+		const stack = [path.join("src", "adapter", "extension", "pi-advisor-ledger.ts")];
+		while (stack.length > 0) {
+			const file = stack.pop()!;
+			if (reached.has(file) || !texts.has(file)) continue;
+			reached.add(file);
+			stack.push(...relativeImports(file, texts.get(file)!));
+		}
+		expect(reached.size).toBeGreaterThan(50);
+		expect([...reached].filter((f) => f.startsWith(path.join("src", "adapter", "lab")))).toEqual([]);
+		const core = allSources.filter(([file]) => layerOf(file) !== "adapter");
+		const up = core.flatMap(([file, text]) => relativeImports(file, text).filter((t) => layerOf(t) === "adapter"));
+		expect(up).toEqual([]);
 	});
 });

@@ -3,8 +3,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { EXIT, MAIN_HELP } from "../src/adapter/cli/args.ts";
-import { consultingLine } from "../src/adapter/pi/notices.ts";
+import { consultingLine } from "../src/adapter/extension/pi/notices.ts";
+import { EXIT, MAIN_HELP } from "../src/adapter/lab/cli/args.ts";
 import { EXTENSION_ENTRY, REPO_ROOT } from "./support/hosts.ts";
 
 const read = (name: string) => readFileSync(fileURLToPath(new URL(`../${name}`, import.meta.url)), "utf8");
@@ -53,9 +53,9 @@ describe("the entry Pi loads", () => {
 	const pkg = JSON.parse(read("package.json")) as { name: string; pi: { extensions: string[] } };
 
 	it("is named after the package (Pi's banner lists it by file name), in package.json, README and the tests alike", () => {
-		expect(pkg.pi.extensions).toEqual([`./src/adapter/${pkg.name}.ts`]);
-		expect(EXTENSION_ENTRY).toBe(`${REPO_ROOT}/src/adapter/${pkg.name}.ts`);
-		expect(README).toContain(`pi -e /path/to/pi-advisor-ledger/src/adapter/${pkg.name}.ts`);
+		expect(pkg.pi.extensions).toEqual([`./src/adapter/extension/${pkg.name}.ts`]);
+		expect(EXTENSION_ENTRY).toBe(`${REPO_ROOT}/src/adapter/extension/${pkg.name}.ts`);
+		expect(README).toContain(`pi -e /path/to/pi-advisor-ledger/src/adapter/extension/${pkg.name}.ts`);
 	});
 });
 

@@ -5,26 +5,13 @@
 
 export { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
 export { type BranchState, branchOf, foldBranch } from "./branch-fold.ts";
+export { type CaseReducers, foldCases, nothing } from "./case-reducers.ts";
 export { type ChunkedList, emptyList, listBuilder, listOf } from "./chunked.ts";
 export { type ContextEdits, editedEvent, editedProse, editedRound } from "./context-edits.ts";
 export { failureLine } from "./error-line.ts";
-export {
-	backtickedNames,
-	branchFacts,
-	emptyFacts,
-	FACT_CATEGORIES,
-	type Fact,
-	type FactCategory,
-	type FactState,
-	factsSinceHorizon,
-	foldFacts,
-	type HorizonFacts,
-	holdsFact,
-	lostFacts,
-	replacedFacts,
-	replacedSources,
-} from "./facts.ts";
-export { trackWork } from "./hidden-work.ts";
+export { changedPaths, runKey, trackWork } from "./hidden-work.ts";
+export type { Draft } from "./immer.ts";
+export { emptyKeySet, type KeySet } from "./key-set.ts";
 export { foldLedger, ledgerOf } from "./ledger-fold.ts";
 export {
 	type Block,

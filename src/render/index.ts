@@ -3,35 +3,11 @@
  * layer; its tests import the module files.
  */
 
-export {
-	type AnchorIndex,
-	createAnchorIndex,
-	dropAnchors,
-	eachOccurrence,
-	fileAnchors,
-	indexedCount,
-	shortItems,
-} from "./anchor-index.ts";
+export { backtickedNames } from "./backticked-names.ts";
 export { renderBlock, userWords } from "./blocks.ts";
-export { auditBranch, type BranchAudit } from "./branch-audit.ts";
 export type { CatalogueEntry } from "./catalogue.ts";
 export { estimateContextTokens, estimateMessageTokens, IMAGE_TOKENS, tokensForChars } from "./estimate.ts";
 export { expandSource } from "./expand-source.ts";
-export {
-	type AuditMemo,
-	type AuditSide,
-	type AuditUnits,
-	addCounts,
-	auditRequest,
-	auditUnits,
-	carriedShare,
-	createAuditMemo,
-	emptyCounts,
-	type FactCounts,
-	type FactTally,
-	requestUnits,
-	unitsOf,
-} from "./fact-audit.ts";
 export { hashString } from "./hash.ts";
 export { DEFAULT_LEDGER_CONFIG, type LedgerConfig, LedgerSchema } from "./ledger-section.ts";
 export { type LogCut, ledgerItems, locateCut } from "./log-cut.ts";
@@ -79,6 +55,7 @@ export {
 	UNSUPPORTED_PI_AI,
 	WORKSPACE_TOOL_DESCRIPTIONS,
 } from "./model-text.ts";
+export { neutralise } from "./neutralise.ts";
 export { ordinalId, ordinalPosition } from "./ordinal.ts";
 export { createRenderMemo, type RenderMemo } from "./render-memo.ts";
 export { logCut, type RenderOptions, type RequestMode, renderRequest, stableOpenBlocks } from "./request-assembly.ts";
@@ -87,6 +64,7 @@ export {
 	commonUnits,
 	declarationCount,
 	flatten,
+	isLedgerRequest,
 	type LedgerRequest,
 	redactionCount,
 	requestFromContext,
@@ -97,6 +75,7 @@ export {
 	withContext,
 } from "./request-units.ts";
 export { reviewMessage } from "./review-message.ts";
+export { ADVICE_START_CHARS } from "./stand-in.ts";
 export { clip, oneLine, safeHead, safeTail } from "./text-shape.ts";
 export { extendRequest } from "./tool-loop.ts";
 export { zeroUsage } from "./usage.ts";

@@ -419,7 +419,7 @@ export const FULL_CONTEXT_INSTRUCTION = "Answer the question above from the sess
 /** A tool result the masked arm hides (observation masking: older than the newest assistant turns). */
 export const MASKED_OUTPUT = (lines: number) => `Old environment output: (${lines} lines omitted)`;
 
-/** The judge's framing tags; an answer or a request can never close one (adapter/cli/eval/judge.ts defuses them). */
+/** The judge's framing tags; an answer or a request can never close one (adapter/lab/eval/judge.ts defuses them). */
 export const JUDGE_TAGS = Object.freeze({ request: "user_request", question: "question", answer: "answer" });
 
 export const JUDGE_SYSTEM_PROMPT = [

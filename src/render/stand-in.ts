@@ -7,7 +7,6 @@
 import { assertNever } from "../events/index.ts";
 import {
 	type Block,
-	backtickedNames,
 	commandFact,
 	type LedgerState,
 	type RoundStatus,
@@ -15,8 +14,8 @@ import {
 	splitCd,
 	trackWork,
 } from "../reducers/index.ts";
+import { backtickedNames } from "./backticked-names.ts";
 import { carriedWork, renderBlock, summaryWords } from "./blocks.ts";
-import { JUDGED_CHARS } from "./fact-audit.ts";
 import type { LedgerConfig } from "./ledger-section.ts";
 import { droppedBlocks, itemObject, type LogCut, lastDropped } from "./log-cut.ts";
 import {
@@ -91,7 +90,7 @@ export function standInPart(
 	for (let s = 0; s < cut.firstSegment && s < state.closed.length; s++) {
 		const segment = state.closed[s]!;
 		for (const name of backtickedNames(segment.question)) names.add(name);
-		advice += `${ADVICE_START_LINE(ordinalId(segment.closingPos), clip(oneLine(neutralise(segment.advice)), ADVICE_START))}\n`;
+		advice += `${ADVICE_START_LINE(ordinalId(segment.closingPos), clip(oneLine(neutralise(segment.advice)), ADVICE_START_CHARS))}\n`;
 	}
 	const last = lastDroppedId(state, cut);
 	let out = `${LEFT_OUT_INTRO}\n${words.length > 0 ? words : `${NO_HIDDEN_WORDS}\n`}`;
@@ -104,10 +103,10 @@ export function standInPart(
 }
 
 /**
- * How much of each piece of earlier advice the stand-in keeps: its verdict and first sentences — as
- * much as the fact audit judges of it (fact-audit.ts JUDGED_CHARS), and the mark of the cut.
+ * How much of each piece of earlier advice the stand-in keeps: its verdict and first sentences, and
+ * the mark of the cut. The fact audit judges advice on one character less (its `JUDGED_CHARS`).
  */
-const ADVICE_START = JUDGED_CHARS.advice + 1;
+export const ADVICE_START_CHARS = 201;
 
 /** The path id of the last item a cut leaves out (a segment's close shows its closing entry). */
 function lastDroppedId(state: LedgerState, cut: LogCut): string {

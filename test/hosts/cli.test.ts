@@ -1,14 +1,14 @@
 /**
  * The real `pi` CLI of each host in print mode, the extension loaded with
- * `-e src/adapter/pi-advisor-ledger.ts`, both models served by a 127.0.0.1 OpenAI-compatible mock:
+ * `-e src/adapter/extension/pi-advisor-ledger.ts`, both models served by a 127.0.0.1 OpenAI-compatible mock:
  * one consultation, seen from the server and from the session file; then `pi -p "/advisor stats"`
  * on the same session prints what the advisor cost, as the CLI reads it from the file.
  */
 
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { statsOfText } from "../../src/adapter/cli/stats-command.ts";
-import { statsLines } from "../../src/adapter/stats/stats-text.ts";
+import { statsLines } from "../../src/adapter/extension/stats/stats-text.ts";
+import { statsOfText } from "../../src/adapter/lab/stats-command.ts";
 import {
 	consultationRoute,
 	createSandbox,
@@ -24,7 +24,7 @@ import {
 } from "../support/hosts.ts";
 import { type MockServer, startMockOpenAI } from "../support/mock-openai.ts";
 
-describeEachHost("pi --print -e src/adapter/pi-advisor-ledger.ts", (host) => {
+describeEachHost("pi --print -e src/adapter/extension/pi-advisor-ledger.ts", (host) => {
 	let server: MockServer;
 	let sandbox: Sandbox;
 	let result: ProcessResult;

@@ -126,7 +126,7 @@ describeEachHost("pi install <checkout without npm install>", (host) => {
 		expect(run.code).toBe(1);
 		expect(run.stdout).toBe("");
 		expect(run.stderr).toContain(
-			`Error: Failed to load extension "${join(checkout, "src/adapter/pi-advisor-ledger.ts")}": Failed to load extension: Cannot find module 'immer'`,
+			`Error: Failed to load extension "${join(checkout, "src/adapter/extension/pi-advisor-ledger.ts")}": Failed to load extension: Cannot find module 'immer'`,
 		);
 	});
 });

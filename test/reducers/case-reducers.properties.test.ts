@@ -8,9 +8,9 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { emptyFacts, foldFacts } from "../../src/adapter/lab/audit/facts.ts";
 import { CUSTOM_TYPES, type LedgerEvent } from "../../src/events/index.ts";
 import { branchReducer, type Reducer, spendReducer, trimAnchorReducer } from "../../src/reducers/branch-fold.ts";
-import { emptyFacts, foldFacts } from "../../src/reducers/facts.ts";
 import { foldLedger } from "../../src/reducers/ledger-fold.ts";
 import { emptyLedger } from "../../src/reducers/ledger-state.ts";
 import { eventsOf, fractionArb, pickIndex } from "../support/properties.ts";

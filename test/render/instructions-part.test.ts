@@ -5,10 +5,11 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { auditRequest, createAuditMemo } from "../../src/adapter/lab/audit/fact-audit.ts";
+import { branchFacts, emptyFacts, foldFacts } from "../../src/adapter/lab/audit/index.ts";
 import { readSession } from "../../src/events/index.ts";
-import { branchFacts, emptyFacts, foldFacts, ledgerOf } from "../../src/reducers/index.ts";
+import { ledgerOf } from "../../src/reducers/index.ts";
 import { expandEntry } from "../../src/render/expand-source.ts";
-import { auditRequest, createAuditMemo } from "../../src/render/fact-audit.ts";
 import { DEFAULT_LEDGER_CONFIG } from "../../src/render/ledger-section.ts";
 import { renderRequest } from "../../src/render/request-assembly.ts";
 import { buildContext } from "../../src/render/request-units.ts";

@@ -21,8 +21,8 @@ import {
 } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { baselineMessages, prepareBaseline } from "../../src/adapter/baseline/messages.ts";
-import { advisorToolDeclarations, calledToolNames, sessionTools } from "../../src/adapter/cli/replay/tool-set.ts";
+import { baselineMessages, prepareBaseline } from "../../src/adapter/extension/baseline/messages.ts";
+import { advisorToolDeclarations, calledToolNames, sessionTools } from "../../src/adapter/lab/replay/tool-set.ts";
 import { readSession } from "../../src/events/index.ts";
 import type { ContentPart, LedgerEvent } from "../../src/events/types.ts";
 import { emptyLedger, foldLedger, ledgerOf } from "../../src/reducers/index.ts";

@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the cost-control end-to-end tests (test/adapter/consult/cost-control-*.e2e.test.ts): a priced
+ * Shared pieces of the cost-control end-to-end tests (test/adapter/extension/consult/cost-control-*.e2e.test.ts): a priced
  * advisor model, executor scripts, and reading what the session file holds.
  */
 

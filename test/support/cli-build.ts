@@ -28,7 +28,7 @@ export function buildCli(): Built {
 		{ cwd: repoRoot, stdio: "pipe" },
 	);
 	return {
-		main: path.join(outDir, "adapter/cli/main.js"),
+		main: path.join(outDir, "adapter/lab/advisor-ledger.js"),
 		dispose: () => rmSync(outDir, { recursive: true, force: true }),
 	};
 }

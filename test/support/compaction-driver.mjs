@@ -1,7 +1,7 @@
 /**
  * Runs a scripted session through a host's SDK (createAgentSession + DefaultResourceLoader with the
  * extension as an additional extension path, as `pi -e` sets it), under whichever Node runs this
- * file: test/adapter/extension-compaction.e2e.test.ts spawns it with each host's node. Plain
+ * file: test/adapter/extension/extension-compaction.e2e.test.ts spawns it with each host's node. Plain
  * JavaScript, so no loader is needed in the child.
  *
  * argv: <host sdk entry (dist/index.js)> <extension path> <cwd> <agent dir> <session dir> <steps JSON>

@@ -21,7 +21,7 @@ import { advisorSystemPrompt, CONSULT_INSTRUCTION, LOG_OPEN } from "../../src/re
 import type { MockReply, MockRequest } from "./mock-openai.ts";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-export const EXTENSION_ENTRY = join(REPO_ROOT, "src/adapter/pi-advisor-ledger.ts");
+export const EXTENSION_ENTRY = join(REPO_ROOT, "src/adapter/extension/pi-advisor-ledger.ts");
 export const HOSTS_MANIFEST = join(REPO_ROOT, ".cache/hosts/hosts.json");
 export const INSTALL_HINT = "npm run hosts";
 

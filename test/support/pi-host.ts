@@ -41,7 +41,7 @@ import {
 } from "@mariozechner/pi-coding-agent";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-export const EXTENSION_PATH = join(REPO_ROOT, "src/adapter/pi-advisor-ledger.ts");
+export const EXTENSION_PATH = join(REPO_ROOT, "src/adapter/extension/pi-advisor-ledger.ts");
 
 export const EXECUTOR_PROVIDER = "exec-faux";
 export const EXECUTOR_MODEL = "executor-1";

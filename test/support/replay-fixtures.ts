@@ -1,14 +1,14 @@
 /**
  * `replay` run in this process on the bundled samples with a counting clock (each reading 0.25 ms
  * after the last), so its whole output — timings included — is the same on every run: what
- * test/adapter/cli/replay-command.report.test.ts pins and `npm run fixtures` rewrites.
+ * test/adapter/lab/replay-command.report.test.ts pins and `npm run fixtures` rewrites.
  */
 
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Io } from "../../src/adapter/cli/io.ts";
-import { styleFor } from "../../src/adapter/cli/report/text-report.ts";
-import { runCli } from "../../src/adapter/cli/run.ts";
+import type { Io } from "../../src/adapter/lab/cli/io.ts";
+import { styleFor } from "../../src/adapter/lab/report/text-report.ts";
+import { runCli } from "../../src/adapter/lab/run.ts";
 import { repoRoot } from "./cli-build.ts";
 
 export const SAMPLES = [

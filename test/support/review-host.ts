@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the completion-review end-to-end tests (test/adapter/background/review-*.e2e.test.ts and others): the
+ * Shared pieces of the completion-review end-to-end tests (test/adapter/extension/background/review-*.e2e.test.ts and others): the
  * config, executor scripts, an advisor that waits to be aborted, and readers for what the session
  * holds (usage records, review messages, the executor's context per request).
  */
@@ -14,7 +14,7 @@ import {
 	fauxToolCall,
 	type Message,
 } from "@mariozechner/pi-ai";
-import { type AdvisorExtensionOptions, createAdvisorExtension } from "../../src/adapter/pi-advisor-ledger.ts";
+import { type AdvisorExtensionOptions, createAdvisorExtension } from "../../src/adapter/extension/pi-advisor-ledger.ts";
 import { CUSTOM_TYPES } from "../../src/events/index.ts";
 import { ADVISOR_MODEL, ADVISOR_PROVIDER, type Host, waitFor } from "./pi-host.ts";
 

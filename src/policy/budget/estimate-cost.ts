@@ -63,7 +63,7 @@ export type CachingModel =
 			lookbackBlocks: number;
 			/**
 			 * The adapter marks the end of the stable portion, and bridges to the previous request's stable
-			 * end when it lies further back than the lookback (src/adapter/consult/payload-cache-marks.ts).
+			 * end when it lies further back than the lookback (src/adapter/extension/consult/payload-cache-marks.ts).
 			 */
 			stableBreakpoint: boolean;
 	  }
@@ -169,7 +169,7 @@ export function anthropicStyleMarks(model: MarkedModel): boolean {
 /**
  * The caching model of a pi-ai model. Breakpoints where pi-ai sends Anthropic-style marks
  * (`anthropicStyleMarks`), and there the adapter adds its own: the stable end and the bridge
- * (src/adapter/consult/payload-cache-marks.ts). Token prefix for the OpenAI, Google and Mistral APIs;
+ * (src/adapter/extension/consult/payload-cache-marks.ts). Token prefix for the OpenAI, Google and Mistral APIs;
  * none for anything else, and for a model whose registry entry has no cache-read price (we do not
  * assume a discount nobody listed). Either caches only from the model's minimum up (cache-minimum.ts).
  */

@@ -5,7 +5,7 @@
  * would write a new cache entry instead of touching the old one.
  *
  * Hash the payload AS SENT: after the adapter's own `onPayload` edits (its cache marks,
- * src/adapter/consult/payload-cache-marks.ts), for the original and the refresh alike — in the form the
+ * src/adapter/extension/consult/payload-cache-marks.ts), for the original and the refresh alike — in the form the
  * adapter hands over (`warmingForm`: where marks cache, cut after the stable portion, marks left out).
  *
  * Excluded, per API: only the output cap — the one field a refresh changes on purpose, and one no

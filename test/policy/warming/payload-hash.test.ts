@@ -5,7 +5,7 @@
  */
 import { type Api, completeSimple, getModel, type Model, type ThinkingLevel } from "@mariozechner/pi-ai";
 import { beforeEach, describe, expect, it } from "vitest";
-import { withCacheMarks } from "../../../src/adapter/consult/payload-cache-marks.ts";
+import { withCacheMarks } from "../../../src/adapter/extension/consult/payload-cache-marks.ts";
 import type { LedgerEvent } from "../../../src/events/index.ts";
 import {
 	canonicalPayload,

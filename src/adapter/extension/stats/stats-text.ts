@@ -1,0 +1,63 @@
+/**
+ * The stats as plain lines: what `/advisor stats` prints without a UI (`pi -p`), shows in its TUI
+ * panel, and `advisor-ledger stats` prints per file. User-facing, never model-facing.
+ */
+
+import { formatUsd } from "../../../policy/index.ts";
+import { costLine } from "../pi/notices.ts";
+import type { ScopeStats, SessionStats } from "./session-stats.ts";
+
+const count = (n: number) => Math.round(n).toLocaleString("en-US");
+const plural = (n: number, one: string, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`;
+const percent = (share: number) => `${Math.round(100 * share)}%`;
+
+function consultationsLine(s: ScopeStats): string {
+	const c = s.consultations;
+	const outcomes = [
+		c.ok > 0 ? `${count(c.ok)} with advice` : "",
+		c.failed > 0 ? `${count(c.failed)} failed` : "",
+		c.skipped > 0 ? `${count(c.skipped)} skipped` : "",
+	].filter((part) => part !== "");
+	const first = `${plural(c.total, "consultation")}${c.total > 0 && outcomes.length > 1 ? ` (${outcomes.join(", ")})` : ""}`;
+	return `${first}, ${plural(s.reviews, "review")}, ${plural(s.warming, "warming refresh", "warming refreshes")}`;
+}
+
+function fullContextLine(s: ScopeStats): string | undefined {
+	const f = s.fullContext;
+	if (f.points === 0) return undefined;
+	if (f.priced === 0)
+		return `full context: no prices for the advisor model of the ${plural(f.points, "consultation")}`;
+	const unpriced = f.priced < f.points ? ` (${count(f.points - f.priced)} without prices left out)` : "";
+	return (
+		`full context: the first requests at the same ${plural(f.priced, "consultation")} would have cost ` +
+		`${formatUsd(f.baselineUsd)} (${count(f.baselineTokens)} prompt tokens); the ledger's were billed ` +
+		`${formatUsd(f.ledgerUsd)} (${count(f.ledgerTokens)})${unpriced}`
+	);
+}
+
+export function scopeLines(title: string, s: ScopeStats): string[] {
+	const lines = [title, `  ${consultationsLine(s)}`];
+	if (s.requests === 0 && s.usd === 0) return [...lines, "  nothing billed"];
+	const t = s.tokens;
+	lines.push(
+		`  ${plural(s.requests, "request")}: ${count(t.fresh)} fresh + ${count(t.cacheRead)} cache read + ${count(t.cacheWrite)} cache write prompt tokens, ${count(t.output)} output`,
+		`  ${formatUsd(s.usd)}${s.cacheShare === null ? "" : `, ${percent(s.cacheShare)} of prompt tokens from cache`}`,
+	);
+	const full = fullContextLine(s);
+	if (full !== undefined) lines.push(`  ${full}`);
+	if (s.biggest.length > 0) {
+		lines.push("  costliest:");
+		for (const b of s.biggest) {
+			const where = b.ordinal ?? `entry ${b.entryId} (another branch)`;
+			lines.push(`    ${costLine(b.usd, b.requests, b.cacheShare)} — ${b.kind} at ${where}`);
+		}
+	}
+	return lines;
+}
+
+export function statsLines(stats: SessionStats): string[] {
+	const lines = scopeLines("Advisor on this branch", stats.branch);
+	if (stats.session === null) lines.push("The whole session is this branch.");
+	else lines.push(...scopeLines("Advisor in the whole session (every branch)", stats.session));
+	return lines;
+}

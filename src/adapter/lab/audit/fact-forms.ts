@@ -1,0 +1,193 @@
+/**
+ * How the fact audit compares a fact with a unit of a request (docs/request-format.md#the-fact-audit):
+ * the forms a fact is looked for in (collapsed, as the ledger shows executor text, as written, in a
+ * folder's list), how much of it is judged, and when a text holds it. The audit itself, which units
+ * it asks and when: fact-audit.ts, fact-presence.ts, branch-audit.ts.
+ */
+
+import { collapse } from "../../../reducers/index.ts";
+import { ADVICE_START_CHARS, neutralise } from "../../../render/index.ts";
+import type { Fact, FactCategory } from "./facts.ts";
+
+/** How many characters of a fact's collapsed text are judged; the rest of a long text may be capped. */
+export const JUDGED_CHARS: Readonly<Record<FactCategory, number>> = Object.freeze({
+	user: 200,
+	edited: Number.POSITIVE_INFINITY,
+	read: Number.POSITIVE_INFINITY,
+	command: 100,
+	failure: 80,
+	test: 100,
+	prose: 300,
+	identifier: Number.POSITIVE_INFINITY,
+	// The stand-in keeps one character more of each piece of earlier advice (render/stand-in.ts).
+	advice: ADVICE_START_CHARS - 1,
+	instructions: 100,
+});
+
+/** Categories whose facts must stand as whole tokens. */
+const TOKEN_CATEGORIES: ReadonlySet<FactCategory> = new Set(["edited", "read", "identifier"]);
+
+/** Categories whose facts are paths. */
+const PATH_CATEGORIES: ReadonlySet<FactCategory> = new Set(["edited", "read"]);
+
+/**
+ * How a request holds executor text: `ledger` — rewritten (framing defused, one-line forms), so units
+ * and facts are compared with whitespace collapsed; `written` — unchanged (Pi's own context), so each
+ * fact is looked for as written.
+ */
+export type AuditSide = "ledger" | "written";
+
+export interface Forms {
+	/** Collapsed and cut to its judged length: what a request that writes text on one line carries. */
+	collapsed: string;
+	/** As the ledger writes executor text (framing defused), collapsed and cut. */
+	shown: string;
+	/** As written, cut to its judged length: what a request that carries the text unchanged holds. */
+	written: string;
+	token: boolean;
+	/** For a path in a folder: the folder's list opening (`src/{`) and the file's name in it, as written and as shown. */
+	grouped?: { open: string; name: string }[];
+}
+
+const formsOf = new WeakMap<Fact, Forms>();
+
+export function forms(fact: Fact): Forms {
+	let f = formsOf.get(fact);
+	if (f === undefined) {
+		const max = JUDGED_CHARS[fact.category];
+		const cut = (text: string) => (text.length > max ? text.slice(0, max).trimEnd() : text);
+		f = {
+			collapsed: cut(collapse(fact.text)),
+			shown: cut(collapse(neutralise(fact.text))),
+			written: cut(fact.text.trim()),
+			token: TOKEN_CATEGORIES.has(fact.category),
+		};
+		if (PATH_CATEGORIES.has(fact.category)) {
+			f.grouped = [];
+			for (const form of new Set([f.collapsed, f.shown])) {
+				const slash = form.lastIndexOf("/");
+				if (slash > 0) f.grouped.push({ open: `${form.slice(0, slash)}/{`, name: form.slice(slash + 1) });
+			}
+		}
+		formsOf.set(fact, f);
+	}
+	return f;
+}
+
+const NAME_CHAR = /[A-Za-z0-9_$]/;
+const PATH_LEAD = /[A-Za-z0-9_$./\\-]/;
+
+/** Does the `length` characters at `at` stand as a token: no name character after, no name or path character before? */
+function tokenAt(text: string, at: number, length: number): boolean {
+	const before = at === 0 ? "" : text[at - 1]!;
+	const after = text[at + length] ?? "";
+	return (before === "" || !PATH_LEAD.test(before)) && (after === "" || !NAME_CHAR.test(after));
+}
+
+/** `needle` in `text` with no name character right after it and no name or path character right before. */
+function containsToken(text: string, needle: string): boolean {
+	let at = text.indexOf(needle);
+	while (at !== -1) {
+		if (tokenAt(text, at, needle.length)) return true;
+		at = text.indexOf(needle, at + 1);
+	}
+	return false;
+}
+
+/** The names of the folder list opening at `at` (`open`, `src/{`); undefined where none opens there. */
+function listAt(text: string, at: number, open: string): readonly string[] | undefined {
+	const before = at === 0 ? "" : text[at - 1]!;
+	const end = text.indexOf("}", at);
+	if (end === -1 || (before !== "" && PATH_LEAD.test(before))) return undefined;
+	return text.slice(at + open.length, end).split(", ");
+}
+
+/** Does the folder list opening at `at` (`open`, `src/{`) list `name`? */
+function listedAt(text: string, at: number, open: string, name: string): boolean {
+	return listAt(text, at, open)?.includes(name) === true;
+}
+
+/** `src/{a.ts, b.ts}` lists `a.ts` in `src`. */
+function inFolderList(text: string, open: string, name: string): boolean {
+	let at = text.indexOf(open);
+	while (at !== -1) {
+		if (listedAt(text, at, open, name)) return true;
+		// No `}` after this opening: none after a later one either.
+		if (text.indexOf("}", at) === -1) return false;
+		at = text.indexOf(open, at + 1);
+	}
+	return false;
+}
+
+/** Does `text` carry `path`, whole or in its folder's list (`src/{a.ts, b.ts}`)? */
+export function pathCarried(text: string, path: string): boolean {
+	if (text.includes(path)) return true;
+	const slash = path.lastIndexOf("/");
+	return slash > 0 && inFolderList(text, `${path.slice(0, slash)}/{`, path.slice(slash + 1));
+}
+
+/** Does a unit's text (collapsed on the ledger's side) hold the fact? */
+export function holds(text: string, fact: Forms, as: AuditSide): boolean {
+	const find = fact.token ? containsToken : (t: string, n: string) => t.includes(n);
+	if (as === "written") return fact.written.length > 0 && find(text, fact.written);
+	if (fact.collapsed.length > 0 && find(text, fact.collapsed)) return true;
+	if (fact.grouped?.some((g) => inFolderList(text, g.open, g.name)) === true) return true;
+	return fact.shown !== fact.collapsed && fact.shown.length > 0 && find(text, fact.shown);
+}
+
+/**
+ * Strings one of which a text holding the fact must contain (`holds` is true only where one is):
+ * what the index of missing facts looks for in new units (anchor-index.ts). None: no text holds it.
+ */
+export function anchors(fact: Forms, as: AuditSide): readonly string[] {
+	let out = anchorsOf.get(fact)?.[as];
+	if (out === undefined) {
+		if (as === "written") out = fact.written.length > 0 ? [fact.written] : [];
+		else {
+			const all = new Set<string>();
+			if (fact.collapsed.length > 0) all.add(fact.collapsed);
+			if (fact.shown.length > 0) all.add(fact.shown);
+			for (const g of fact.grouped ?? []) all.add(g.open);
+			out = [...all];
+		}
+		anchorsOf.set(fact, { ...anchorsOf.get(fact), [as]: out });
+	}
+	return out;
+}
+
+const anchorsOf = new WeakMap<Forms, Partial<Record<AuditSide, readonly string[]>>>();
+
+/**
+ * Does the anchor `anchor` (one of `anchors(fact, as)`) where it stands at `at` in `text` make the
+ * text hold the fact? `holds` is true exactly where this is true of one of its anchors' places.
+ */
+export function holdsAt(
+	text: string,
+	fact: Forms,
+	as: AuditSide,
+	anchor: string,
+	at: number,
+	lists: FolderLists = new Map(),
+): boolean {
+	const whole = (form: string) => anchor === form && (!fact.token || tokenAt(text, at, form.length));
+	if (as === "written") return whole(fact.written);
+	if (whole(fact.collapsed) || whole(fact.shown)) return true;
+	return fact.grouped?.some((g) => g.open === anchor && listedIn(lists, text, at, g.open).has(g.name)) === true;
+}
+
+/**
+ * The folder lists of one text by where they open (and the opening's length), read once: every path fact of a folder is filed
+ * under the same opening (`src/{`), and a list read again for each of them made the audit quadratic.
+ */
+export type FolderLists = Map<number, ReadonlySet<string>>;
+
+function listedIn(lists: FolderLists, text: string, at: number, open: string): ReadonlySet<string> {
+	// Two openings at one place differ in length (`a/{` and `a/{b/{`).
+	const key = at * 4096 + Math.min(open.length, 4095);
+	let names = lists.get(key);
+	if (names === undefined) {
+		names = new Set(listAt(text, at, open));
+		lists.set(key, names);
+	}
+	return names;
+}

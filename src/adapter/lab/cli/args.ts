@@ -1,0 +1,456 @@
+/**
+ * Command-line parsing for `advisor-ledger`. Small on purpose: two commands, a handful of flags,
+ * `--flag value` and `--flag=value`, `--` ends the flags. Anything unexpected is a UsageError
+ * (exit code 1) with a message that names the problem.
+ */
+
+/** Simulated points: one every this many tool rounds, by default. */
+export const DEFAULT_EVERY = 10;
+
+export const EXIT = Object.freeze({
+	ok: 0,
+	usage: 1,
+	nothingToReplay: 2,
+	unreadable: 3,
+	/** eval: the user did not confirm the estimate. */
+	notConfirmed: 4,
+});
+
+/** A usage error; `command` names the command it concerns (absent: the command line as a whole). */
+export class UsageError extends Error {
+	constructor(
+		message: string,
+		readonly command?: string,
+	) {
+		super(message);
+	}
+}
+
+/** Every line the CLI writes on stderr starts so: `advisor-ledger <command>: ` or `advisor-ledger: `. */
+export function errorPrefix(command?: string): string {
+	return command === undefined ? "advisor-ledger: " : `advisor-ledger ${command}: `;
+}
+
+export const MAIN_HELP = `advisor-ledger — replay recorded Pi sessions through the advisor ledger
+
+Usage:
+  advisor-ledger replay [PATH…] [--every N] [--all-leaves] [--json | --wide] [--svg FILE [--force]] [--price PROVIDER/MODEL] [--config FILE]
+  advisor-ledger render FILE [--leaf ID] [--at ENTRY] [--json] [--config FILE]
+  advisor-ledger stats [PATH…] [--json]
+  advisor-ledger eval [PATH…] --advisor PROVIDER/MODEL [--judge PROVIDER/MODEL] [--points N] [options]
+  advisor-ledger <command> --help
+  advisor-ledger --version (-v)
+
+Commands:
+  replay   compare the ledger request with the raw-context baseline at every consultation point
+  render   print the exact advisor request a consultation would send at one point of a session
+  stats    what the advisor has cost in recorded sessions, and what the full context would have
+  eval     ask your advisor model with the ledger and with the full context, and compare the
+           advice (the one command that calls models: it shows an estimate and asks first)
+
+replay, render and stats are offline: they call no model.
+
+Exit codes: 0 ok, 1 usage error, 2 nothing to replay, 3 unreadable input, 4 the estimate was
+not confirmed (eval).
+`;
+
+export const REPLAY_HELP = `advisor-ledger replay [PATH…] [options]
+
+Replays session files (PATH: files, or folders searched recursively for *.jsonl). Without a
+PATH: Pi's session folder ($PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions) when it
+holds a session with a tool round, else the long sample sessions bundled with the package
+(one line on stderr says so).
+
+At every real advisor() call on a session's leaf path (or, in sessions without any, after
+every N tool rounds and at the last entry) it builds the ledger request and the baseline
+(Pi's own resolved context plus a tool inventory with JSON schemas, what rpiv-advisor 2.11
+sends) and reports tokens, cache reuse between consecutive consultations, user messages
+missing from the request, fold+render time and reader diagnostics; and what the whole
+consultation (its first request and the follow-ups after it) is estimated to cost, next to
+what the call was billed where the session recorded it.
+
+Options:
+  --every N       simulated consultation every N tool rounds (default ${DEFAULT_EVERY})
+  --all-leaves    replay every leaf of each session tree, not only the current one
+  --json          print one JSON object instead of the text report (every point's figures)
+  --wide          the text report's per-session columns in one table, file names whole
+                  (by default it fits 100 columns: two narrower tables)
+  --svg FILE      also write a chart: tokens per consultation, baseline vs ledger, per session.
+                  Refused when FILE is one of the inputs, ends in .jsonl, or is an existing
+                  file that is not an SVG
+  --force         write the chart even then
+  --price P/M     price the prompts with this model of pi-ai's registry
+                  (default anthropic/claude-sonnet-4-5)
+  --config FILE   read this advisor.json instead of your own (the ledger caps, privacy and
+                  tools sections shape the request)
+  -h, --help      this help
+
+Progress goes to stderr when it is a terminal and several files are read. NO_COLOR disables
+colours. Only regular files up to 256 MB are read: a file that cannot be read (missing, a FIFO,
+a device, too large) is reported on stderr and skipped. When nothing could be replayed, no
+report is printed.
+
+Exit codes: 0 ok, 1 usage error, 2 nothing to replay (no session file or no consultation
+point found), 3 some input could not be read (the others are still replayed and reported).
+`;
+
+export const RENDER_HELP = `advisor-ledger render FILE [options]
+
+Prints the exact request (system prompt, tool declarations, messages) that a consultation
+dispatched right after entry --at (default: the leaf) would send. When that entry is an
+assistant message with an advisor() call, the request is the in-flight form for that call.
+
+Options:
+  --leaf ID       the branch to read (default: the session's leaf, the last entry in the file)
+  --at ENTRY      the entry after which the consultation is dispatched (default: the leaf):
+                  its id in the file, or #N as the request names it, the entry's position
+                  on the branch in base 36 (#1 … #9, #a … #z, #10 …; quote it, --at '#a',
+                  or write --at=#a: a shell reads a leading # as a comment). Given an id
+                  and no --leaf, the branch from the root to that entry
+  --json          print {"request": {systemPrompt, tools, messages}, "stable": {…}, "summary": {…}}
+  --config FILE   read this advisor.json instead of your own
+  -h, --help      this help
+
+The request is built with your advisor.json (the ledger caps, the privacy section and the
+tools section, whose deny list withholds an executor's read of a denied path), so it shows
+what would really be sent, credential marks included; the header counts them.
+
+Lines and entries the reader could not use (and what they held, which the request leaves out)
+are counted on stderr with the first few diagnostics; they do not change the exit code.
+
+Exit codes: 0 ok, 1 usage error (including an unknown entry id), 2 nothing to render (the
+file has no entries), 3 the file could not be read (missing, not a regular file, over 256 MB).
+`;
+
+export const STATS_HELP = `advisor-ledger stats [PATH…] [options]
+
+What the advisor has cost in session files (PATH: files, or folders searched recursively for
+*.jsonl; without a PATH, Pi's session folder: $PI_CODING_AGENT_DIR/sessions, else
+~/.pi/agent/sessions), read from the sessions' own records — the same figures /advisor stats
+shows inside Pi. For each file, its current branch and (when it has others) the whole session:
+consultations, reviews, warming refreshes, requests, prompt tokens fresh / read from the cache /
+written to it, output tokens, dollars, the share read from the cache, what the full-context
+request (Pi's context and a tool inventory, what rpiv-advisor 2.11 sends) would have cost for
+the first requests at the same consultations, at the recorded model's prices in Pi's model
+registry (pi-ai's models and models.json in $PI_CODING_AGENT_DIR, else ~/.pi/agent), and the
+costliest consultations (#N: where the request names the entry). With several files, their sum.
+
+Options:
+  --json          print one JSON object: {files: [{file, sessionId, stats}], total, unreadable}
+  -h, --help      this help
+
+Exit codes: 0 ok, 1 usage error, 2 no session file, 3 some input could not be read.
+`;
+
+export const DEFAULT_POINTS = 12;
+export const DEFAULT_SEED = "1";
+export const DEFAULT_EVAL_OUT = "advisor-eval";
+
+export const EVAL_HELP = `advisor-ledger eval [PATH…] --advisor PROVIDER/MODEL [options]
+
+Sends recorded consultation points to your advisor model twice or three times — with the ledger
+request, with the full context (Pi's own context and the tool inventory, what rpiv-advisor
+sends), optionally with that context masked — then asks a judge model, blinded, to compare the
+answers. Reports how often the verdicts agree and how often one answer lacks a material point
+the other makes, with intervals, and what each arm cost. This command calls models and spends
+money: it shows an estimate first and asks (or --yes). PATH as for replay (default: Pi's
+session folder). Models and keys come from Pi: models.json and auth.json in the agent dir
+($PI_CODING_AGENT_DIR, else ~/.pi/agent), then the provider's environment variable.
+
+Options:
+  --advisor P/M    the advisor model (required)
+  --judge P/M      the judge model (default: the advisor model, said in the report)
+  --points N       how many points (default ${DEFAULT_POINTS}): real advisor() calls first, then
+                   simulated ones, spread over sessions and over time by the seed
+  --arms LIST      comma-separated, full and at least one of ledger, masked (default ledger,full)
+  --max-usd X      stop before a request that would take the run's spending over X dollars
+  --yes            do not ask before spending (needed when stdin is not a terminal)
+  --out DIR        where each point's record and Markdown go (default ${DEFAULT_EVAL_OUT});
+                   must be empty unless --resume
+  --resume         continue the run in --out (refused when inputs, arguments or seed differ)
+  --seed S         the seed for drawing points and answer labels (default ${DEFAULT_SEED})
+  --json           print the report as one JSON object
+  -h, --help       this help
+
+Exit codes: 0 ok (the report was printed, also when --max-usd stopped the run), 1 usage error
+(bad flag, unknown model, no key, --out not usable), 2 no consultation point found, 3 some
+input could not be read, 4 not confirmed.
+`;
+
+const EVAL_ARMS = ["ledger", "full", "masked"] as const;
+export type EvalArm = (typeof EVAL_ARMS)[number];
+
+export interface EvalArgs {
+	command: "eval";
+	paths: string[];
+	advisor: string;
+	/** undefined = the advisor model. */
+	judge: string | undefined;
+	points: number;
+	/** In the order ledger, full, masked. */
+	arms: EvalArm[];
+	/** undefined = no cap. */
+	maxUsd: number | undefined;
+	yes: boolean;
+	out: string;
+	resume: boolean;
+	seed: string;
+	json: boolean;
+}
+
+export interface ReplayArgs {
+	command: "replay";
+	paths: string[];
+	every: number;
+	allLeaves: boolean;
+	json: boolean;
+	/** The text report's per-session columns in one table, as wide as it needs (default: within 100 columns). */
+	wide: boolean;
+	svg: string | undefined;
+	/** `provider/model` of pi-ai's registry; undefined = the default. */
+	price: string | undefined;
+	/** `--config FILE`; undefined = the user's advisor.json. */
+	config: string | undefined;
+	/** Write outputs even where the output guard refuses (cli/output-guard.ts). */
+	force: boolean;
+}
+
+export interface RenderArgs {
+	command: "render";
+	file: string;
+	leaf: string | undefined;
+	at: string | undefined;
+	json: boolean;
+	/** `--config FILE`; undefined = the user's advisor.json. */
+	config: string | undefined;
+}
+
+export interface StatsArgs {
+	command: "stats";
+	paths: string[];
+	json: boolean;
+}
+
+export type ParsedArgs =
+	| ReplayArgs
+	| RenderArgs
+	| StatsArgs
+	| EvalArgs
+	| { command: "help"; text: string }
+	| { command: "version" };
+
+interface FlagSpec {
+	/** Takes a value, shown so in usage lines (`--every N`); absent: a switch. */
+	value?: string;
+}
+
+/** Each command's flags (besides -h/--help), in the order its usage lists them. */
+export const COMMAND_FLAGS = {
+	replay: {
+		"--every": { value: "N" },
+		"--all-leaves": {},
+		"--json": {},
+		"--wide": {},
+		"--svg": { value: "FILE" },
+		"--force": {},
+		"--price": { value: "PROVIDER/MODEL" },
+		"--config": { value: "FILE" },
+	},
+	render: { "--leaf": { value: "ID" }, "--at": { value: "ENTRY" }, "--json": {}, "--config": { value: "FILE" } },
+	stats: { "--json": {} },
+	eval: {
+		"--advisor": { value: "PROVIDER/MODEL" },
+		"--judge": { value: "PROVIDER/MODEL" },
+		"--points": { value: "N" },
+		"--arms": { value: "LIST" },
+		"--max-usd": { value: "X" },
+		"--yes": {},
+		"--out": { value: "DIR" },
+		"--resume": {},
+		"--seed": { value: "S" },
+		"--json": {},
+	},
+} as const satisfies Record<string, Record<string, FlagSpec>>;
+
+export type CommandName = keyof typeof COMMAND_FLAGS;
+
+interface Scanned {
+	positional: string[];
+	flags: Map<string, string | true>;
+	help: boolean;
+}
+
+function scan(argv: readonly string[], command: CommandName): Scanned {
+	const specs: Record<string, FlagSpec> = COMMAND_FLAGS[command];
+	const positional: string[] = [];
+	const flags = new Map<string, string | true>();
+	let help = false;
+	for (let i = 0; i < argv.length; i++) {
+		const arg = argv[i]!;
+		if (arg === "--") {
+			positional.push(...argv.slice(i + 1));
+			break;
+		}
+		if (arg === "-h" || arg === "--help") {
+			help = true;
+			continue;
+		}
+		if (!arg.startsWith("-") || arg === "-") {
+			positional.push(arg);
+			continue;
+		}
+		const eq = arg.indexOf("=");
+		const name = eq === -1 ? arg : arg.slice(0, eq);
+		const spec = specs[name];
+		if (spec === undefined) throw new UsageError(`unknown option ${name}`, command);
+		if (flags.has(name)) throw new UsageError(`${name} given twice`, command);
+		if (spec.value === undefined) {
+			if (eq !== -1) throw new UsageError(`${name} takes no value`, command);
+			flags.set(name, true);
+			continue;
+		}
+		let value: string | undefined;
+		if (eq !== -1) value = arg.slice(eq + 1);
+		else {
+			value = argv[i + 1];
+			i++;
+		}
+		if (value === undefined || value === "") throw new UsageError(`${name} needs a value`, command);
+		flags.set(name, value);
+	}
+	return { positional, flags, help };
+}
+
+function stringFlag(flags: Map<string, string | true>, name: string): string | undefined {
+	const value = flags.get(name);
+	return typeof value === "string" ? value : undefined;
+}
+
+export function parseArgs(argv: readonly string[]): ParsedArgs {
+	const [command, ...rest] = argv;
+	if (command === undefined || command === "-h" || command === "--help" || command === "help") {
+		if (command === "help" && rest[0] === "replay") return { command: "help", text: REPLAY_HELP };
+		if (command === "help" && rest[0] === "render") return { command: "help", text: RENDER_HELP };
+		if (command === "help" && rest[0] === "stats") return { command: "help", text: STATS_HELP };
+		if (command === "help" && rest[0] === "eval") return { command: "help", text: EVAL_HELP };
+		return { command: "help", text: MAIN_HELP };
+	}
+	if (command === "--version" || command === "-V" || command === "-v") {
+		if (rest.length > 0) throw new UsageError(`${command} takes no arguments`);
+		return { command: "version" };
+	}
+	switch (command) {
+		case "replay": {
+			const s = scan(rest, "replay");
+			if (s.help) return { command: "help", text: REPLAY_HELP };
+			const everyText = stringFlag(s.flags, "--every");
+			let every = DEFAULT_EVERY;
+			if (everyText !== undefined) {
+				if (!/^[0-9]+$/.test(everyText) || Number(everyText) < 1) {
+					throw new UsageError(`--every needs a whole number ≥ 1, got ${JSON.stringify(everyText)}`, "replay");
+				}
+				every = Number(everyText);
+			}
+			const price = stringFlag(s.flags, "--price");
+			if (price !== undefined && !/^[^/]+\/.+$/.test(price)) {
+				throw new UsageError(`--price needs provider/model, got ${JSON.stringify(price)}`, "replay");
+			}
+			return {
+				command: "replay",
+				paths: s.positional,
+				every,
+				allLeaves: s.flags.has("--all-leaves"),
+				json: s.flags.has("--json"),
+				wide: s.flags.has("--wide"),
+				svg: stringFlag(s.flags, "--svg"),
+				price,
+				config: stringFlag(s.flags, "--config"),
+				force: s.flags.has("--force"),
+			};
+		}
+		case "render": {
+			const s = scan(rest, "render");
+			if (s.help) return { command: "help", text: RENDER_HELP };
+			if (s.positional.length !== 1) {
+				throw new UsageError(
+					s.positional.length === 0 ? "a session FILE is required" : "exactly one FILE is expected",
+					"render",
+				);
+			}
+			return {
+				command: "render",
+				file: s.positional[0]!,
+				leaf: stringFlag(s.flags, "--leaf"),
+				at: stringFlag(s.flags, "--at"),
+				json: s.flags.has("--json"),
+				config: stringFlag(s.flags, "--config"),
+			};
+		}
+		case "stats": {
+			const s = scan(rest, "stats");
+			if (s.help) return { command: "help", text: STATS_HELP };
+			return { command: "stats", paths: s.positional, json: s.flags.has("--json") };
+		}
+		case "eval":
+			return parseEval(rest);
+		default:
+			throw new UsageError(`unknown command ${JSON.stringify(command)} (expected replay, render, stats or eval)`);
+	}
+}
+
+const MODEL_KEY = /^[^/:\s]+[/:].+$/;
+
+function modelFlag(flags: Map<string, string | true>, name: string): string | undefined {
+	const value = stringFlag(flags, name);
+	if (value !== undefined && !MODEL_KEY.test(value)) {
+		throw new UsageError(`${name} needs provider/model, got ${JSON.stringify(value)}`, "eval");
+	}
+	return value;
+}
+
+function parseArms(text: string | undefined): EvalArm[] {
+	if (text === undefined) return ["ledger", "full"];
+	const named = text.split(",").map((a) => a.trim());
+	for (const arm of named) {
+		if (!(EVAL_ARMS as readonly string[]).includes(arm)) {
+			throw new UsageError(`--arms: unknown arm ${JSON.stringify(arm)} (ledger, full, masked)`, "eval");
+		}
+	}
+	const arms = EVAL_ARMS.filter((arm) => named.includes(arm));
+	if (!arms.includes("full") || arms.length < 2) {
+		throw new UsageError(
+			"--arms needs full and at least one of ledger, masked (it is what they are compared with)",
+			"eval",
+		);
+	}
+	return arms;
+}
+
+function parseEval(rest: readonly string[]): ParsedArgs {
+	const s = scan(rest, "eval");
+	if (s.help) return { command: "help", text: EVAL_HELP };
+	const advisor = modelFlag(s.flags, "--advisor");
+	if (advisor === undefined) throw new UsageError("--advisor provider/model is required", "eval");
+	const pointsText = stringFlag(s.flags, "--points");
+	if (pointsText !== undefined && (!/^[0-9]+$/.test(pointsText) || Number(pointsText) < 1)) {
+		throw new UsageError(`--points needs a whole number ≥ 1, got ${JSON.stringify(pointsText)}`, "eval");
+	}
+	const maxText = stringFlag(s.flags, "--max-usd");
+	if (maxText !== undefined && !(/^[0-9]+(\.[0-9]+)?$/.test(maxText) && Number(maxText) > 0)) {
+		throw new UsageError(`--max-usd needs an amount in dollars above 0, got ${JSON.stringify(maxText)}`, "eval");
+	}
+	return {
+		command: "eval",
+		paths: s.positional,
+		advisor,
+		judge: modelFlag(s.flags, "--judge"),
+		points: pointsText === undefined ? DEFAULT_POINTS : Number(pointsText),
+		arms: parseArms(stringFlag(s.flags, "--arms")),
+		maxUsd: maxText === undefined ? undefined : Number(maxText),
+		yes: s.flags.has("--yes"),
+		out: stringFlag(s.flags, "--out") ?? DEFAULT_EVAL_OUT,
+		resume: s.flags.has("--resume"),
+		seed: stringFlag(s.flags, "--seed") ?? DEFAULT_SEED,
+		json: s.flags.has("--json"),
+	};
+}

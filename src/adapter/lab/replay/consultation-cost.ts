@@ -1,0 +1,170 @@
+/**
+ * What the consultation at a replay point costs, both ways (docs/cli.md, "Billed and estimated"):
+ *
+ * - billed: what the session recorded the consultation was billed — the advisor result's usage, and
+ *   where it recorded every request (`details.attempts`) the first request apart from the follow-ups
+ *   (investigation rounds, the request after the allowance, retries) — read through the spend fold,
+ *   as /advisor stats reads it, and priced at the report's model with pi-ai's own `calculateCost`;
+ * - estimated: the extension's estimate of the whole consultation at the same point — the policy
+ *   function the gate decides on (`estimateWholeConsultation`), given the request the replay rendered,
+ *   the branch's spend folded up to the point (its recorded consultations are the history; with none,
+ *   the prior) and the report's model. The cache is taken as warm since the previous consultation, as
+ *   everywhere in the replay.
+ */
+
+import type { Api, Model, ThinkingLevel, Usage } from "@mariozechner/pi-ai";
+import { calculateCost } from "@mariozechner/pi-ai";
+import { parseAdvisorDetails, type ToolResultEvent } from "../../../events/index.ts";
+import { estimateWholeConsultation } from "../../../policy/index.ts";
+import {
+	previousRequest,
+	promptTokensOf,
+	type SpendRecord,
+	type SpendState,
+	spendOf,
+	type UsageTotals,
+} from "../../../reducers/index.ts";
+import type { LedgerRequest, RenderOptions } from "../../../render/index.ts";
+import { EFFORT_LEVELS } from "../../extension/config/activation.ts";
+import { type AdvisorConfig, DEFAULT_ADVISOR_CONFIG } from "../../extension/config/load.ts";
+import { planBounds, planModel } from "../../extension/consult/cost-control.ts";
+import { formatColonKey, modelKeyOf } from "../../extension/pi/model-key.ts";
+import { addSplit, emptySplit } from "../report/consultation-totals.ts";
+import { round } from "../report/numbers.ts";
+import { DEFAULT_PRICE_MODEL, resolveRegistryModel } from "../report/price-lookup.ts";
+import type { ConsultationBilled, PointEstimate, UsageSplit } from "../report/replay-report.ts";
+
+/** What the estimate and the billed dollars are computed with. */
+export interface CostSetup {
+	/** The report's price model (`--price`): its prices and caching model price both sides. */
+	price: Model<Api>;
+	/** advisor.json: the effort, the tools' allowance and result cap, the output cap, the warm window. */
+	config: AdvisorConfig;
+}
+
+/** The built-in advisor.json and the default price model. */
+export function defaultCostSetup(): CostSetup {
+	return { price: resolveRegistryModel(DEFAULT_PRICE_MODEL)!, config: DEFAULT_ADVISOR_CONFIG };
+}
+
+function splitOf(usage: UsageTotals): UsageSplit {
+	return {
+		prompt: promptTokensOf(usage),
+		input: usage.input,
+		cacheRead: usage.cacheRead,
+		cacheWrite: usage.cacheWrite,
+		output: usage.output,
+	};
+}
+
+/** Tokens at the model's prices, as pi-ai bills them. */
+export function usdOf(price: Model<Api>, split: UsageSplit): number {
+	const usage: Usage = {
+		input: split.input,
+		output: split.output,
+		cacheRead: split.cacheRead,
+		cacheWrite: split.cacheWrite,
+		totalTokens: split.prompt + split.output,
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+	};
+	return round(calculateCost(price, usage).total, 6);
+}
+
+/** The billed usage an advisor result recorded, if any: the spend fold's record of it. */
+export function billedOf(result: ToolResultEvent | undefined, price: Model<Api>): ConsultationBilled | undefined {
+	if (result === undefined) return undefined;
+	const record: SpendRecord | undefined = spendOf([result]).records[0];
+	if (record === undefined) return undefined;
+	const total = splitOf(record.usage);
+	if (total.prompt + total.output === 0) return undefined;
+	const billed: ConsultationBilled = { ...total, usd: usdOf(price, total) };
+	if (record.model !== undefined) billed.model = record.model;
+	const details = parseAdvisorDetails(result.details);
+	if (details.request !== undefined) billed.sentTokens = details.request.estimatedTokens;
+	// Without details.attempts the record's one request is the aggregate: no first request to tell apart.
+	const attempts = details.attempts;
+	if (attempts !== undefined && attempts.length > 0 && record.requests.length === attempts.length) {
+		const [first, ...rest] = record.requests.map(splitOf);
+		billed.requests = record.requests.length;
+		billed.first = first!;
+		billed.followUps = rest.reduce(addSplit, emptySplit());
+		billed.firstUsd = usdOf(price, billed.first);
+	}
+	return billed;
+}
+
+function effortOf(value: string | undefined): ThinkingLevel | undefined {
+	return value !== undefined && (EFFORT_LEVELS as readonly string[]).includes(value)
+		? (value as ThinkingLevel)
+		: undefined;
+}
+
+/**
+ * The advisor the extension would ask at this point: the one the call recorded, else the newest
+ * on the branch's records, else the price model at the configured effort.
+ */
+function advisorAt(
+	result: ToolResultEvent | undefined,
+	spend: SpendState,
+	setup: CostSetup,
+): { model: string; effort: string | undefined } {
+	if (result !== undefined) {
+		const details = parseAdvisorDetails(result.details);
+		if (details.advisorModel !== undefined) return { model: details.advisorModel, effort: details.effort };
+	}
+	for (let i = spend.records.length - 1; i >= 0; i--) {
+		const record = spend.records[i]!;
+		if (record.source !== "warming" && record.model !== undefined)
+			return { model: record.model, effort: record.effort };
+	}
+	return { model: formatColonKey(modelKeyOf(setup.price)), effort: setup.config.effort };
+}
+
+/**
+ * The extension's estimate of the consultation at a point. `spend` is the branch folded up to the
+ * point (the point's own result not included); `render` what the request was rendered with.
+ */
+export function estimateAt(
+	request: LedgerRequest,
+	spend: SpendState,
+	context: { result: ToolResultEvent | undefined; sessionId: string | null; render: RenderOptions },
+	setup: CostSetup,
+): PointEstimate {
+	const who = advisorAt(context.result, spend, setup);
+	const effort = effortOf(who.effort);
+	const routingKey = `advisor:${context.sessionId ?? ""}`;
+	const bounds = planBounds({
+		config: setup.config,
+		model: setup.price,
+		effort,
+		renderOptions: context.render,
+	});
+	const previous = previousRequest(spend, who.model);
+	const { first, consultation } = estimateWholeConsultation(
+		{
+			...planModel(setup.price, effort, routingKey),
+			// The recorded model's history and previous request, at the report model's prices.
+			model: who.model,
+			effort: who.effort,
+			...bounds,
+			spend,
+			budget: setup.config.budget,
+			// The cache taken as warm since the previous consultation, as the replay takes it everywhere.
+			nowMs: previous?.timestampMs ?? 0,
+		},
+		request,
+	);
+	return {
+		model: who.model,
+		basis: consultation.basis,
+		first: {
+			promptTokens: first.promptTokens,
+			cacheReadTokens: first.cacheReadTokens,
+			cacheWriteTokens: first.cacheWriteTokens,
+			usd: round(consultation.firstUsd, 6),
+		},
+		followUps: round(consultation.expectedRounds),
+		usd: round(consultation.expectedUsd, 6),
+		atMostUsd: round(consultation.atMostUsd, 6),
+	};
+}

@@ -1,0 +1,52 @@
+/**
+ * The replay engine: one session file → one report per replayed branch.
+ *
+ * The file's branches (file-branches.ts: one, or with `--all-leaves` every leaf, depth first) are
+ * replayed one after another by the point loop (branch-replay.ts), each resuming from the last
+ * point it shares with the branch before it (point-resume.ts): the trunk is replayed once. At a
+ * sample of points the same request is also built from scratch (timing-samples.ts): the timing
+ * report compares the two, and the bytes must agree. What each point measures is put in the
+ * report's shape by branch-report.ts.
+ */
+
+import { type ParsedSession, parseSessionText } from "../../../events/index.ts";
+import { emptyDiagnostics, mergeDiagnostics } from "../report/diagnostics.ts";
+import type { FileDiagnostics, SessionReport } from "../report/replay-report.ts";
+import { createReplayShared, type ReplayOptions, replayBranch } from "./branch-replay.ts";
+import { fileBranches } from "./file-branches.ts";
+
+export { DEFAULT_EVERY } from "../cli/args.ts";
+export type { ReplayOptions } from "./branch-replay.ts";
+
+export interface FileReplay {
+	sessions: SessionReport[];
+	diagnostics: FileDiagnostics;
+}
+
+/** Replays one session file's text. Never throws on content. */
+export function replayText(file: string, text: string, options: ReplayOptions): FileReplay {
+	return replayParsed(file, parseSessionText(text), options);
+}
+
+/** Replays one parsed session file. Never throws on content. */
+export function replayParsed(file: string, parsed: ParsedSession, options: ReplayOptions): FileReplay {
+	const plan = fileBranches(file, parsed, options);
+	const branches = emptyDiagnostics();
+	const shared = createReplayShared(options.scratchSamples, options.warmUp);
+	const byLeaf = new Map<string | undefined, SessionReport>();
+	for (const { leaf, input, keep } of plan.branches) {
+		Object.assign(branches, mergeDiagnostics(branches, input.branchDiagnostics));
+		byLeaf.set(leaf, replayBranch(input, options, shared, keep));
+	}
+	// Reports come in file order of the leaves, as the user sees them in the session.
+	const sessions = plan.fileOrder.map((leaf) => byLeaf.get(leaf)!);
+	return {
+		sessions,
+		diagnostics: {
+			file,
+			reader: plan.readerDiagnostics,
+			branches,
+			hasPoints: sessions.some((s) => s.points.length > 0),
+		},
+	};
+}

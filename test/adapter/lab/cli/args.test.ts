@@ -1,0 +1,143 @@
+// Argument parsing of the `advisor-ledger` command line.
+import { describe, expect, it } from "vitest";
+import { parseArgs, UsageError } from "../../../../src/adapter/lab/cli/args.ts";
+
+describe("arguments", () => {
+	it("replay: defaults, both value forms, repeated and unknown flags", () => {
+		expect(parseArgs(["replay"])).toEqual({
+			command: "replay",
+			paths: [],
+			every: 10,
+			allLeaves: false,
+			json: false,
+			wide: false,
+			svg: undefined,
+			price: undefined,
+			config: undefined,
+			force: false,
+		});
+		expect(parseArgs(["replay", "a", "--every=3", "--svg", "c.svg", "--json", "--all-leaves", "--", "--b"])).toEqual({
+			command: "replay",
+			paths: ["a", "--b"],
+			every: 3,
+			allLeaves: true,
+			json: true,
+			wide: false,
+			svg: "c.svg",
+			force: false,
+		});
+		expect(parseArgs(["replay", "--svg=c.svg", "--force", "--config", "my.json"])).toMatchObject({
+			svg: "c.svg",
+			force: true,
+			config: "my.json",
+		});
+		expect(parseArgs(["replay", "--wide"])).toMatchObject({ wide: true, json: false });
+		for (const bad of [
+			["replay", "--every", "1.5"],
+			["replay", "--json", "--json"],
+			["replay", "--wide=yes"],
+			["replay", "--x"],
+			["nope"],
+			["replay", "--force=yes"],
+			["replay", "--config"],
+			["render", "f.jsonl", "--force"],
+		]) {
+			expect(() => parseArgs(bad)).toThrow(UsageError);
+		}
+	});
+
+	it("render: one FILE, --leaf, --at and --config", () => {
+		expect(parseArgs(["render", "f.jsonl", "--at", "abc", "--leaf=def", "--config", "c.json"])).toEqual({
+			command: "render",
+			file: "f.jsonl",
+			leaf: "def",
+			at: "abc",
+			json: false,
+			config: "c.json",
+		});
+		expect(parseArgs(["render", "--help"])).toMatchObject({ command: "help" });
+	});
+
+	it("eval: --advisor required, defaults, every flag, and what each refuses", () => {
+		expect(parseArgs(["eval", "--advisor", "anthropic/claude-sonnet-4-5"])).toEqual({
+			command: "eval",
+			paths: [],
+			advisor: "anthropic/claude-sonnet-4-5",
+			judge: undefined,
+			points: 12,
+			arms: ["ledger", "full"],
+			maxUsd: undefined,
+			yes: false,
+			out: "advisor-eval",
+			resume: false,
+			seed: "1",
+			json: false,
+		});
+		expect(
+			parseArgs([
+				"eval",
+				"s",
+				"--advisor=openai/gpt-5",
+				"--judge",
+				"anthropic:claude-opus-4-1",
+				"--points",
+				"6",
+				"--arms",
+				"masked,full,ledger",
+				"--max-usd",
+				"2.5",
+				"--yes",
+				"--out",
+				"o",
+				"--resume",
+				"--seed",
+				"abc",
+				"--json",
+			]),
+		).toEqual({
+			command: "eval",
+			paths: ["s"],
+			advisor: "openai/gpt-5",
+			judge: "anthropic:claude-opus-4-1",
+			points: 6,
+			arms: ["ledger", "full", "masked"],
+			maxUsd: 2.5,
+			yes: true,
+			out: "o",
+			resume: true,
+			seed: "abc",
+			json: true,
+		});
+		const refused: [string[], string][] = [
+			[["eval"], "--advisor provider/model is required"],
+			[["eval", "--advisor", "sonnet"], '--advisor needs provider/model, got "sonnet"'],
+			[["eval", "--advisor", "a/b", "--points", "0"], '--points needs a whole number ≥ 1, got "0"'],
+			[["eval", "--advisor", "a/b", "--max-usd", "-1"], '--max-usd needs an amount in dollars above 0, got "-1"'],
+			[["eval", "--advisor", "a/b", "--max-usd", "0"], '--max-usd needs an amount in dollars above 0, got "0"'],
+			[
+				["eval", "--advisor", "a/b", "--arms", "ledger"],
+				"--arms needs full and at least one of ledger, masked (it is what they are compared with)",
+			],
+			[["eval", "--advisor", "a/b", "--arms", "ledger,rag"], '--arms: unknown arm "rag" (ledger, full, masked)'],
+		];
+		// The message says what is wrong; the command it concerns goes into the one prefix (errorPrefix).
+		for (const [argv, message] of refused) {
+			const thrown = (() => {
+				try {
+					parseArgs(argv);
+				} catch (error) {
+					return error;
+				}
+				return undefined;
+			})();
+			expect(thrown).toBeInstanceOf(UsageError);
+			expect((thrown as UsageError).message).toBe(message);
+			expect((thrown as UsageError).command).toBe("eval");
+		}
+		expect(parseArgs(["eval", "--help"])).toMatchObject({ command: "help" });
+		expect(parseArgs(["help", "eval"])).toMatchObject({
+			command: "help",
+			text: expect.stringContaining("calls models"),
+		});
+	});
+});
