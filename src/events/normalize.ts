@@ -149,6 +149,7 @@ function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): 
 				errorMessage: message.errorMessage,
 				provider: message.provider,
 				model: message.model,
+				...(message.usage !== undefined ? { usage: message.usage } : {}),
 			};
 		}
 		case "toolResult":

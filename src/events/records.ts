@@ -26,6 +26,8 @@ export const CUSTOM_TYPES = Object.freeze({
 	usage: "advisor-usage",
 	/** The sticky trim boundary, recorded with pi.appendEntry before a trimmed request is sent. */
 	trimAnchor: "advisor-trim-anchor",
+	/** A delivered watch note (custom_message, enters the executor's context): docs/configuration.md#the-watch. */
+	watch: "advisor-watch",
 });
 
 export const SEVERITIES = ["none", "nit", "concern", "blocker"] as const;
@@ -41,6 +43,24 @@ const Count = () => Type.Number({ minimum: 0, default: 0 });
 const NonNegative = () => Type.Number({ minimum: 0 });
 
 export const SeveritySchema = Type.Union(SEVERITIES.map((level) => Type.Literal(level)));
+
+/** What woke the watch (docs/configuration.md#the-watch). */
+export const WATCH_SIGNALS = ["failure-streak", "long-run", "untested-edits"] as const;
+export type WatchSignal = (typeof WATCH_SIGNALS)[number];
+export const WatchSignalSchema = Type.Union(WATCH_SIGNALS.map((signal) => Type.Literal(signal)));
+
+/** How a background review ended: its answer, a skip (budget), a failure, the deadline, or a cancel. */
+export const REVIEW_OUTCOMES = ["advice", "skipped", "failed", "timeout", "cancelled"] as const;
+export type ReviewOutcome = (typeof REVIEW_OUTCOMES)[number];
+
+/**
+ * What became of a watch review's answer: `steered` into the running executor, `turn` (a blocker that
+ * started one turn after the run had ended), `queued` for the next prompt, `kept` (a nit: never
+ * injected), `stale` (its trigger no longer held when it settled), `none` (nothing to show), or
+ * `not-reviewed` (never sent: the record of a skip).
+ */
+export const WATCH_DELIVERIES = ["steered", "turn", "queued", "kept", "stale", "none", "not-reviewed"] as const;
+export type WatchDelivery = (typeof WATCH_DELIVERIES)[number];
 
 /** pi-ai's Usage, field for field (a compile-time check below keeps them equal). */
 export const UsageSchema = Type.Object({
@@ -126,7 +146,7 @@ export type AttemptRecord = Static<typeof AttemptRecordSchema>;
 
 /** `data` of a `custom` entry of CUSTOM_TYPES.usage, for requests that leave no tool result. */
 export const UsageRecordDataSchema = Type.Object({
-	kind: Type.Union([Type.Literal("review"), Type.Literal("warming")]),
+	kind: Type.Union([Type.Literal("review"), Type.Literal("warming"), Type.Literal("watch")]),
 	/** `provider:modelId`. */
 	model: NonEmptyString(),
 	/** Absent = no reasoning sent. */
@@ -146,6 +166,20 @@ export const UsageRecordDataSchema = Type.Object({
 	answerEntryId: Type.Optional(NonEmptyString()),
 	/** Reviews only: the verdict, when the review produced advice (a `none` review leaves only this record). */
 	severity: Type.Optional(SeveritySchema),
+	/** Reviews and watch reviews: how it ended. */
+	outcome: Type.Optional(Type.Union(REVIEW_OUTCOMES.map((o) => Type.Literal(o)))),
+	/** Reviews and watch reviews, failures only: the provider's or the budget's message. */
+	errorMessage: Type.Optional(Type.String()),
+	/** Watch reviews only: what woke it. */
+	signal: Type.Optional(WatchSignalSchema),
+	/** Watch reviews only: the signal and the facts it fired on; each is reviewed once per branch. */
+	watchKey: Type.Optional(NonEmptyString()),
+	/** Watch reviews only: the entry at whose turn the signal fired (where the review sits on the branch). */
+	atEntryId: Type.Optional(NonEmptyString()),
+	/** Watch reviews only: what became of the answer. */
+	delivery: Type.Optional(Type.Union(WATCH_DELIVERIES.map((d) => Type.Literal(d)))),
+	/** Watch reviews only: the advice, capped, when it was not steered into the run (a nit, a stale note). */
+	advice: Type.Optional(Type.String()),
 });
 export type UsageRecordData = Static<typeof UsageRecordDataSchema>;
 
@@ -183,6 +217,28 @@ export const ReviewMessageDetailsSchema = Type.Object({
 	triggerTurn: Type.Boolean(),
 });
 export type ReviewMessageDetails = Static<typeof ReviewMessageDetailsSchema>;
+
+/** `details` of an `advisor-watch` message: a watch review's note, steered into the executor's context. */
+export const WatchMessageDetailsSchema = Type.Object({
+	/** The advisor's answer, verbatim: what later consultations replay as the advisor's own turn. */
+	advice: Type.String(),
+	severity: SeveritySchema,
+	signal: WatchSignalSchema,
+	watchKey: NonEmptyString(),
+	/** The entry at whose turn the signal fired. */
+	atEntryId: NonEmptyString(),
+	/** Why the watch woke, as the note told the executor (render/watch-note.ts `watchReason`). */
+	reason: Type.String({ default: "" }),
+	/** pi-ai Usage of the review. Informative only: the branch spend counts the usage record. */
+	usage: Type.Optional(Type.Unknown()),
+	/** `provider:modelId`. */
+	advisorModel: Type.Optional(Type.String()),
+	/** Absent = no reasoning sent. */
+	effort: Type.Optional(Type.String()),
+	/** This note started a turn (a blocker after the run had ended). */
+	triggerTurn: Type.Boolean(),
+});
+export type WatchMessageDetails = Static<typeof WatchMessageDetailsSchema>;
 
 /** `details.estimate`: the budget gate's estimate of the first request. */
 export const EnvelopeEstimateSchema = Type.Object({
@@ -314,11 +370,19 @@ export function parseRequestRecord(value: unknown): RequestRecord | undefined {
 
 export function parseUsageRecordData(data: unknown): UsageRecordData | undefined {
 	const parsed = parseRecord(UsageRecordDataSchema, data);
-	if (parsed?.kind === "warming") {
+	if (parsed === undefined) return undefined;
+	if (parsed.kind === "warming") {
 		delete parsed.answerEntryId;
 		delete parsed.severity;
 	}
+	if (parsed.kind !== "watch") {
+		for (const key of ["signal", "watchKey", "atEntryId", "delivery", "advice"] as const) delete parsed[key];
+	}
 	return parsed;
+}
+
+export function parseWatchMessageDetails(details: unknown): WatchMessageDetails | undefined {
+	return parseRecord(WatchMessageDetailsSchema, details);
 }
 
 export function parseTrimAnchorRecord(data: unknown): TrimAnchorRecord | undefined {

@@ -41,6 +41,11 @@ export interface AssistantEvent extends EventBase {
 	errorMessage: string | undefined;
 	provider: string | undefined;
 	model: string | undefined;
+	/**
+	 * The message's `usage`, untouched (pi-ai's Usage when the host recorded one): what the executor's
+	 * own turns cost, which the watch's share is measured against (docs/configuration.md#the-watch).
+	 */
+	usage?: unknown;
 }
 
 export interface ToolResultEvent extends EventBase {

@@ -72,3 +72,21 @@ export {
 	type WarmingTarget,
 	warmingReducer,
 } from "./warming/state.ts";
+export {
+	type WatchDecision,
+	type WatchDecisionInput,
+	type WatchSettings,
+	type WatchSkipReason,
+	watchDecision,
+} from "./watch/decision.ts";
+export {
+	deliveredToExecutor,
+	RECORDED_ADVICE_CHARS,
+	type WatchDeliveryDecision,
+	type WatchDeliveryState,
+	type WatchUsageInput,
+	watchDelivery,
+	watchUsageRecord,
+} from "./watch/delivery.ts";
+export { findingHolds, type WatchSignalSettings, watchFindings } from "./watch/signals.ts";
+export { createWatchTimeline, type WatchMoment, type WatchPricing, type WatchTimeline } from "./watch/timeline.ts";

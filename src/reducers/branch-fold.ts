@@ -2,7 +2,7 @@
  * Every fold of a branch, composed. Each reducer is `{ initial, fold }`: its empty state, and
  * (state, new events) → state. They are folded side by side rather than merged into one state
  * because each survives different things: a compaction rebuilds the ledger's blocks, never the
- * bill, and the trim anchor resets on what re-paths the ledger.
+ * bill, the trim anchor resets on what re-paths the ledger, and the watch counts what the executor did.
  */
 
 import type { LedgerEvent } from "../events/index.ts";
@@ -10,6 +10,7 @@ import { foldLedger } from "./ledger-fold.ts";
 import { emptyLedger, type LedgerState } from "./ledger-state.ts";
 import { emptySpend, foldSpend, type SpendState } from "./spend.ts";
 import { emptyTrimAnchor, foldTrimAnchor, type TrimAnchorState } from "./trim-anchor.ts";
+import { emptyWatchFacts, foldWatchFacts, type WatchFacts } from "./watch-facts.ts";
 
 export interface Reducer<S> {
 	initial: () => S;
@@ -20,6 +21,7 @@ export interface Reducer<S> {
 export const ledgerReducer: Reducer<LedgerState> = { initial: emptyLedger, fold: foldLedger };
 export const spendReducer: Reducer<SpendState> = { initial: emptySpend, fold: foldSpend };
 export const trimAnchorReducer: Reducer<TrimAnchorState> = { initial: emptyTrimAnchor, fold: foldTrimAnchor };
+export const watchReducer: Reducer<WatchFacts> = { initial: emptyWatchFacts, fold: foldWatchFacts };
 
 export interface BranchState {
 	ledger: LedgerState;
@@ -27,6 +29,8 @@ export interface BranchState {
 	spend: SpendState;
 	/** The branch's sticky trim anchor. */
 	anchor: TrimAnchorState;
+	/** What the watch knows of the branch (docs/configuration.md#the-watch). */
+	watch: WatchFacts;
 }
 
 export const branchReducer: Reducer<BranchState> = {
@@ -34,6 +38,7 @@ export const branchReducer: Reducer<BranchState> = {
 		ledger: ledgerReducer.initial(),
 		spend: spendReducer.initial(),
 		anchor: trimAnchorReducer.initial(),
+		watch: watchReducer.initial(),
 	}),
 	fold: (state, events) => foldBranch(state, events),
 };
@@ -44,11 +49,15 @@ export function foldBranch(state: BranchState, events: readonly LedgerEvent[]): 
 		ledger: ledgerReducer.fold(state.ledger, events),
 		spend: spendReducer.fold(state.spend, events),
 		anchor: trimAnchorReducer.fold(state.anchor, events),
+		watch: watchReducer.fold(state.watch, events),
 	};
 }
 
 /** `cwd` is the session's working directory (from its header); the ledger's cards are relative to it. */
 export function branchOf(events: readonly LedgerEvent[], cwd?: string): BranchState {
 	const initial = branchReducer.initial();
-	return foldBranch(cwd === undefined ? initial : { ...initial, ledger: emptyLedger(cwd) }, events);
+	return foldBranch(
+		cwd === undefined ? initial : { ...initial, ledger: emptyLedger(cwd), watch: emptyWatchFacts(cwd) },
+		events,
+	);
 }

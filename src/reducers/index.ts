@@ -29,6 +29,7 @@ export {
 	unansweredRound,
 } from "./ledger-state.ts";
 export { relativePath } from "./paths.ts";
+export { benignFailure, type RunSubject, runSubject, troubleLine, type VerifyKind, verifyKind } from "./run-subject.ts";
 export { collapse, commandFact, runFailed, shellCommand, splitCd } from "./shell.ts";
 export {
 	effortKey,
@@ -56,3 +57,12 @@ export {
 } from "./standing-instructions.ts";
 export { isTestCommand, testSummaryLine } from "./test-summary.ts";
 export { activeTrim, type RenderTrim, type TrimAnchorState, trimAnchorOf, trimAnchorRecord } from "./trim-anchor.ts";
+export {
+	emptyWatchFacts,
+	type FailedRound,
+	type FailureStreak,
+	foldWatchFacts,
+	type WatchFacts,
+	type WatchFinding,
+	watchFactsOf,
+} from "./watch-facts.ts";

@@ -11,6 +11,7 @@ import {
 	type ContextReplacement,
 	CUSTOM_TYPES,
 	type LedgerEvent,
+	parseWatchMessageDetails,
 	type ToolCallInfo,
 	type ToolResultEvent,
 } from "../events/index.ts";
@@ -22,6 +23,7 @@ import { contextChars } from "./context-size.ts";
 import type { Draft } from "./immer.ts";
 import {
 	type Block,
+	type ClosedSegment,
 	emptyLedger,
 	type LedgerState,
 	type PendingConsultation,
@@ -127,6 +129,13 @@ const ledgerCases: CaseReducers<LedgerState, LedgerEvent, EventAt> = {
 			const advice = reviewAdvice(event);
 			if (advice !== undefined) closeSegment(draft, "review", "", advice, event.id, at.pos, at.pos);
 			return;
+		}
+		if (event.customType === CUSTOM_TYPES.watch) {
+			const note = parseWatchMessageDetails(event.details);
+			if (note !== undefined && note.advice.trim().length > 0) {
+				closeSegment(draft, "watch", note.reason, note.advice, event.id, at.pos, at.pos);
+				return;
+			}
 		}
 		if (!event.display) {
 			hide(draft, event.id);
@@ -353,7 +362,7 @@ function giveUpPendingCalls(draft: LedgerDraft): void {
 
 function closeSegment(
 	draft: LedgerDraft,
-	closedBy: "consultation" | "review",
+	closedBy: ClosedSegment["closedBy"],
 	question: string,
 	advice: string,
 	closingId: string,

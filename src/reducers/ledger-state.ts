@@ -136,9 +136,10 @@ export type Block = UserBlock | ProseBlock | RoundBlock | SummaryBlock | Compact
 
 /** A stretch of the log that a completed consultation or a delivered review closed. */
 export interface ClosedSegment {
-	closedBy: "consultation" | "review";
+	/** An advisor() consultation, a delivered completion review, or a delivered watch note. */
+	closedBy: "consultation" | "review" | "watch";
 	blocks: Block[];
-	/** The executor's prose alongside the advisor call (consultations only; may be empty). */
+	/** The executor's prose alongside the advisor call (consultations; may be empty), or why the watch woke (watch notes). */
 	question: string;
 	/** The advice that answered it: replayed as the advisor's own assistant turn. */
 	advice: string;

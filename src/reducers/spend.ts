@@ -45,7 +45,7 @@ export interface UsageTotals {
 	outputUsd: number;
 }
 
-export type SpendSource = "consultation" | "review" | "warming";
+export type SpendSource = "consultation" | "review" | "warming" | "watch";
 export type SpendOutcome = "ok" | "failed" | "skipped";
 
 export interface SpendRecord {
@@ -268,7 +268,7 @@ function usageRecord(id: string, data: unknown): Observed | undefined {
 		},
 		request,
 		// Warming answers with a 16-token ceiling: its output says nothing about a real answer.
-		sampleOutput: parsed.kind === "review",
+		sampleOutput: parsed.kind === "review" || parsed.kind === "watch",
 	};
 }
 

@@ -53,6 +53,9 @@ export {
 	TOOL_TEXT,
 	TOOLS_AFTER_SPENT,
 	UNSUPPORTED_PI_AI,
+	WATCH_INSTRUCTION,
+	WATCH_MESSAGE,
+	WATCH_PROMPT_GUIDELINE,
 	WORKSPACE_TOOL_DESCRIPTIONS,
 } from "./model-text.ts";
 export { neutralise } from "./neutralise.ts";
@@ -79,3 +82,4 @@ export { ADVICE_START_CHARS } from "./stand-in.ts";
 export { clip, oneLine, safeHead, safeTail } from "./text-shape.ts";
 export { extendRequest } from "./tool-loop.ts";
 export { zeroUsage } from "./usage.ts";
+export { type WatchMessage, type WatchMessageInput, watchMessage, watchReason } from "./watch-note.ts";

@@ -15,6 +15,7 @@ export const TAGS = Object.freeze({
 	log: "executor_log",
 	question: "question",
 	review: "completion_review",
+	watch: "advisor_watch",
 	catalogue: "tool_catalogue",
 	instructions: "standing_instructions",
 });
@@ -241,6 +242,30 @@ export const REVIEW_INSTRUCTION = [
 	"First line `Severity: X`, then what is wrong and how to fix it, concrete and brief.",
 ].join("\n");
 
+/*
+ * The watch (docs/configuration.md#the-watch): a review nobody asked for, woken by what the log
+ * shows. The reason names the facts with their ids, so the advisor can check them and quote them.
+ */
+
+/** Why the watch woke, one line per signal, as the request and the executor's note both say it. */
+export const WATCH_REASON = Object.freeze({
+	failureStreak: (label: string, count: number, ids: readonly string[], error: string | undefined) =>
+		`\`${label}\` failed ${count} times with no pass between (${ids.map((id) => `#${id}`).join(", ")})${error === undefined ? "" : `; newest error: ${error}`}`,
+	untestedEdits: (files: readonly string[], more: number, editRounds: number) =>
+		`${files.length + more} files changed in ${editRounds} edits since the last test, build or check run: ${files.join(", ")}${more > 0 ? ` and ${more} more` : ""}`,
+	longRun: (rounds: number, editRounds: number, sinceStart: boolean) =>
+		`${rounds} tool rounds, ${editRounds} of them changing files, ${sinceStart ? "and you have not looked at the work yet" : "since you last looked at the work"}`,
+});
+
+/** Closes a segment a delivered watch note answered: what woke the watch there. */
+export const WATCH_MARKER = (reason: string) =>
+	`Nobody asked: the watch woke you while the executor worked (${reason}); your note below was steered into its run.`;
+
+export const WATCH_INSTRUCTION = [
+	"The executor is still working and nobody asked you: the watch woke you for the reason above. Check it against the log (quote ids).",
+	"First line `Severity: X`. `none` or `nit` when the work is on track; `concern` or `blocker` only for what the executor must change now — then what to do instead, concrete and brief (your note is steered into its run).",
+].join("\n");
+
 // ---------------------------------------------------------------------------------------------
 // 7. The investigation loop: what the advisor's tool calls get back
 // ---------------------------------------------------------------------------------------------
@@ -394,6 +419,14 @@ export const ADVICE_CUT_MARKER = (cutChars: number) =>
 
 /** How a delivered review is shown to the executor (custom message content). */
 export const REVIEW_MESSAGE = (advice: string) => `Advisor review of your finished work:\n\n${advice}`;
+
+/** How a watch note is shown to the executor (custom message content): who speaks, and why unasked. */
+export const WATCH_MESSAGE = (reason: string, advice: string) =>
+	`Advisor note (it watches your run, and stepped in because ${reason}):\n\n${advice}`;
+
+/** With the watch on, one more guideline: what a note is and what to do with it. */
+export const WATCH_PROMPT_GUIDELINE =
+	"The advisor also watches your run and may step in unasked with an advisor-watch note (after repeated failures, long runs or untested edits). Weigh it before your next step and say what you do about it.";
 
 // ---------------------------------------------------------------------------------------------
 // 10. `advisor-ledger eval` (docs/eval.md): what the full-context arm, its masked variant and the

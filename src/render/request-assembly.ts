@@ -10,6 +10,7 @@
  */
 
 import type { AssistantMessage, TextContent, Tool, UserMessage } from "@mariozechner/pi-ai";
+import { assertNever } from "../events/index.ts";
 import {
 	type Block,
 	type ChunkedList,
@@ -25,6 +26,7 @@ import {
 	type Round,
 	standingInstructions,
 	unansweredRound,
+	type WatchFinding,
 } from "../reducers/index.ts";
 import { proseBlock, reasoningBlock, renderBlock, verbatimRound } from "./blocks.ts";
 import { cardLine } from "./card.ts";
@@ -45,6 +47,8 @@ import {
 	REVIEW_INSTRUCTION,
 	REVIEW_MARKER,
 	TAGS,
+	WATCH_INSTRUCTION,
+	WATCH_MARKER,
 } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
 import { ordinalId } from "./ordinal.ts";
@@ -53,8 +57,10 @@ import { type Assembled, type LedgerRequest, measure, whole } from "./request-un
 import { standInFor } from "./stand-in.ts";
 import { capWithGap } from "./text-shape.ts";
 import { zeroUsage } from "./usage.ts";
+import { watchReason } from "./watch-note.ts";
 
-export type RequestMode = "consult" | "review";
+/** A consultation the executor asked for, a completion review, or a review the watch woke (docs/configuration.md#the-watch). */
+export type RequestMode = "consult" | "review" | "watch";
 
 export interface RenderOptions {
 	config: LedgerConfig;
@@ -66,6 +72,8 @@ export interface RenderOptions {
 	mode: RequestMode;
 	/** The advisor call being answered; defaults to the newest one without a result. */
 	inFlightCallId?: string;
+	/** Mode "watch": why the watch woke; the request names it before the instruction. */
+	watch?: WatchFinding;
 	/**
 	 * The user's standing instructions as the host gave them, for a session that does not record its
 	 * system prompt (Pi 0.73); a branch that records one (Pi 1.x) uses its own.
@@ -287,6 +295,24 @@ function reviewSection(): string {
 	return `<${TAGS.review}>\n${REVIEW_MARKER}\n</${TAGS.review}>\n`;
 }
 
+function watchSection(text: string): string {
+	return `<${TAGS.watch}>\n${text}\n</${TAGS.watch}>\n`;
+}
+
+/** What closes a closed segment's log: the question asked, the review marker, or why the watch woke. */
+function closingSection(segment: ClosedSegment, config: LedgerConfig): string {
+	switch (segment.closedBy) {
+		case "consultation":
+			return questionSection(segment.question, ordinalId(segment.questionPos), config);
+		case "review":
+			return reviewSection();
+		case "watch":
+			return watchSection(WATCH_MARKER(neutralise(segment.question)));
+		default:
+			return assertNever(segment.closedBy, "segment close");
+	}
+}
+
 /** The branch's own system prompt when it recorded one, else what the host gave. */
 function instructionSource(state: LedgerState, options: RenderOptions): InstructionSource {
 	if (state.system !== undefined) return { pos: state.system.pos, items: standingInstructions(state.system) };
@@ -321,26 +347,33 @@ function closedSegment(
 	const parts = [LOG_OPEN];
 	if (lead !== undefined) parts.push(lead);
 	parts.push(...keptBlocks(segment.blocks, from, from, config, memo));
-	parts.push(
-		LOG_CLOSE +
-			(segment.closedBy === "review"
-				? reviewSection()
-				: questionSection(segment.question, ordinalId(segment.questionPos), config)),
-	);
+	parts.push(LOG_CLOSE + closingSection(segment, config));
 	// Neutralised too: a review arrives as a custom message, which any extension could write.
 	const advice = [capWithGap(neutralise(segment.advice), config.tailMaxChars, ordinalId(segment.closingPos))];
 	return { log: userMessage(parts), logParts: parts, advice: adviceMessage(advice[0]!), adviceParts: advice };
 }
 
-/** What ends the request: the in-flight question and the consult instruction, or the review instruction. */
+/** What ends the request: the in-flight question and the consult instruction, the review instruction, or why the watch woke and its instruction. */
 function closingParts(
-	mode: RequestMode,
+	options: RenderOptions,
 	consultation: PendingConsultation | undefined,
 	tailConfig: LedgerConfig,
 ): string[] {
-	if (mode !== "consult") return [LOG_CLOSE, REVIEW_INSTRUCTION];
-	const id = consultation === undefined ? "question" : ordinalId(consultation.callPos);
-	return [LOG_CLOSE + questionSection(consultation?.question ?? "", id, tailConfig), CONSULT_INSTRUCTION];
+	switch (options.mode) {
+		case "consult": {
+			const id = consultation === undefined ? "question" : ordinalId(consultation.callPos);
+			return [LOG_CLOSE + questionSection(consultation?.question ?? "", id, tailConfig), CONSULT_INSTRUCTION];
+		}
+		case "review":
+			return [LOG_CLOSE, REVIEW_INSTRUCTION];
+		case "watch":
+			return [
+				LOG_CLOSE + (options.watch === undefined ? "" : watchSection(watchReason(options.watch))),
+				WATCH_INSTRUCTION,
+			];
+		default:
+			return assertNever(options.mode, "request mode");
+	}
 }
 
 export function renderRequest(
@@ -409,6 +442,6 @@ function volatileParts(
 		}
 	}
 	const appendix = appendixPart(state, tail, reasoning, config, tailConfig, cut);
-	const closing = closingParts(options.mode, consultation, tailConfig);
+	const closing = closingParts(options, consultation, tailConfig);
 	return appendix === undefined ? closing : [appendix, ...closing];
 }

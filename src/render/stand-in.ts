@@ -89,7 +89,8 @@ export function standInPart(
 	let advice = "";
 	for (let s = 0; s < cut.firstSegment && s < state.closed.length; s++) {
 		const segment = state.closed[s]!;
-		for (const name of backtickedNames(segment.question)) names.add(name);
+		// The executor's question names what it reasoned about; a watch note's reason is the watch's words.
+		if (segment.closedBy === "consultation") for (const name of backtickedNames(segment.question)) names.add(name);
 		advice += `${ADVICE_START_LINE(ordinalId(segment.closingPos), clip(oneLine(neutralise(segment.advice)), ADVICE_START_CHARS))}\n`;
 	}
 	const last = lastDroppedId(state, cut);
