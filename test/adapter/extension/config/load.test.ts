@@ -116,6 +116,15 @@ describe("every key", () => {
 			maxDurationSec: 0,
 		},
 		review: { enabled: true, minToolCalls: 0 },
+		watch: {
+			enabled: true,
+			failureStreak: 4,
+			untestedFiles: 0,
+			longRunRounds: 60,
+			cooldownRounds: 2,
+			maxNotesPerPrompt: 1,
+			maxShare: 0.05,
+		},
 		advice: { maxChars: 200, maxOutputTokens: 0 },
 		privacy: {
 			redact: false,

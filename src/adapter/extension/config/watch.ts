@@ -1,0 +1,34 @@
+/**
+ * The `watch` section of advisor.json (docs/configuration.md#the-watch): schema, defaults and type.
+ * Every key is applied by the pure decision (policy/watch/decision.ts `watchDecision`, which reads
+ * them as `WatchSettings`); background/ carries it out, and `advisor-ledger replay --watch` prices it.
+ */
+
+import { type Static, Type } from "@sinclair/typebox";
+import type { WatchSettings } from "../../../policy/index.ts";
+import type { Assert, Same } from "./section.ts";
+
+export const WatchSchema = Type.Object({
+	enabled: Type.Boolean(),
+	failureStreak: Type.Integer({ minimum: 0 }),
+	untestedFiles: Type.Integer({ minimum: 0 }),
+	longRunRounds: Type.Integer({ minimum: 0 }),
+	cooldownRounds: Type.Integer({ minimum: 0 }),
+	maxNotesPerPrompt: Type.Integer({ minimum: 0 }),
+	maxShare: Type.Number({ minimum: 0 }),
+});
+
+export type WatchConfig = Static<typeof WatchSchema>;
+
+/** The decision reads exactly these keys: the schema must describe exactly that. */
+export type WatchFitsPolicy = Assert<Same<WatchConfig, WatchSettings>>;
+
+export const DEFAULT_WATCH_CONFIG: Readonly<WatchConfig> = Object.freeze({
+	enabled: false,
+	failureStreak: 3,
+	untestedFiles: 8,
+	longRunRounds: 40,
+	cooldownRounds: 5,
+	maxNotesPerPrompt: 2,
+	maxShare: 0.1,
+});
