@@ -57,6 +57,8 @@ export type WatchFinding =
 			key: string;
 			/** The streak (FailureStreak.key) and its first failure: still open when the review settles? */
 			streak: string;
+			/** Followed by what was run, or by the error line it kept ending in. */
+			by: "run" | "error";
 			firstId: string;
 			label: string;
 			count: number;

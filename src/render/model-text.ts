@@ -251,6 +251,8 @@ export const REVIEW_INSTRUCTION = [
 export const WATCH_REASON = Object.freeze({
 	failureStreak: (label: string, count: number, ids: readonly string[], error: string | undefined) =>
 		`\`${label}\` failed ${count} times with no pass between (${ids.map((id) => `#${id}`).join(", ")})${error === undefined ? "" : `; newest error: ${error}`}`,
+	errorStreak: (error: string, count: number, ids: readonly string[]) =>
+		`the same error came back ${count} times with no pass between (${ids.map((id) => `#${id}`).join(", ")}): ${error}`,
 	untestedEdits: (files: readonly string[], more: number, editRounds: number) =>
 		`${files.length + more} files changed in ${editRounds} edits since the last test, build or check run: ${files.join(", ")}${more > 0 ? ` and ${more} more` : ""}`,
 	longRun: (rounds: number, editRounds: number, sinceStart: boolean) =>

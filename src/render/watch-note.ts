@@ -20,13 +20,12 @@ function quoted(text: string): string {
 /** Why the watch woke, in one line, naming the facts by the ids the request shows. */
 export function watchReason(finding: WatchFinding): string {
 	switch (finding.signal) {
-		case "failure-streak":
-			return WATCH_REASON.failureStreak(
-				quoted(finding.label),
-				finding.count,
-				finding.rounds.map((r) => ordinalId(r.pos)),
-				finding.error === undefined ? undefined : quoted(finding.error),
-			);
+		case "failure-streak": {
+			const ids = finding.rounds.map((r) => ordinalId(r.pos));
+			if (finding.by === "error") return WATCH_REASON.errorStreak(quoted(finding.label), finding.count, ids);
+			const error = finding.error === undefined ? undefined : quoted(finding.error);
+			return WATCH_REASON.failureStreak(quoted(finding.label), finding.count, ids, error);
+		}
 		case "untested-edits": {
 			const files = finding.files.map(quoted);
 			return WATCH_REASON.untestedEdits(files, Math.max(0, finding.fileCount - files.length), finding.editRounds);

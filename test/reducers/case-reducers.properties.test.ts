@@ -1,6 +1,6 @@
 /**
  * No fold changes its input. For each fold of the core — the ledger, the spend, the trim anchor, the
- * facts, and the branch fold composing the first three — the same events folded twice from the same
+ * watch facts, the lab's facts, and the branch fold composing the core's — the same events folded twice from the same
  * state give equal states, and the state is as it was: deep-equal to a copy taken before. The
  * sessions are generated ones with context edits, trim anchors, usage records and system prompts
  * put in among their entries, so every case reducer gets its turn.
@@ -10,7 +10,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { emptyFacts, foldFacts } from "../../src/adapter/lab/audit/facts.ts";
 import { CUSTOM_TYPES, type LedgerEvent } from "../../src/events/index.ts";
-import { branchReducer, type Reducer, spendReducer, trimAnchorReducer } from "../../src/reducers/branch-fold.ts";
+import {
+	branchReducer,
+	type Reducer,
+	spendReducer,
+	trimAnchorReducer,
+	watchReducer,
+} from "../../src/reducers/branch-fold.ts";
 import { foldLedger } from "../../src/reducers/ledger-fold.ts";
 import { emptyLedger } from "../../src/reducers/ledger-state.ts";
 import { eventsOf, fractionArb, pickIndex } from "../support/properties.ts";
@@ -19,7 +25,7 @@ import { RUNS, sessionArb } from "../support/session-gen.ts";
 type Extra =
 	| { t: "edit"; target: number; replacement: "omit" | "text" | "calls"; text: string }
 	| { t: "anchor"; target: number; tailCaps: number | undefined }
-	| { t: "usage"; kind: "review" | "warming"; output: number; cost: number }
+	| { t: "usage"; kind: "review" | "warming" | "watch"; output: number; cost: number }
 	| { t: "system"; content: string; section: string | null };
 
 const extraArb: fc.Arbitrary<Extra> = fc.oneof(
@@ -36,7 +42,7 @@ const extraArb: fc.Arbitrary<Extra> = fc.oneof(
 	}),
 	fc.record({
 		t: fc.constant("usage" as const),
-		kind: fc.constantFrom("review" as const, "warming" as const),
+		kind: fc.constantFrom("review" as const, "warming" as const, "watch" as const),
 		output: fc.nat(3000),
 		cost: fc.double({ min: 0, max: 2, noNaN: true }),
 	}),
@@ -75,7 +81,8 @@ function extraEvent(extra: Extra, id: string, before: readonly LedgerEvent[]): L
 		}
 		case "usage": {
 			const usage = { input: 100, output: extra.output, cacheRead: 50, cacheWrite: 0, cost: { total: extra.cost } };
-			const data = { kind: extra.kind, model: "anthropic:opus", usage, timestampMs: 0 };
+			const watch = extra.kind === "watch" ? { watchKey: `k${extra.output % 3}`, outcome: "advice" } : {};
+			const data = { kind: extra.kind, model: "anthropic:opus", usage, timestampMs: 0, ...watch };
 			return { ...base, kind: "custom", customType: CUSTOM_TYPES.usage, data };
 		}
 		case "system": {
@@ -133,5 +140,6 @@ describe("folding twice from the same state", () => {
 	foldsTwiceAlike("spend", spendReducer);
 	foldsTwiceAlike("trim anchor", trimAnchorReducer);
 	foldsTwiceAlike("facts", { initial: () => emptyFacts("/w/proj"), fold: foldFacts });
+	foldsTwiceAlike("watch facts", watchReducer);
 	foldsTwiceAlike("branch", branchReducer);
 });

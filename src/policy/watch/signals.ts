@@ -46,6 +46,7 @@ function failureStreaks(facts: WatchFacts, threshold: number, turnPos: number): 
 			signal: "failure-streak",
 			key: `failure-streak\u0000${streak.key}\u0000${streak.first.id}\u0000${streak.count}`,
 			streak: streak.key,
+			by: streak.key.startsWith("error\u0000") ? "error" : "run",
 			firstId: streak.first.id,
 			label: streak.label,
 			count: streak.count,
@@ -53,7 +54,10 @@ function failureStreaks(facts: WatchFacts, threshold: number, turnPos: number): 
 			error: streak.error,
 		});
 	}
-	return out.sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
+	// The longest first; of two as long, the one by run (it says what failed; the error line says why).
+	return out.sort(
+		(a, b) => b.count - a.count || (a.by === b.by ? a.key.localeCompare(b.key) : a.by === "run" ? -1 : 1),
+	);
 }
 
 function untestedEdits(facts: WatchFacts, threshold: number): WatchFinding[] {
