@@ -11,7 +11,7 @@ import { visibleLine, visibleStrings } from "./cli/escape.ts";
 import type { UnreadableInput } from "./cli/inputs.ts";
 import { collectInputs, displayPath, isBundledSample, readParsedInput } from "./cli/inputs.ts";
 import type { Io } from "./cli/io.ts";
-import { refusalLine, svgOutputRefusal } from "./cli/output-guard.ts";
+import { forceOverrides, refusalLine, svgOutputRefusal } from "./cli/output-guard.ts";
 import { replayParsed } from "./replay/engine.ts";
 import { createWarmUp } from "./replay/timing-samples.ts";
 import { noEntriesReason, SHOWN_DIAGNOSTICS } from "./report/diagnostics.ts";
@@ -135,9 +135,9 @@ export function runReplay(args: ReplayArgs, io: Io): number {
 	}
 	const inputs = replayInputs(args, io);
 	// Checked before anything is replayed: a refused output costs the user nothing but the line.
-	if (args.svg !== undefined && !args.force) {
+	if (args.svg !== undefined) {
 		const why = svgOutputRefusal(args.svg, inputs.collected.files, io.cwd);
-		if (why !== undefined) {
+		if (why !== undefined && !(args.force && forceOverrides(why))) {
 			io.stderr(`${PREFIX}${visibleLine(refusalLine("--svg", args.svg, why))}\n`);
 			return EXIT.usage;
 		}

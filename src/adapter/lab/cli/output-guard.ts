@@ -2,8 +2,9 @@
  * The CLI never writes over what it reads (docs/cli.md): an output path named on the command line
  * is refused when it is one of the inputs, ends in `.jsonl` (a session file by its name, most
  * likely an input given where the output was expected: `replay --svg samples/tools.jsonl`), or is
- * an existing file that is not an SVG — unless `--force`. An empty file holds nothing to lose and a
- * path that does not exist yet is what an output usually is: both are written.
+ * an existing file that is not an SVG. `--force` overrides the last two, never the first: an input is
+ * never written over. An empty file holds nothing to lose and a path that does not exist yet is what
+ * an output usually is: both are written.
  */
 
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
@@ -22,7 +23,13 @@ export function refusalLine(flag: string, shown: string, why: OutputRefusal): st
 			: why === "session-name"
 				? "ends in .jsonl, like a session file"
 				: "is an existing file that is not an SVG";
-	return `${flag} ${shown}: ${reason} — refusing to write over it (--force writes anyway)`;
+	const override = forceOverrides(why) ? " (--force writes anyway)" : " (whatever --force says)";
+	return `${flag} ${shown}: ${reason} — refusing to write over it${override}`;
+}
+
+/** `--force` may write over a `.jsonl` name or a file that is not an SVG; never over an input. */
+export function forceOverrides(why: OutputRefusal): boolean {
+	return why !== "input";
 }
 
 function identity(path: string): string | undefined {

@@ -85,8 +85,9 @@ describe("replay --svg", () => {
 		const r = await cli(argv);
 		expect(r.code).toBe(1);
 		expect(r.stdout).toBe("");
+		const override = why === "is one of the inputs" ? "(whatever --force says)" : "(--force writes anyway)";
 		expect(r.stderr.trimEnd().split("\n")).toEqual([
-			`advisor-ledger replay: --svg ${argv[argv.indexOf("--svg") + 1]}: ${why} — refusing to write over it (--force writes anyway)`,
+			`advisor-ledger replay: --svg ${argv[argv.indexOf("--svg") + 1]}: ${why} — refusing to write over it ${override}`,
 		]);
 		expect(readFileSync(file, "utf8")).toBe(before);
 	};
@@ -94,6 +95,11 @@ describe("replay --svg", () => {
 	it("the chart's path forgotten (`--svg copy.jsonl` after the input): refused, the session untouched", async () => {
 		await refused(["replay", session, "--svg", session], "is one of the inputs", session);
 		await refused(["replay", "--svg", session, work], "is one of the inputs", session);
+	});
+
+	it("--force never writes over an input session", async () => {
+		await refused(["replay", session, "--svg", session, "--force"], "is one of the inputs", session);
+		await refused(["replay", "--force", "--svg", session, work], "is one of the inputs", session);
 	});
 
 	it("a .jsonl output that is not an input", async () => {
