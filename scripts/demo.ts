@@ -27,7 +27,7 @@ export function introLine(label: string, root: string): string {
 }
 
 async function main(): Promise<number> {
-	const host = demoHost(ROOT, process.argv.slice(2));
+	const host = demoHost(ROOT, process.argv.slice(2), process.env);
 	if ("error" in host) {
 		process.stderr.write(`${host.error}\n`);
 		return 1;

@@ -15,12 +15,21 @@ export interface DemoHost {
 
 export const HOST_USAGE = "usage: npm run demo [-- --host 0.73|1.6]";
 
-/** The Pi to start, or why it cannot be (one line for the user). */
-export function demoHost(root: string, args: readonly string[]): DemoHost | { error: string } {
+/**
+ * The Pi to start, or why it cannot be (one line for the user). `env` is the demo's environment: npm
+ * keeps a `--host` given before `--` for itself, as `npm_config_host`.
+ */
+export function demoHost(
+	root: string,
+	args: readonly string[],
+	env: Readonly<Record<string, string | undefined>> = {},
+): DemoHost | { error: string } {
+	if (env.npm_config_host !== undefined)
+		return { error: "npm took --host for itself; put it after --: npm run demo -- --host 1.6" };
 	const at = args.indexOf("--host");
 	const wanted = at === -1 ? "0.73" : args[at + 1];
-	const unknown = args.filter((arg, i) => arg !== "--host" && i !== at + 1);
-	if (unknown.length > 0 || (wanted !== "0.73" && wanted !== "1.6")) return { error: HOST_USAGE };
+	const rest = at === -1 ? args : [...args.slice(0, at), ...args.slice(at + 2)];
+	if (rest.length > 0 || (wanted !== "0.73" && wanted !== "1.6")) return { error: HOST_USAGE };
 	if (wanted === "0.73") {
 		const cli = join(root, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js");
 		if (!existsSync(cli)) return { error: `${cli} is missing: run npm install first` };
