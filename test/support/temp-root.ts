@@ -4,16 +4,19 @@
  * the run fails. Tests clean up after themselves (test/support/temp.ts); this catches the ones that
  * don't, without mistaking another process's folders in the shared temp dir for ours.
  *
- * The tools' own caches (tsx's and jiti's compile caches) are linked to the shared temp dir, so a run
- * keeps them warm and they are not counted as left behind.
+ * The tools' own caches (tsx's, jiti's and Node's compile caches) are linked to the shared temp dir, so
+ * a run keeps them warm and they are not counted as left behind.
  */
 
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** Caches other tools keep under the temp dir: ours are shared with the system temp dir; none is counted. */
-const CACHES = ["jiti", `tsx-${process.getuid?.() ?? 0}`];
+/**
+ * Caches other tools keep under the temp dir (Node 22's compile cache: Pi 1.x turns it on); ours are
+ * shared with the system temp dir; none is counted.
+ */
+const CACHES = ["jiti", `tsx-${process.getuid?.() ?? 0}`, "node-compile-cache"];
 /** tsx's cache of another user (a test that drops privileges): made inside the run's dir, not counted. */
 const OTHER_USERS_CACHE = /^tsx-\d+$/;
 
