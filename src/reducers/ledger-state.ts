@@ -7,30 +7,7 @@
 import type { ContentPart, HiddenUserWords, LedgerEvent, ToolCallInfo } from "../events/index.ts";
 import { type ChunkedList, emptyList } from "./chunked.ts";
 import { type ContextEdits, NO_EDITS } from "./context-edits.ts";
-
-export type RoundStatus = "ok" | "error" | "no-result";
-
-/** One tool call and its result (if one was recorded). */
-export interface Round {
-	/** Entry id of the assistant message that made the call. */
-	callEntryId: string;
-	/** That message's position on the branch path (see Positioned): the id its reasoning is shown by. */
-	callPos: number;
-	call: ToolCallInfo;
-	/** Entry id of the toolResult, absent for a call that never got one. */
-	resultId: string | undefined;
-	resultParts: ContentPart[];
-	status: RoundStatus;
-	/** Set when the deny list withheld the result's content (ToolResultEvent.withheld): the size it had. */
-	withheld?: { chars: number };
-	/** The calling message's private reasoning; rendered only while the round is in the verbatim tail. */
-	reasoning: string;
-	/**
-	 * The session's working directory, which the call's relative paths resolve against: cards show
-	 * paths relative to it. A fact known when the call is folded, so a card never changes later.
-	 */
-	cwd?: string;
-}
+import type { Round } from "./round.ts";
 
 /**
  * `pos` is the entry's 1-based position on the branch path, counted by the fold (one event per path
