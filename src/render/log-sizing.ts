@@ -120,7 +120,7 @@ function step(state: LedgerState, before: Scan | undefined, at: ItemAt, config: 
  */
 export function sizedCut(state: LedgerState, config: LedgerConfig, memo: RenderMemo): LogCut | undefined {
 	if (config.logTargetTokens <= 0) return undefined;
-	const key = `size:${configKey(config)}:${config.logTargetTokens}`;
+	const key = `size:${configKey(config)}`;
 	const end = lastItem(state);
 	if (end === undefined) return undefined;
 	// Back to the newest item already scanned, then forward again to the end.
