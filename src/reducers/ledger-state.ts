@@ -1,7 +1,7 @@
 /**
  * The ledger: what the branch folds into. Append-only: a block, once created, is never changed, and
  * a compaction of the executor's context is one more block (the advisor keeps what the executor
- * forgot); what the request leaves out of a long log is the renderer's choice (render/log-sizing.ts).
+ * forgot); what the request leaves out of a long log is the renderer's choice (render/log-cut.ts).
  */
 
 import type { ContentPart, HiddenUserWords, LedgerEvent, ToolCallInfo } from "../events/index.ts";
@@ -67,7 +67,7 @@ export interface CompactionBlock extends Positioned {
 	keptPos?: number;
 	/**
 	 * Characters of Pi's context right after the compaction (its summary and the kept entries, as the
-	 * executor's messages hold them): the log is held under it (render/log-sizing.ts).
+	 * executor's messages hold them): the log is held under it (render/log-cut.ts).
 	 */
 	contextChars: number;
 }

@@ -42,12 +42,12 @@ export interface RenderMemo extends UnitMemo {
 	lastOpen: { key: string; blocks: ChunkedList<Block>; log: ChunkedList<TextContent> } | undefined;
 	/**
 	 * A value that belongs to one object of the ledger (a block, a closed segment), under a key: the
-	 * log's size as scanned up to that item (log-sizing.ts), the stand-in of a cut after it
+	 * log's size as scanned up to that item (log-cut.ts), the stand-in of a cut after it
 	 * (stand-in.ts). Made once; it goes when the object does. `undefined` from `build` is not kept.
 	 */
 	held<T>(owner: object, key: string, build: () => T): T;
-	/** What `held` keeps for `owner` under `key`, without making it. */
-	heldOnly<T>(owner: object, key: string): T | undefined;
+	/** What `held` keeps for `owner` under `key`, or undefined: never makes it. */
+	findHeld<T>(owner: object, key: string): T | undefined;
 }
 
 /**
@@ -129,7 +129,7 @@ export function createRenderMemo(): RenderMemo {
 			byKey.set(key, value);
 			return value;
 		},
-		heldOnly<T>(owner: object, key: string): T | undefined {
+		findHeld<T>(owner: object, key: string): T | undefined {
 			return holdings.get(owner)?.get(key) as T | undefined;
 		},
 		partHash(text) {
@@ -151,3 +151,6 @@ export function createRenderMemo(): RenderMemo {
 		},
 	};
 }
+
+/** The memo of every render that brings none of its own: one per process. */
+export const sharedMemo: RenderMemo = createRenderMemo();
