@@ -1,6 +1,6 @@
 /**
- * The ledger read as one sequence of items, and the places a cut can be made in it: where the log IS
- * cut, and why, is log-cut.ts's. The items are each closed segment's blocks, then the segment's close
+ * The ledger read as one sequence of items, and the places a cut can be made in it (where the log is
+ * cut, and why, is log-cut.ts). The items are each closed segment's blocks, then the segment's close
  * (its advisor result or review), then the open segment's blocks. Because blocks are append-only,
  * the items before a fixed cut never change as the branch grows.
  */
