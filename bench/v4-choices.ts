@@ -2,7 +2,7 @@
  * The ledger v4 choices, measured in this run: the log's size target (`ledger.logTargetTokens`) and
  * the verbatim tail (`ledger.tailToolCalls`) over the inputs that show them — the pi-mono session and
  * its compacted variant, the real compacted GJC session, the generated compacted session — with what
- * keeping every entry (target 0) would give. The step a cut takes (log-sizing.ts KEPT_AFTER_CUT) has
+ * keeping every entry (target 0) would give. The step a cut takes (render/log-cut.ts KEPT_AFTER_CUT) has
  * no switch: its figures are kept as recorded. Why each value was chosen: docs/decisions.md, "The log
  * sizes itself".
  */

@@ -1,12 +1,20 @@
-// docs/ and README.md point at what exists and state the defaults the code has. The pointer forms the
-// checker recognises are listed at the top of test/support/doc-pointers.ts: write pointers in them.
+// docs/ and README.md point at what exists and state the defaults the code has, and the docs src's
+// comments name exist, down to the heading. The pointer forms the checker recognises are listed at the
+// top of test/support/doc-pointers.ts: write pointers in them.
 
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AdvisorFileSchema, DEFAULT_ADVISOR_CONFIG } from "../src/adapter/extension/config/load.ts";
 import { DEFAULT_DENY_PATTERNS } from "../src/events/redact/deny.ts";
-import { checkDefaults, checkPointers, type DocContext, type Problem } from "./support/doc-pointers.ts";
+import {
+	checkDefaults,
+	checkPointers,
+	checkSourceDocLinks,
+	type DocContext,
+	type Problem,
+	sourceDocLinks,
+} from "./support/doc-pointers.ts";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
 const DOCS = [
@@ -15,6 +23,12 @@ const DOCS = [
 		.filter((f) => f.endsWith(".md"))
 		.map((f) => `docs/${f}`),
 ];
+
+const SOURCES = readdirSync(path.join(repoRoot, "src"), { recursive: true })
+	.map(String)
+	.filter((f) => f.endsWith(".ts"))
+	.map((f) => `src/${f.split(path.sep).join("/")}`)
+	.sort();
 
 const ctx: DocContext = {
 	exists(repoPath) {
@@ -48,6 +62,20 @@ describe("the docs' pointers", () => {
 			const reports = checkPointers(doc, broken, ctx).filter((p) => p.message.includes("Nope` is not declared"));
 			expect(reports.length, doc).toBeGreaterThan(15);
 		}
+	});
+});
+
+describe("the docs src names in its comments", () => {
+	it("exist, and so do the headings they name by anchor or by text", () => {
+		const problems = SOURCES.flatMap((file) => checkSourceDocLinks(file, text(file), ctx));
+		expect(describeProblems(problems)).toEqual([]);
+	});
+
+	it("are not vacuous: the scan finds docs, anchors and quoted headings across src", () => {
+		const links = SOURCES.flatMap((file) => sourceDocLinks(text(file)));
+		expect(links.length).toBeGreaterThan(150);
+		expect(links.filter((l) => l.anchor !== undefined).length).toBeGreaterThan(15);
+		expect(links.filter((l) => l.heading !== undefined).length).toBeGreaterThan(40);
 	});
 });
 
@@ -117,6 +145,29 @@ See [the gate](configuration.md#the-gate), [nothing](configuration.md#no-such-he
 			"src/render/no-such-file.ts: no such file",
 			"link configuration.md#no-such-heading: no such heading",
 			"link no-such-page.md: no such file",
+		]);
+	});
+
+	it("reports, in a source's comments, a planted broken anchor, unknown heading and missing doc", () => {
+		const source = `/**
+ * Fine: docs/request-format.md#the-logs-size, docs/decisions.md, "A replay's
+ * memory follows the branch", docs/cli.md, "render" (a heading's opening words).
+ * Broken: docs/request-format.md#the-logs-sise and docs/configuration.md, "No such
+ * heading", docs/no-such-page.md.
+ */
+// Line comments too: docs/request-format.md#cards
+export const x = 1;
+`;
+		expect(describeProblems(checkSourceDocLinks("src/planted.ts", source, ctx))).toEqual([
+			"src/planted.ts:4 docs/request-format.md#the-logs-sise: no such heading",
+			'src/planted.ts:4 docs/configuration.md, "No such heading": no such heading',
+			"src/planted.ts:5 docs/no-such-page.md: no such file",
+			"src/planted.ts:7 docs/request-format.md#cards: no such heading",
+		]);
+		expect(sourceDocLinks(source).slice(0, 3)).toEqual([
+			{ line: 2, doc: "docs/request-format.md", anchor: "the-logs-size" },
+			{ line: 2, doc: "docs/decisions.md", heading: "A replay's memory follows the branch" },
+			{ line: 3, doc: "docs/cli.md", heading: "render" },
 		]);
 	});
 

@@ -1,7 +1,8 @@
 /**
  * The layering (docs/architecture.md): src/events, src/reducers, src/render and src/policy are pure —
  * no I/O, clock, randomness, network or Pi runtime — and imports run one way,
- * events ← reducers ← render ← policy ← adapter, across folders only through the folder's index.ts.
+ * events ← reducers ← render ← policy ← adapter, across folders only through the folder's index.ts,
+ * and no module reaches itself through its imports.
  * The adapter is two rooms: the extension (what `pi install` loads) and the lab (what `advisor-ledger`
  * runs); the extension never imports the lab, and inside each room imports run one way (below).
  */
@@ -46,6 +47,30 @@ function relativeImports(file: string, text: string): string[] {
 		...body.matchAll(/\bimport\(\s*["'](\.[^"']+)["']\s*\)/g),
 	];
 	return specs.map((m) => path.join(path.dirname(file), m[1]!));
+}
+
+/** The import circles of a graph (file → the files it imports): each as its files, sorted (Tarjan's search). */
+function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+	const index = new Map<string, number>();
+	const low = new Map<string, number>();
+	const stack: string[] = [];
+	const out: string[][] = [];
+	const visit = (file: string) => {
+		index.set(file, index.size);
+		low.set(file, index.get(file)!);
+		stack.push(file);
+		for (const next of graph.get(file) ?? []) {
+			if (!index.has(next)) {
+				visit(next);
+				low.set(file, Math.min(low.get(file)!, low.get(next)!));
+			} else if (stack.includes(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
+		}
+		if (low.get(file) !== index.get(file)) return;
+		const component = stack.splice(stack.indexOf(file));
+		if (component.length > 1 || graph.get(file)?.includes(file)) out.push(component.sort());
+	};
+	for (const file of graph.keys()) if (!index.has(file)) visit(file);
+	return out;
 }
 
 function layerOf(file: string): Layer | undefined {
@@ -95,6 +120,18 @@ describe("imports run one way, across folders only through index.ts", () => {
 	it("an import across folders names the folder's index.ts", () => {
 		const bypass = edges.filter((e) => e.from !== e.to && e.target !== path.join("src", e.to!, "index.ts"));
 		expect(bypass.map((e) => `${e.file} → ${e.target}`)).toEqual([]);
+	});
+
+	it("no module reaches itself through its imports, type-only ones included (and the search finds a planted circle)", () => {
+		const graph = new Map<string, string[]>();
+		for (const e of edges) graph.set(e.file, [...(graph.get(e.file) ?? []), e.target]);
+		expect(circles(graph)).toEqual([]);
+		// A circle within reach: the ledger holds the edits, so the edits must not import the ledger (a round is round.ts's).
+		const edits = path.join("src", "reducers", "context-edits.ts");
+		const state = path.join("src", "reducers", "ledger-state.ts");
+		expect(graph.get(state)).toContain(edits);
+		const planted = new Map(graph).set(edits, [...(graph.get(edits) ?? []), state]);
+		expect(circles(planted)).toEqual([[edits, state].sort()]);
 	});
 
 	it("every layer but the adapter has an index.ts", () => {

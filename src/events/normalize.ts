@@ -35,8 +35,10 @@ import type {
 	UserMessageJson,
 } from "./schemas.ts";
 import type {
+	BranchSummaryEvent,
 	ContentPart,
 	ContextReplacement,
+	CustomMessageEvent,
 	HiddenUserWords,
 	LedgerEvent,
 	SystemPrompt,
@@ -168,25 +170,9 @@ function messageEvent(base: Base, message: AgentMessageJson, privacy: Privacy): 
 			};
 		case "custom":
 		case "hookMessage":
-			return {
-				id: base.id,
-				parentId: base.parentId,
-				kind: "customMessage",
-				customType: message.customType,
-				parts: toParts(message.content, privacy),
-				// Pi hides a custom message whose display is falsy; absent behaves like false.
-				display: message.display === true,
-				details: messageDetails(message.details, privacy),
-			};
+			return customMessageEvent(base, message, privacy);
 		case "branchSummary":
-			return {
-				id: base.id,
-				parentId: base.parentId,
-				kind: "branchSummary",
-				summary: privacy.text(message.summary),
-				fromId: message.fromId,
-				hiddenUserWords: [],
-			};
+			return branchSummaryEvent(base, message, noHiddenWords, privacy);
 		case "compactionSummary":
 			return {
 				id: base.id,
@@ -237,6 +223,52 @@ function messageDetails(details: unknown, privacy: Privacy): unknown {
 	return advice === details.advice ? details : { ...details, advice };
 }
 
+/**
+ * A visible or hidden extension message: the same event whether Pi wrote it as a message (role
+ * `custom`, `hookMessage` in v2) or as a `custom_message` entry.
+ */
+function customMessageEvent(
+	base: Base,
+	message: {
+		customType: string;
+		content: string | readonly (TextPart | ImagePart)[];
+		display?: boolean;
+		details?: unknown;
+	},
+	privacy: Privacy,
+): CustomMessageEvent {
+	return {
+		id: base.id,
+		parentId: base.parentId,
+		kind: "customMessage",
+		customType: message.customType,
+		parts: toParts(message.content, privacy),
+		// Pi hides a custom message whose display is falsy; absent behaves like false.
+		display: message.display === true,
+		details: messageDetails(message.details, privacy),
+	};
+}
+
+/**
+ * A branch summary, written as a message or as a `branch_summary` entry; `hidden` gives the user words
+ * of the branch it abandoned, which are looked for only for an entry.
+ */
+function branchSummaryEvent(
+	base: Base,
+	summary: { summary: string; fromId?: string },
+	hidden: () => HiddenUserWords[],
+	privacy: Privacy,
+): BranchSummaryEvent {
+	return {
+		id: base.id,
+		parentId: base.parentId,
+		kind: "branchSummary",
+		summary: privacy.text(summary.summary),
+		fromId: summary.fromId,
+		hiddenUserWords: hidden(),
+	};
+}
+
 function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords[], privacy: Privacy): LedgerEvent {
 	switch (entry.type) {
 		case "message":
@@ -253,14 +285,7 @@ function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords
 				...(entry.systemMessage === undefined ? {} : { system: systemPrompt(entry.systemMessage, privacy) }),
 			};
 		case "branch_summary":
-			return {
-				id: base.id,
-				parentId: base.parentId,
-				kind: "branchSummary",
-				summary: privacy.text(entry.summary),
-				fromId: entry.fromId,
-				hiddenUserWords: hidden(),
-			};
+			return branchSummaryEvent(base, entry, hidden, privacy);
 		case "custom":
 			return {
 				id: base.id,
@@ -270,15 +295,7 @@ function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords
 				data: entry.data,
 			};
 		case "custom_message":
-			return {
-				id: base.id,
-				parentId: base.parentId,
-				kind: "customMessage",
-				customType: entry.customType,
-				parts: toParts(entry.content, privacy),
-				display: entry.display === true,
-				details: messageDetails(entry.details, privacy),
-			};
+			return customMessageEvent(base, entry, privacy);
 		case "model_change":
 			return {
 				id: base.id,

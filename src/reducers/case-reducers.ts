@@ -1,5 +1,5 @@
 /**
- * The one shape of every fold of the core (docs/architecture.md, "src/reducers"): for each kind of
+ * The one shape of every fold of the core (docs/architecture.md, "Layers"): for each kind of
  * event, a case reducer — what an event of that kind does to the fold's state, written on an immer
  * draft (Redux Toolkit's case reducers; the decider's `evolve`). A fold's map has a reducer for
  * every kind, so the compiler holds each fold to every event a session can hold; a kind that changes

@@ -8,7 +8,7 @@
  */
 
 import { assertNever, type ContextReplacement, type LedgerEvent, type ToolCallInfo } from "../events/index.ts";
-import type { Round } from "./ledger-state.ts";
+import type { Round } from "./round.ts";
 
 /** The newest edit of each edited entry, by entry id. Never changed: an edit makes new edits. */
 export interface ContextEdits {

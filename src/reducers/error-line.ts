@@ -1,5 +1,5 @@
 /**
- * The line of a failed result that says what went wrong (docs/request-format.md#cards). A
+ * The line of a failed result that says what went wrong (cards: docs/request-format.md#blocks). A
  * failure's first line is often a banner (`> pkg@1.0.0 check`) and its last lines an epilogue
  * (`npm ERR! code ELIFECYCLE`, `Command exited with code 1`), while the error sits between. So the
  * line is the first one carrying an error word that is not a run's frame — an exit-code line, an

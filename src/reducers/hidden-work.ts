@@ -6,7 +6,8 @@
 
 import { pathArgument, READING_TOOLS, type ToolCallInfo } from "../events/index.ts";
 import { partsText } from "./advisor-result.ts";
-import type { CarriedFailure, CarriedTest, Positioned, Round } from "./ledger-state.ts";
+import type { CarriedFailure, CarriedTest, Positioned } from "./ledger-state.ts";
+import type { Round } from "./round.ts";
 import { commandFact, shellCommand } from "./shell.ts";
 import { isTestCommand, testSummaryLine } from "./test-summary.ts";
 

@@ -23,12 +23,11 @@ export {
 	type LedgerState,
 	type PendingCall,
 	type PendingConsultation,
-	type Round,
-	type RoundStatus,
 	type SummaryWords,
 	unansweredRound,
 } from "./ledger-state.ts";
 export { relativePath } from "./paths.ts";
+export type { Round, RoundStatus } from "./round.ts";
 export { benignFailure, type RunSubject, runSubject, troubleLine, type VerifyKind, verifyKind } from "./run-subject.ts";
 export { collapse, commandFact, runFailed, shellCommand, splitCd } from "./shell.ts";
 export {

@@ -28,9 +28,9 @@ import {
 	type LedgerState,
 	type PendingConsultation,
 	type RoundBlock,
-	type RoundStatus,
 	unansweredRound,
 } from "./ledger-state.ts";
+import type { RoundStatus } from "./round.ts";
 import { runFailed } from "./shell.ts";
 import { mergeSections } from "./standing-instructions.ts";
 

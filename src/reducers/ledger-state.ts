@@ -1,36 +1,13 @@
 /**
  * The ledger: what the branch folds into. Append-only: a block, once created, is never changed, and
  * a compaction of the executor's context is one more block (the advisor keeps what the executor
- * forgot); what the request leaves out of a long log is the renderer's choice (render/log-sizing.ts).
+ * forgot); what the request leaves out of a long log is the renderer's choice (render/log-cut.ts).
  */
 
 import type { ContentPart, HiddenUserWords, LedgerEvent, ToolCallInfo } from "../events/index.ts";
 import { type ChunkedList, emptyList } from "./chunked.ts";
 import { type ContextEdits, NO_EDITS } from "./context-edits.ts";
-
-export type RoundStatus = "ok" | "error" | "no-result";
-
-/** One tool call and its result (if one was recorded). */
-export interface Round {
-	/** Entry id of the assistant message that made the call. */
-	callEntryId: string;
-	/** That message's position on the branch path (see Positioned): the id its reasoning is shown by. */
-	callPos: number;
-	call: ToolCallInfo;
-	/** Entry id of the toolResult, absent for a call that never got one. */
-	resultId: string | undefined;
-	resultParts: ContentPart[];
-	status: RoundStatus;
-	/** Set when the deny list withheld the result's content (ToolResultEvent.withheld): the size it had. */
-	withheld?: { chars: number };
-	/** The calling message's private reasoning; rendered only while the round is in the verbatim tail. */
-	reasoning: string;
-	/**
-	 * The session's working directory, which the call's relative paths resolve against: cards show
-	 * paths relative to it. A fact known when the call is folded, so a card never changes later.
-	 */
-	cwd?: string;
-}
+import type { Round } from "./round.ts";
 
 /**
  * `pos` is the entry's 1-based position on the branch path, counted by the fold (one event per path
@@ -90,7 +67,7 @@ export interface CompactionBlock extends Positioned {
 	keptPos?: number;
 	/**
 	 * Characters of Pi's context right after the compaction (its summary and the kept entries, as the
-	 * executor's messages hold them): the log is held under it (render/log-sizing.ts).
+	 * executor's messages hold them): the log is held under it (render/log-cut.ts).
 	 */
 	contextChars: number;
 }

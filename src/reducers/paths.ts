@@ -1,4 +1,4 @@
-/** Paths as the session sees them: relative to its working directory (docs/request-format.md#cards). */
+/** Paths as the session sees them: relative to its working directory (cards: docs/request-format.md#blocks). */
 
 /** A path relative to `cwd` when inside it, unchanged otherwise; `.` for the cwd itself. */
 export function relativePath(path: string, cwd: string | undefined): string {

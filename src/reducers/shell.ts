@@ -1,5 +1,5 @@
 /**
- * Shell runs as the ledger reads them (docs/request-format.md#cards). A call is a shell run when
+ * Shell runs as the ledger reads them (cards: docs/request-format.md#blocks). A call is a shell run when
  * its arguments carry the command — a `command` or `cmd` string (or a `cmd` argv) — whatever the
  * tool is called (`bash`, `exec`, `shell`, `run_command` …). A leading `cd <dir> && ` says where it
  * ran, not what it ran. A tool that sets no error flag can still report a non-zero exit in its

@@ -284,7 +284,7 @@ const spendCases: CaseReducers<SpendState, LedgerEvent> = {
 	},
 	// Pi 1.x's own spend (its cache warming of the executor's model): only Pi writes these, no
 	// extension can, and the advisor's background spend has records of its own (CUSTOM_TYPES.usage),
-	// so a usage entry is never the advisor's (docs/request-format.md#pi-1x-entries).
+	// so a usage entry is never the advisor's (docs/request-format.md#context-edits).
 	usage: nothing,
 	// No other entry records what the advisor cost.
 	user: nothing,

@@ -1,5 +1,5 @@
 /**
- * Test runs (docs/request-format.md#cards): which commands run tests, and the one line of their
+ * Test runs (cards: docs/request-format.md#blocks): which commands run tests, and the one line of their
  * output that says how the run went — `Tests  3 failed | 41 passed (44)` (vitest), `Tests: 1 failed,
  * 41 passed, 42 total` (jest), `3 failing` (mocha), `ℹ fail 3` (node --test), `=== 3 failed, 41
  * passed in 1.2s ===` (pytest), `FAIL pkg 0.1s` (go test), `test result: FAILED. 41 passed; 3

@@ -10,7 +10,8 @@ export { estimateContextTokens, estimateMessageTokens, IMAGE_TOKENS, tokensForCh
 export { expandSource } from "./expand-source.ts";
 export { hashString } from "./hash.ts";
 export { DEFAULT_LEDGER_CONFIG, type LedgerConfig, LedgerSchema } from "./ledger-section.ts";
-export { type LogCut, ledgerItems, locateCut } from "./log-cut.ts";
+export { locateCut, logCut } from "./log-cut.ts";
+export { type LogCut, ledgerItems } from "./log-items.ts";
 export {
 	ADVICE_CUT_MARKER,
 	ADVISOR_TOOL_DESCRIPTION,
@@ -61,7 +62,7 @@ export {
 export { neutralise } from "./neutralise.ts";
 export { ordinalId, ordinalPosition } from "./ordinal.ts";
 export { createRenderMemo, type RenderMemo } from "./render-memo.ts";
-export { logCut, type RenderOptions, type RequestMode, renderRequest, stableOpenBlocks } from "./request-assembly.ts";
+export { type RenderOptions, type RequestMode, renderRequest, stableOpenBlocks } from "./request-assembly.ts";
 export {
 	buildContext,
 	commonUnits,

@@ -1,7 +1,7 @@
 /**
  * The `ledger` section of advisor.json (docs/configuration.md): how much of the branch reaches the
  * advisor verbatim. Schema, defaults and type in one place, beside the renderer that applies them
- * (blocks.ts, request-assembly.ts, log-sizing.ts); the adapter's loader checks each key against this schema on its own.
+ * (blocks.ts, request-assembly.ts, log-cut.ts); the adapter's loader checks each key against this schema on its own.
  */
 
 import { type Static, Type } from "@sinclair/typebox";
@@ -31,7 +31,7 @@ export const LedgerSchema = Type.Object({
 	 */
 	instructionsMaxChars: Type.Integer({ minimum: 0 }),
 	/**
-	 * The size the log is held to, in tokens (render/log-sizing.ts): past it, its oldest entries are
+	 * The size the log is held to, in tokens (render/log-cut.ts): past it, its oldest entries are
 	 * left out in one large step and a stand-in keeps their facts; 0 keeps every entry.
 	 */
 	logTargetTokens: Type.Integer({ minimum: 0 }),

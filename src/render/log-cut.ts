@@ -1,117 +1,166 @@
 /**
- * Where the log is cut: everything before the cut is left out of the request and one part stands
- * in for it (stand-in.ts); everything after stays as it was. Two things place a cut — the log's own
- * size (log-sizing.ts) and, on top of it, a budget trim's sticky anchor (policy/budget/trim.ts) —
- * and the later of the two wins (docs/request-format.md, "The log's size").
+ * Where the log is cut, and why (docs/request-format.md, "The log's size"; the figures behind it in
+ * docs/decisions.md). Everything before the cut is left out of the request and one part stands in
+ * for it (stand-in.ts); everything after stays as it was. Two rules place a cut, and the one that
+ * leaves more out wins (`logCut`):
  *
- * The ledger is read as one sequence of items: each closed segment's blocks, then the segment's
- * close (its advisor result or review), then the open segment's blocks. Because blocks are
- * append-only, the items before a fixed cut never change as the branch grows, so neither does the
- * stand-in part: the prefix invariant holds while the cut does.
+ * 1. The log's own size (`cutBySize`). The ledger keeps every entry, compactions included, so a long
+ *    session's log would grow without end; the request holds it to `ledger.logTargetTokens` instead:
+ *    - the items of the log (log-items.ts) are taken in order, each with its rendered size; once those
+ *      kept since the cut pass the target, the cut moves forward in one large step, until what is kept
+ *      is KEPT_AFTER_CUT of the target — so the cached prefix is rewritten rarely, and the stand-in
+ *      keeps the left-out span's facts;
+ *    - at a compaction, the target is at most COMPACTION_SHARE of what Pi's context then holds, so the
+ *      request stays below the executor's own context right after Pi shrank it;
+ *    - the newest MIN_KEPT_ITEMS items are never left out, nor the newest `tailToolCalls` rounds: the
+ *      verbatim tail's cards stay in the log.
+ * 2. A budget trim's sticky anchor (policy/budget/trim.ts, `locateCut`): the log up to the anchor.
+ *
+ * Every decision of the size rule depends only on the items up to where it is made, so the cut of a
+ * branch's prefix is the cut its extension had at that point, and a trim's anchor stays where it was
+ * put: consecutive requests share their prefix, stand-in included (it depends on the left-out span
+ * alone), while the cut stays, which is what the cache reads. The scan is kept per item in the render
+ * memo, so each request scans only the items new since the last.
  */
 
-import type { Block, ClosedSegment, LedgerState } from "../reducers/index.ts";
+import type { LedgerState, RenderTrim } from "../reducers/index.ts";
+import { tokensForChars } from "./estimate.ts";
+import type { LedgerConfig } from "./ledger-section.ts";
+import {
+	cutAfter,
+	firstItem,
+	type ItemAt,
+	itemAfter,
+	itemBefore,
+	itemObject,
+	type LogCut,
+	lastItem,
+} from "./log-items.ts";
+import { configKey, type RenderMemo, sharedMemo } from "./render-memo.ts";
+import { standInFor } from "./stand-in.ts";
 
-export interface LogCut {
-	/** Closed segments before this index are left out whole; `closed.length` = the cut is in the open segment. */
-	firstSegment: number;
-	/** Blocks before this index of that segment are left out. */
-	firstBlock: number;
-	/** Blocks and closes left out. */
-	droppedItems: number;
+/**
+ * Where a request of `state` cuts the log: the log's own size, or a budget trim's anchor when that
+ * leaves out more (an anchor that names no ledger item is no cut). `options` are the request's.
+ */
+export function logCut(
+	state: LedgerState,
+	options: { config: LedgerConfig; trim?: RenderTrim },
+	memo: RenderMemo = sharedMemo,
+): LogCut | undefined {
+	const bySize = cutBySize(state, options.config, memo);
+	const anchor = options.trim?.anchorEntryId;
+	const byAnchor = anchor === undefined ? undefined : locateCut(state, anchor);
+	if (bySize === undefined || byAnchor === undefined) return bySize ?? byAnchor;
+	return byAnchor.droppedItems > bySize.droppedItems ? byAnchor : bySize;
 }
 
-/** Where an item sits: segment index (`closed.length` for the open segment) and block index, -1 for a segment's close. */
-export interface ItemAt {
-	segment: number;
-	block: number;
+/** What a cut keeps of the target: a large step, so the next one comes late. */
+export const KEPT_AFTER_CUT = 0.05;
+/** At a compaction, the log is held to this share of Pi's context after it. */
+export const COMPACTION_SHARE = 0.5;
+/** The newest items are never left out, whatever their size. */
+export const MIN_KEPT_ITEMS = 8;
+
+/** The scan of the log up to one item: where the cut is, and what is kept since. */
+interface Scan {
+	/** The item's place in the sequence (1-based count of items through it). */
+	count: number;
+	/** Items left out (0: none). */
+	dropped: number;
+	/** The first item kept: where the cut moves on from. */
+	keptFrom: ItemAt;
+	/** Tokens of the items kept, through this one. */
+	keptTokens: number;
+	/** Tool rounds among the items kept. */
+	keptRounds: number;
 }
 
-/** One item of the ledger sequence. */
-export interface LedgerItem extends ItemAt {
-	id: string;
+function isRound(state: LedgerState, at: ItemAt): boolean {
+	const item = itemObject(state, at)!;
+	return "kind" in item && item.kind === "round";
 }
 
-/** The item at `at`: a block, or the closed segment whose close it is. */
-export function itemObject(state: LedgerState, at: ItemAt): Block | ClosedSegment | undefined {
-	if (at.segment >= state.closed.length) return state.open.at(at.block);
-	const segment = state.closed[at.segment]!;
-	return at.block === -1 ? segment : segment.blocks[at.block];
+/** An item's rendered size in tokens: a block as the log shows it; a segment's close as its question and advice. */
+function itemTokens(state: LedgerState, at: ItemAt, config: LedgerConfig, memo: RenderMemo): number {
+	const item = itemObject(state, at)!;
+	if ("kind" in item) return tokensForChars(memo.block(item, config).length);
+	const chars =
+		Math.min(item.question.length, config.tailMaxChars) + Math.min(item.advice.length, config.tailMaxChars);
+	return tokensForChars(chars + CLOSE_FRAMING_CHARS);
 }
 
-/** The item after `at`, or undefined at the end of the ledger. */
-export function itemAfter(state: LedgerState, at: ItemAt): ItemAt | undefined {
-	if (at.segment >= state.closed.length)
-		return at.block + 1 < state.open.length ? { segment: at.segment, block: at.block + 1 } : undefined;
-	if (at.block === -1) return firstItemFrom(state, at.segment + 1);
-	const blocks = state.closed[at.segment]!.blocks.length;
-	return { segment: at.segment, block: at.block + 1 < blocks ? at.block + 1 : -1 };
+/** The log's closing and opening tags, the question's and the advice's framing around a close. */
+const CLOSE_FRAMING_CHARS = 60;
+
+/**
+ * The target at an item. At a compaction, Pi's context became small: the whole request — the
+ * stand-in of the cut so far and the log kept — must fit in COMPACTION_SHARE of it.
+ */
+function targetAt(
+	state: LedgerState,
+	at: ItemAt,
+	before: Scan | undefined,
+	config: LedgerConfig,
+	memo: RenderMemo,
+): number {
+	const target = config.logTargetTokens;
+	const item = itemObject(state, at)!;
+	if (!("kind" in item) || item.kind !== "compaction") return target;
+	const room = Math.floor(COMPACTION_SHARE * tokensForChars(item.contextChars));
+	if (before === undefined || before.dropped === 0) return Math.min(target, room);
+	const cut = cutAfter(itemBefore(state, before.keptFrom)!, before.dropped);
+	return Math.min(target, room - tokensForChars(standInFor(state, cut, config, memo).length));
 }
 
-/** The first item of segment `segment` or of a later one (its close, for a segment without blocks). */
-function firstItemFrom(state: LedgerState, segment: number): ItemAt | undefined {
-	if (segment < state.closed.length) return { segment, block: state.closed[segment]!.blocks.length > 0 ? 0 : -1 };
-	return state.open.length > 0 ? { segment: state.closed.length, block: 0 } : undefined;
-}
-
-/** The first item of the ledger. */
-export function firstItem(state: LedgerState): ItemAt | undefined {
-	return firstItemFrom(state, 0);
-}
-
-/** The item before `at`, or undefined at the start. */
-export function itemBefore(state: LedgerState, at: ItemAt): ItemAt | undefined {
-	if (at.block > 0) return { segment: at.segment, block: at.block - 1 };
-	if (at.block === -1) {
-		const blocks = state.closed[at.segment]!.blocks.length;
-		return blocks > 0 ? { segment: at.segment, block: blocks - 1 } : closeBefore(at.segment);
+/** The scan after `at`, from the scan before it (undefined: `at` is the first item). */
+function step(state: LedgerState, before: Scan | undefined, at: ItemAt, config: LedgerConfig, memo: RenderMemo): Scan {
+	const count = (before?.count ?? 0) + 1;
+	let dropped = before?.dropped ?? 0;
+	let keptFrom = before?.keptFrom ?? at;
+	let keptTokens = (before?.keptTokens ?? 0) + itemTokens(state, at, config, memo);
+	let keptRounds = (before?.keptRounds ?? 0) + (isRound(state, at) ? 1 : 0);
+	const target = targetAt(state, at, before, config, memo);
+	if (keptTokens > target) {
+		const keep = KEPT_AFTER_CUT * Math.max(0, target);
+		while (keptTokens > keep && count - dropped > MIN_KEPT_ITEMS) {
+			const round = isRound(state, keptFrom);
+			if (round && keptRounds <= config.tailToolCalls) break;
+			keptTokens -= itemTokens(state, keptFrom, config, memo);
+			if (round) keptRounds--;
+			dropped++;
+			keptFrom = itemAfter(state, keptFrom)!;
+		}
 	}
-	return closeBefore(at.segment);
+	return { count, dropped, keptFrom, keptTokens, keptRounds };
 }
 
-function closeBefore(segment: number): ItemAt | undefined {
-	return segment === 0 ? undefined : { segment: segment - 1, block: -1 };
-}
-
-/** The last item of the ledger. */
-export function lastItem(state: LedgerState): ItemAt | undefined {
-	if (state.open.length > 0) return { segment: state.closed.length, block: state.open.length - 1 };
-	return closeBefore(state.closed.length);
-}
-
-/** The cut right after the item at `at`, which is the `droppedItems`-th item. */
-export function cutAfter(at: ItemAt, droppedItems: number): LogCut {
-	if (at.block === -1) return { firstSegment: at.segment + 1, firstBlock: 0, droppedItems };
-	return { firstSegment: at.segment, firstBlock: at.block + 1, droppedItems };
-}
-
-/** The item a cut starts with (undefined when it leaves everything out). */
-export function firstKept(state: LedgerState, cut: LogCut): ItemAt | undefined {
-	if (cut.firstSegment >= state.closed.length)
-		return cut.firstBlock < state.open.length ? { segment: state.closed.length, block: cut.firstBlock } : undefined;
-	const blocks = state.closed[cut.firstSegment]!.blocks.length;
-	return { segment: cut.firstSegment, block: cut.firstBlock < blocks ? cut.firstBlock : -1 };
-}
-
-/** The last item a cut leaves out. */
-export function lastDropped(cut: LogCut): ItemAt | undefined {
-	if (cut.droppedItems === 0) return undefined;
-	if (cut.firstBlock > 0) return { segment: cut.firstSegment, block: cut.firstBlock - 1 };
-	return closeBefore(cut.firstSegment);
-}
-
-/** Every item of the ledger in order (the trim's anchor candidates). */
-export function ledgerItems(state: LedgerState): LedgerItem[] {
-	const items: LedgerItem[] = [];
-	state.closed.forEach((segment, s) => {
-		segment.blocks.forEach((block, b) => {
-			items.push({ id: block.id, segment: s, block: b });
-		});
-		items.push({ id: segment.closingId, segment: s, block: -1 });
-	});
-	for (let b = 0; b < state.open.length; b++)
-		items.push({ id: state.open.at(b)!.id, segment: state.closed.length, block: b });
-	return items;
+/**
+ * Where the log's own size cuts it for a request of `state`: undefined while it fits (or with
+ * `logTargetTokens` 0). Incremental: the scan resumes from the newest item the memo has one for.
+ */
+export function cutBySize(state: LedgerState, config: LedgerConfig, memo: RenderMemo): LogCut | undefined {
+	if (config.logTargetTokens <= 0) return undefined;
+	const key = `size:${configKey(config)}`;
+	const end = lastItem(state);
+	if (end === undefined) return undefined;
+	// Back to the newest item already scanned, then forward again to the end.
+	const pending: ItemAt[] = [];
+	let at: ItemAt | undefined = end;
+	let scan: Scan | undefined;
+	while (at !== undefined) {
+		scan = memo.findHeld<Scan>(itemObject(state, at)!, key);
+		if (scan !== undefined) break;
+		pending.push(at);
+		at = itemBefore(state, at);
+	}
+	for (let i = pending.length - 1; i >= 0; i--) {
+		const next = step(state, scan, pending[i]!, config, memo);
+		scan = memo.held(itemObject(state, pending[i]!)!, key, () => next);
+	}
+	if (scan === undefined || scan.dropped === 0) return undefined;
+	const last = itemBefore(state, scan.keptFrom) ?? firstItem(state)!;
+	return cutAfter(last, scan.dropped);
 }
 
 /**
@@ -135,21 +184,4 @@ export function locateCut(state: LedgerState, anchorEntryId: string): LogCut | u
 		if (state.open.at(b)!.id === anchorEntryId) return cutAfter({ segment: state.closed.length, block: b }, n);
 	}
 	return undefined;
-}
-
-/** The later of two cuts (the one that leaves more out). */
-export function laterCut(a: LogCut | undefined, b: LogCut | undefined): LogCut | undefined {
-	if (a === undefined) return b;
-	if (b === undefined) return a;
-	return b.droppedItems > a.droppedItems ? b : a;
-}
-
-/** Blocks left out by a cut, in order. */
-export function droppedBlocks(state: LedgerState, cut: LogCut): Block[] {
-	const out: Block[] = [];
-	for (let s = 0; s < cut.firstSegment && s < state.closed.length; s++) out.push(...state.closed[s]!.blocks);
-	if (cut.firstSegment < state.closed.length)
-		out.push(...state.closed[cut.firstSegment]!.blocks.slice(0, cut.firstBlock));
-	else for (let b = 0; b < cut.firstBlock && b < state.open.length; b++) out.push(state.open.at(b)!);
-	return out;
 }

@@ -1,7 +1,7 @@
 /**
  * The ids the request shows: an entry's 1-based position on the branch path, in base 36 (`#1`, `#a`,
  * `#2s`). Four chars or fewer up to 1.6M entries, where a Pi entry id takes eight; and stable, since
- * the fold counts positions from the root (docs/request-format.md, "Ids").
+ * the fold counts positions from the root (ids: docs/request-format.md#blocks).
  */
 
 /** The shown id of the entry at path position `pos` (1-based). */

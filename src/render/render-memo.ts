@@ -42,17 +42,42 @@ export interface RenderMemo extends UnitMemo {
 	lastOpen: { key: string; blocks: ChunkedList<Block>; log: ChunkedList<TextContent> } | undefined;
 	/**
 	 * A value that belongs to one object of the ledger (a block, a closed segment), under a key: the
-	 * log's size as scanned up to that item (log-sizing.ts), the stand-in of a cut after it
+	 * log's size as scanned up to that item (log-cut.ts), the stand-in of a cut after it
 	 * (stand-in.ts). Made once; it goes when the object does. `undefined` from `build` is not kept.
 	 */
 	held<T>(owner: object, key: string, build: () => T): T;
-	/** What `held` keeps for `owner` under `key`, without making it. */
-	heldOnly<T>(owner: object, key: string): T | undefined;
+	/** What `held` keeps for `owner` under `key`, or undefined: never makes it. */
+	findHeld<T>(owner: object, key: string): T | undefined;
 }
 
-/** The config as a memo key: every field a block's rendering reads. */
+/**
+ * Each field of the ledger config, and whether the memo's keys hold it (`configKey`). A field that
+ * anything the memo keeps reads — a block, a closed segment, the open log, a stand-in, the log's
+ * scan — must be `true`, or a request after a change of that field is made of stale parts; `false`
+ * is for a field read only by parts made anew for every request. Typed over every field, so a new
+ * field of LedgerConfig does not compile until it is placed here (test/render/render-memo.test.ts
+ * holds the same at run time, and that the memo is never stale).
+ */
+export const CONFIG_KEY_FIELDS = {
+	tailToolCalls: true,
+	tailMaxChars: true,
+	// Read by the appendix alone (request-assembly.ts), made for every request.
+	tailResultMaxChars: false,
+	userMessageMaxChars: true,
+	customPreviewChars: true,
+	proseMaxChars: true,
+	// Read by the standing instructions' part alone (instructions-part.ts), made for every request.
+	instructionsMaxChars: false,
+	logTargetTokens: true,
+} as const satisfies Record<keyof LedgerConfig, boolean>;
+
+const KEYED_FIELDS = (Object.keys(CONFIG_KEY_FIELDS) as (keyof LedgerConfig)[]).filter((f) => CONFIG_KEY_FIELDS[f]);
+
+/** The config as a memo key: its fields that CONFIG_KEY_FIELDS marks, in that order. */
 export function configKey(config: LedgerConfig): string {
-	return `${config.tailToolCalls}:${config.tailMaxChars}:${config.tailResultMaxChars}:${config.userMessageMaxChars}:${config.customPreviewChars}:${config.proseMaxChars}`;
+	let key = `${config[KEYED_FIELDS[0]!]}`;
+	for (let i = 1; i < KEYED_FIELDS.length; i++) key += `:${config[KEYED_FIELDS[i]!]}`;
+	return key;
 }
 
 export function createRenderMemo(): RenderMemo {
@@ -104,7 +129,7 @@ export function createRenderMemo(): RenderMemo {
 			byKey.set(key, value);
 			return value;
 		},
-		heldOnly<T>(owner: object, key: string): T | undefined {
+		findHeld<T>(owner: object, key: string): T | undefined {
 			return holdings.get(owner)?.get(key) as T | undefined;
 		},
 		partHash(text) {
@@ -126,3 +151,6 @@ export function createRenderMemo(): RenderMemo {
 		},
 	};
 }
+
+/** The memo of every render that brings none of its own: one per process. */
+export const sharedMemo: RenderMemo = createRenderMemo();

@@ -33,8 +33,8 @@ import { cardLine } from "./card.ts";
 import type { CatalogueEntry } from "./catalogue.ts";
 import { type InstructionSource, renderInstructions } from "./instructions-part.ts";
 import type { LedgerConfig } from "./ledger-section.ts";
-import { type LogCut, laterCut, locateCut } from "./log-cut.ts";
-import { sizedCut } from "./log-sizing.ts";
+import { logCut } from "./log-cut.ts";
+import type { LogCut } from "./log-items.ts";
 import {
 	type AdvisorToolsMode,
 	APPENDIX_HEADER,
@@ -52,7 +52,7 @@ import {
 } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
 import { ordinalId } from "./ordinal.ts";
-import { configKey, createRenderMemo, type RenderedSegment, type RenderMemo } from "./render-memo.ts";
+import { configKey, type RenderedSegment, type RenderMemo, sharedMemo } from "./render-memo.ts";
 import { type Assembled, type LedgerRequest, measure, whole } from "./request-units.ts";
 import { standInFor } from "./stand-in.ts";
 import { capWithGap } from "./text-shape.ts";
@@ -106,8 +106,6 @@ function adviceMessage(text: string): AssistantMessage {
 		timestamp: 0,
 	};
 }
-
-const sharedMemo = createRenderMemo();
 
 interface TailSelection {
 	/** The newest finished rounds of the open segment, shown verbatim in the appendix (their cards stay in the log). */
@@ -413,15 +411,6 @@ export function renderRequest(
 	const tail = volatileParts(state, options, cut, openFrom, tailConfig).map(textPart);
 	messages.push({ role: "user", message: undefined, log, tail });
 	return measure(advisorSystemPrompt(options.toolsMode), [...options.tools], messages, log.length, memo);
-}
-
-/**
- * Where the request cuts the log: the log's own size (log-sizing.ts), or a budget trim's anchor when
- * that leaves out more (an anchor that names no ledger item is no cut).
- */
-export function logCut(state: LedgerState, options: RenderOptions, memo: RenderMemo = sharedMemo): LogCut | undefined {
-	const anchor = options.trim?.anchorEntryId;
-	return laterCut(sizedCut(state, options.config, memo), anchor === undefined ? undefined : locateCut(state, anchor));
 }
 
 /** What follows the open log: the appendix (if any), then the question and instruction, or the review instruction. */

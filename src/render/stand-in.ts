@@ -17,7 +17,7 @@ import {
 import { backtickedNames } from "./backticked-names.ts";
 import { carriedWork, renderBlock, summaryWords } from "./blocks.ts";
 import type { LedgerConfig } from "./ledger-section.ts";
-import { droppedBlocks, itemObject, type LogCut, lastDropped } from "./log-cut.ts";
+import { droppedBlocks, itemObject, type LogCut, lastDropped } from "./log-items.ts";
 import {
 	ADVICE_START_LINE,
 	COMMANDS_RUN,

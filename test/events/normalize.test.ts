@@ -201,6 +201,24 @@ describe("extension messages become customMessage events whatever their origin",
 		}
 	});
 
+	it("a message and an entry with the same fields make the same event, in the same key order", () => {
+		const key = "sk-ant-api03-" + "x".repeat(40);
+		const fieldSets = [
+			{ customType: "ext", content, display: false, details: { d: 1 } },
+			{ customType: "ext", content: `token ${key}`, display: true, details: { advice: `use ${key}` } },
+			{ customType: "review", content: "x" },
+		];
+		for (const fields of fieldSets) {
+			const asEntry = only(e("custom_message", "a", null, fields));
+			for (const role of ["custom", "hookMessage"]) {
+				const asMessage = only(msg("a", null, { role, ...fields, timestamp: 1 }));
+				expect(JSON.stringify(asMessage)).toBe(JSON.stringify(asEntry));
+			}
+		}
+		// Redacted alike on both roads: the text and the advice a review carries.
+		expect(JSON.stringify(only(e("custom_message", "a", null, fieldSets[1])))).not.toContain(key);
+	});
+
 	it("a missing display counts as hidden, as Pi's TUI treats it", () => {
 		expect(only(e("custom_message", "a", null, { customType: "ext", content: "x" }))).toMatchObject({
 			display: false,
@@ -333,6 +351,13 @@ describe("branch summaries re-state the user words of the abandoned branch", () 
 			]),
 		);
 		expect(read.events.at(-1)).toMatchObject({ hiddenUserWords: [{ id: "p" }, { id: "q" }] });
+	});
+
+	it("a branch summary's message and entry make the same event when no words were hidden", () => {
+		const fields = { summary: "Tried A.", fromId: "zz" };
+		const asEntry = only(e("branch_summary", "b", null, fields));
+		const asMessage = only(msg("b", null, { role: "branchSummary", ...fields, timestamp: 1 }));
+		expect(JSON.stringify(asMessage)).toBe(JSON.stringify(asEntry));
 	});
 
 	it("a message-role branchSummary has no hidden words", () => {

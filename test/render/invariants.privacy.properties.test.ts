@@ -30,7 +30,7 @@ const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	customPreviewChars: fc.constantFrom(50, 500),
 	proseMaxChars: fc.constantFrom(0, 300, 8000),
 	instructionsMaxChars: fc.constantFrom(0, 4000),
-	// 0 keeps every entry; a small target makes generated branches cut their log (log-sizing.ts).
+	// 0 keeps every entry; a small target makes generated branches cut their log (render/log-cut.ts).
 	logTargetTokens: fc.constantFrom(0, 150, 600, 10000),
 });
 

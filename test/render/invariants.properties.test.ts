@@ -21,7 +21,8 @@ import { userBody } from "../../src/render/blocks.ts";
 import { cardLine } from "../../src/render/card.ts";
 import { cardPath, commandText } from "../../src/render/card-argument.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/ledger-section.ts";
-import type { LogCut } from "../../src/render/log-cut.ts";
+import { logCut } from "../../src/render/log-cut.ts";
+import type { LogCut } from "../../src/render/log-items.ts";
 import {
 	APPENDIX_HEADER,
 	CONSULT_INSTRUCTION,
@@ -33,7 +34,7 @@ import {
 import { neutralise } from "../../src/render/neutralise.ts";
 import { displayId, ordinalId } from "../../src/render/ordinal.ts";
 import { createRenderMemo } from "../../src/render/render-memo.ts";
-import { logCut, type RenderOptions, renderRequest } from "../../src/render/request-assembly.ts";
+import { type RenderOptions, renderRequest } from "../../src/render/request-assembly.ts";
 import { buildContext, type LedgerRequest } from "../../src/render/request-units.ts";
 import {
 	eventsOf,
@@ -64,7 +65,7 @@ const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	customPreviewChars: fc.constantFrom(50, 500),
 	proseMaxChars: fc.constantFrom(0, 40, 300, 8000),
 	instructionsMaxChars: fc.constantFrom(0, 100, 4000),
-	// 0 keeps every entry; a small target makes generated branches cut their log (log-sizing.ts).
+	// 0 keeps every entry; a small target makes generated branches cut their log (render/log-cut.ts).
 	logTargetTokens: fc.constantFrom(0, 150, 600, 10000),
 });
 

@@ -103,7 +103,7 @@ const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	customPreviewChars: fc.constant(500),
 	proseMaxChars: fc.constantFrom(0, 40, 300),
 	instructionsMaxChars: fc.constant(4000),
-	// 0 keeps every entry; a small target makes generated branches cut their log (log-sizing.ts).
+	// 0 keeps every entry; a small target makes generated branches cut their log (render/log-cut.ts).
 	logTargetTokens: fc.constantFrom(0, 150, 600, 10000),
 });
 

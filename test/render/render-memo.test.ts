@@ -3,16 +3,20 @@
  * never served stale to another config.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { ledgerOf } from "../../src/reducers/index.ts";
+import { type LedgerState, ledgerOf } from "../../src/reducers/index.ts";
 import { renderBlock } from "../../src/render/blocks.ts";
 import { renderCatalogue } from "../../src/render/catalogue.ts";
 import { hashString } from "../../src/render/hash.ts";
-import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/ledger-section.ts";
-import { configKey, createRenderMemo, type RenderedSegment } from "../../src/render/render-memo.ts";
+import { DEFAULT_LEDGER_CONFIG, type LedgerConfig, LedgerSchema } from "../../src/render/ledger-section.ts";
+import { CONFIG_KEY_FIELDS, configKey, createRenderMemo, type RenderedSegment } from "../../src/render/render-memo.ts";
+import { renderRequest } from "../../src/render/request-assembly.ts";
+import { buildContext } from "../../src/render/request-units.ts";
 import { zeroUsage } from "../../src/render/usage.ts";
-import { advice, assistant, call, resetParents, user } from "../support/events.ts";
+import { advice, assistant, bash, call, custom, resetParents, result, user } from "../support/events.ts";
 
 beforeEach(() => resetParents());
+
+const FIELDS = Object.keys(CONFIG_KEY_FIELDS) as (keyof LedgerConfig)[];
 
 const longProse = "word ".repeat(200);
 const assistantTurn = {
@@ -68,18 +72,90 @@ describe("createRenderMemo", () => {
 		expect(memo.partHash("some part")).toBe(hashString("some part"));
 	});
 
-	it("configKey tells apart every field a block's rendering reads", () => {
-		const fields = [
-			"tailToolCalls",
-			"tailMaxChars",
-			"tailResultMaxChars",
-			"userMessageMaxChars",
-			"customPreviewChars",
-			"proseMaxChars",
-		] as const;
-		for (const field of fields) {
+	it("configKey tells apart every field CONFIG_KEY_FIELDS marks", () => {
+		const keyed = FIELDS.filter((field) => CONFIG_KEY_FIELDS[field]);
+		expect(keyed.length).toBeGreaterThan(5);
+		for (const field of keyed) {
 			const changed = { ...DEFAULT_LEDGER_CONFIG, [field]: DEFAULT_LEDGER_CONFIG[field] + 1 };
 			expect(configKey(changed), field).not.toBe(configKey(DEFAULT_LEDGER_CONFIG));
 		}
+		for (const field of FIELDS.filter((f) => !CONFIG_KEY_FIELDS[f])) {
+			const changed = { ...DEFAULT_LEDGER_CONFIG, [field]: DEFAULT_LEDGER_CONFIG[field] + 1 };
+			expect(configKey(changed), field).toBe(configKey(DEFAULT_LEDGER_CONFIG));
+		}
+	});
+});
+
+describe("CONFIG_KEY_FIELDS: every field of the ledger config is placed, and the memo is never stale", () => {
+	it("names every field of LedgerConfig (a new one must be marked keyed or not)", () => {
+		expect([...FIELDS].sort()).toEqual(Object.keys(LedgerSchema.properties).sort());
+		expect([...FIELDS].sort()).toEqual(Object.keys(DEFAULT_LEDGER_CONFIG).sort());
+	});
+
+	// A branch that shows every field at work: long user words, prose, notes, `!` output, advice and
+	// results, standing instructions, and a log long enough to cut.
+	const branch = () => {
+		const long = (word: string) => `${word} `.repeat(400);
+		const events = [];
+		for (let i = 0; i < 12; i++) {
+			events.push(
+				user(`u${i}`, long(`ask${i}`)),
+				assistant(`a${i}`, { text: long(`prose${i}`), calls: [call(`c${i}`, "read", { path: `src/f${i}.ts` })] }),
+				result(`r${i}`, `c${i}`, "read", long(`line${i}`)),
+				custom(`n${i}`, "note", long(`note${i}`), true),
+				bash(`b${i}`, `make t${i}`, long(`out${i}`)),
+			);
+			if (i % 4 === 3)
+				events.push(
+					assistant(`q${i}`, { text: long(`question${i}`), calls: [call(`adv${i}`, "advisor")] }),
+					advice(`v${i}`, `adv${i}`, `Severity: nit\n${long(`advice${i}`)}`),
+				);
+		}
+		events.push(assistant("last", { text: "Next?", calls: [call("c-last", "read"), call("c-last2", "read")] }));
+		events.push(
+			result("r-last", "c-last", "read", long("final")),
+			result("r-last2", "c-last2", "read", long("final2")),
+		);
+		return ledgerOf(events);
+	};
+	const base: LedgerConfig = { ...DEFAULT_LEDGER_CONFIG, logTargetTokens: 3000 };
+	/** A value of each field that changes the request of `branch` under `base`. */
+	const CHANGED: Record<keyof LedgerConfig, number> = {
+		tailToolCalls: 3,
+		tailMaxChars: 200,
+		tailResultMaxChars: 50,
+		userMessageMaxChars: 100,
+		customPreviewChars: 20,
+		proseMaxChars: 20,
+		instructionsMaxChars: 50,
+		logTargetTokens: 1500,
+	};
+	const bytes = (state: LedgerState, config: LedgerConfig, memo = createRenderMemo()) =>
+		JSON.stringify(
+			buildContext(
+				renderRequest(
+					state,
+					{
+						config,
+						catalogue: [{ name: "read", description: "Read a file." }],
+						tools: [],
+						toolsMode: "repo",
+						mode: "consult",
+						instructions: [{ source: "AGENTS.md", text: "rule ".repeat(100) }],
+					},
+					memo,
+				),
+			),
+		);
+
+	it.each(FIELDS)("a memo that rendered one config renders %s changed as a fresh memo does", (field) => {
+		const state = branch();
+		const changed = { ...base, [field]: CHANGED[field] };
+		const fresh = bytes(state, changed);
+		// The change shows in the request, so a stale part would.
+		expect(fresh).not.toBe(bytes(state, base));
+		const memo = createRenderMemo();
+		bytes(state, base, memo);
+		expect(bytes(state, changed, memo)).toBe(fresh);
 	});
 });

@@ -26,6 +26,11 @@
  *    below"/"see below" (the list after the line "The default deny list:", a fenced block or the code spans
  *    of that paragraph). Anything else is reported as unreadable.
  *
+ * 7. In src/, a doc named by its path from the repository root (`docs/<file>.md`, written in a comment) must
+ *    exist; with `#anchor` after it, the anchor must be one of that doc's headings (GitHub's slugs); with
+ *    `, "Heading"` after it, the quoted text must be one of its headings or a heading's opening words
+ *    (`"render"` for `` ## `render FILE` ``; it may run on over the comment's next line).
+ *
  * Fenced code blocks are examples and are skipped by every form but 6's deny list.
  */
 
@@ -176,6 +181,48 @@ export function checkPointers(docPath: string, text: string, ctx: DocContext): P
 		if (anchor === undefined || !target.endsWith(".md")) continue;
 		const linked = file === "" ? text : ctx.read(target);
 		if (linked === undefined || !anchors(linked).has(anchor)) report(m.index, `link ${href}: no such heading`);
+	}
+	return problems;
+}
+
+/** One doc a source names (form 7): the doc, and the heading it points at by anchor or by text, if any. */
+export interface SourceDocLink {
+	line: number;
+	doc: string;
+	anchor?: string;
+	heading?: string;
+}
+
+/** A comment line's opening (` * ` or `// `), so that a quoted heading reads on across lines. */
+const COMMENT_LINE_START = /\n[ \t]*(?:\*(?!\/)|\/\/)[ \t]?/g;
+const SOURCE_DOC_LINK = /(?<![\w./-])docs\/([\w.-]+\.md)(?:#([\w-]+))?(?:,\s*"([^"]{1,200})")?/g;
+
+/** Every doc a source names in form 7, in order. */
+export function sourceDocLinks(source: string): SourceDocLink[] {
+	const text = source.replace(COMMENT_LINE_START, "\n");
+	return [...text.matchAll(SOURCE_DOC_LINK)].map((m) => ({
+		line: lineAt(text, m.index),
+		doc: `docs/${m[1]!}`,
+		...(m[2] === undefined ? {} : { anchor: m[2] }),
+		...(m[3] === undefined ? {} : { heading: m[3].replace(/\s+/g, " ").trim() }),
+	}));
+}
+
+/** Form 7 over one source file; `sourcePath` is its path from the repository root. */
+export function checkSourceDocLinks(sourcePath: string, source: string, ctx: DocContext): Problem[] {
+	const problems: Problem[] = [];
+	for (const link of sourceDocLinks(source)) {
+		const report = (message: string) => problems.push({ doc: sourcePath, line: link.line, message });
+		const text = ctx.read(link.doc);
+		if (text === undefined) {
+			report(`${link.doc}: no such file`);
+			continue;
+		}
+		const offered = anchors(text);
+		if (link.anchor !== undefined && !offered.has(link.anchor)) report(`${link.doc}#${link.anchor}: no such heading`);
+		const opening = link.heading === undefined ? undefined : slug(link.heading);
+		if (opening !== undefined && ![...offered].some((a) => a === opening || a.startsWith(`${opening}-`)))
+			report(`${link.doc}, "${link.heading}": no such heading`);
 	}
 	return problems;
 }

@@ -1,7 +1,8 @@
 /**
- * pi-advisor-ledger's Pi entry point (`pi -e ./src/adapter/pi-advisor-ledger.ts`, or the `pi` manifest
- * after `pi install npm:pi-advisor-ledger`). Named after the package because Pi's startup banner
- * lists an extension by its entry file's name (`[Extensions] pi-advisor-ledger.ts`). Wiring only: the tool, the /advisor command and
+ * pi-advisor-ledger's Pi entry point: the file package.json's `pi.extensions` manifest names, which Pi
+ * loads for a package installed from its checkout, or that `pi -e` is given for one run (how to install:
+ * README.md). Named after the package because Pi's startup banner lists an extension by its entry
+ * file's name (`[Extensions] pi-advisor-ledger.ts`). Wiring only: the tool, the /advisor command and
  * the lifecycle hooks, sharing one runtime per loaded copy of the extension, plus the two
  * background workers: cache warming (background/cache-warming.ts) and completion review
  * (background/completion-review.ts).

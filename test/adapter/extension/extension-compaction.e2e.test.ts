@@ -12,7 +12,7 @@
  * request starts with the first one's stable portion, byte for byte.
  *
  * The kept spans are large (a long command output each) and the log small, so the log's size rule
- * (render/log-sizing.ts) keeps the whole log at both compactions: the test checks that it is in that
+ * (render/log-cut.ts) keeps the whole log at both compactions: the test checks that it is in that
  * case, and that nothing stands in for a left-out span.
  */
 
@@ -30,7 +30,7 @@ import {
 	ordinalId,
 	tokensForChars,
 } from "../../../src/render/index.ts";
-import { COMPACTION_SHARE } from "../../../src/render/log-sizing.ts";
+import { COMPACTION_SHARE } from "../../../src/render/log-cut.ts";
 import { COMPACTION_HORIZON, HORIZON_MARK } from "../../../src/render/model-text.ts";
 import {
 	ADVISOR_MODEL,

@@ -48,7 +48,7 @@ const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	customPreviewChars: fc.constantFrom(50, 500),
 	proseMaxChars: fc.constantFrom(0, 40, 300, 8000),
 	instructionsMaxChars: fc.constantFrom(0, 100, 4000),
-	// 0 keeps every entry; a small target makes generated branches cut their log (log-sizing.ts).
+	// 0 keeps every entry; a small target makes generated branches cut their log (render/log-cut.ts).
 	logTargetTokens: fc.constantFrom(0, 150, 600, 10000),
 });
 const capsArb = fc.option(fc.constantFrom(...TAIL_CAPS, 50), { nil: undefined });

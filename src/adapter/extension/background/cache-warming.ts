@@ -55,8 +55,9 @@ import { buildContext, zeroUsage } from "../../../render/index.ts";
 import type { AdvisorDispatch, AdvisorRun } from "../consult/advisor-tool.ts";
 import { billedUsdOf, spendAfter } from "../consult/cost-control.ts";
 import { createDeadline } from "../consult/deadline.ts";
-import { type AdvisorEnvelope, errorText } from "../consult/envelope.ts";
+import type { AdvisorEnvelope } from "../consult/envelope.ts";
 import { cacheMarksHook, warmingForm } from "../consult/payload-cache-marks.ts";
+import { errorText } from "../pi/error-text.ts";
 import { formatColonKey, modelKeyOf } from "../pi/model-key.ts";
 
 /** The clock and the one timer. Defaults look the globals up at call time, so fake timers drive them. */

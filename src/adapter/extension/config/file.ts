@@ -7,6 +7,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { isRecord } from "../../../events/index.ts";
+import { errorText } from "../pi/error-text.ts";
 import { readRegularFile } from "../pi/regular-file.ts";
 
 /** Injectable so tests never touch the real home directory. */
@@ -35,10 +36,6 @@ export function configPaths(opts: ConfigLocation = {}): { ledger: string; rpiv: 
 export type JsonObject = Record<string, unknown>;
 
 export type FileRead = { kind: "missing" } | { kind: "ok"; raw: JsonObject } | { kind: "unusable"; reason: string };
-
-export function errorText(err: unknown): string {
-	return err instanceof Error ? err.message : String(err);
-}
 
 /** advisor.json is a few hundred bytes; anything past this is not a config worth waiting for. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;

@@ -8,8 +8,9 @@ import { chmodSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync }
 import { dirname } from "node:path";
 import type { ModelThinkingLevel, ThinkingLevel } from "@mariozechner/pi-ai";
 import { assertNever } from "../../../events/index.ts";
+import { errorText } from "../pi/error-text.ts";
 import { canonicalModelKey } from "../pi/model-key.ts";
-import { type ConfigLocation, configPaths, errorText, type JsonObject, readJsonObject } from "./file.ts";
+import { type ConfigLocation, configPaths, type JsonObject, readJsonObject } from "./file.ts";
 
 /** What /advisor picked. No modelKey = "No advisor"; no effort (or off) = no reasoning sent. */
 export interface Selection {

@@ -122,7 +122,8 @@ interface ConsultationBudget {
 	readonly deps: CostControlDeps;
 	readonly setup: PlanningSetup;
 	readonly budget: PlanBudget;
-	readonly who: PlanModel;
+	/** The advisor as the plans read it: model key, effort, routing key, prices, caching model. */
+	readonly advisor: PlanModel;
 	readonly bounds: PlanBounds;
 	readonly plan: ConsultationPlan;
 	/** What the consultation may bill in all, once the gate (and the user) said yes. */
@@ -136,10 +137,10 @@ interface ConsultationBudget {
 function consultationHooks(deps: CostControlDeps, setup: PlanningSetup): ConsultationHooks {
 	const { ctx, config } = setup;
 	const budget = planBudget(config.budget);
-	const who = planModel(setup.model, setup.effort, setup.routingKey);
+	const advisor = planModel(setup.model, setup.effort, setup.routingKey);
 	const bounds = planBounds(setup);
 	const plan = planConsultation({
-		...who,
+		...advisor,
 		...bounds,
 		ledger: setup.state,
 		anchor: setup.anchor,
@@ -155,7 +156,7 @@ function consultationHooks(deps: CostControlDeps, setup: PlanningSetup): Consult
 		deps,
 		setup,
 		budget,
-		who,
+		advisor,
 		bounds,
 		plan,
 		limitUsd: undefined,
@@ -218,24 +219,24 @@ async function admit(consultation: ConsultationBudget, next: NextRequest): Promi
 
 /** The guard before one request: it fits the consultation's limit with tools, only as the answer, or not. */
 function guard(consultation: ConsultationBudget, next: NextRequest, limitUsd: number): Approval {
-	const { plan, who, setup, bounds } = consultation;
+	const { plan, advisor, setup, bounds } = consultation;
 	const sent = next.previous;
 	const prompt = sent === undefined ? 0 : promptOf(sent.usage);
 	if (sent !== undefined && prompt > 0) {
 		consultation.billed = fingerprintOf(extendRequest(plan.request, sent.context), {
-			...who,
+			...advisor,
 			timestampMs: sent.sentMs,
 			promptTokens: prompt,
 		});
 	}
 	const { decision } = planNextRequest({
-		...who,
+		...advisor,
 		outputCap: bounds.outputCap,
 		callTokens: bounds.callTokens,
 		first: plan.request,
 		context: next.context,
-		previous: consultation.billed ?? previousRequest(setup.spend, who.model),
-		outputSamples: outputSamples(setup.spend, who.model, who.effort),
+		previous: consultation.billed ?? previousRequest(setup.spend, advisor.model),
+		outputSamples: outputSamples(setup.spend, advisor.model, advisor.effort),
 		limitUsd,
 		billedUsd: billedUsdOf(next.billedUsage),
 		callsLeft: next.callsLeft,

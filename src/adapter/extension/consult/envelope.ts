@@ -98,11 +98,6 @@ function nonEmpty(text: string | undefined): string | undefined {
 	return text !== undefined && text.trim().length > 0 ? text : undefined;
 }
 
-export function errorText(err: unknown): string {
-	if (err instanceof Error) return err.message;
-	return typeof err === "string" ? err : String(err);
-}
-
 /** The identity part of every envelope once the advisor model is known. */
 export function identityBase(model: ModelRef, effort: ThinkingLevel | undefined): EnvelopeBase {
 	const base: EnvelopeBase = { advisorModel: formatColonKey(modelKeyOf(model)) };

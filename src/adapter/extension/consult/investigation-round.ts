@@ -7,9 +7,9 @@
 import type { ToolCall, ToolResultMessage, UserMessage } from "@mariozechner/pi-ai";
 import type { ToolCallSummary } from "../../../events/index.ts";
 import { TOOL_BUDGET_SPENT, TOOL_CALL_REFUSED, TOOL_TEXT } from "../../../render/index.ts";
+import { errorText } from "../pi/error-text.ts";
 import { advisorToolLine } from "../pi/notices.ts";
 import type { InvestigationResult, InvestigationTools } from "./consultation-input.ts";
-import { errorText } from "./envelope.ts";
 
 /** What a consultation's rounds have done so far. */
 export interface Investigation {

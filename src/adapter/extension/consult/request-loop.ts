@@ -41,6 +41,7 @@ import type { Api, AssistantMessage, Context, Model, ToolCall, Usage } from "@ma
 import type { AttemptRecord, RequestRecord } from "../../../events/index.ts";
 import { payloadHash, requestRecord } from "../../../policy/index.ts";
 import { buildContext, redactionCount, TOOLS_AFTER_SPENT, zeroUsage } from "../../../render/index.ts";
+import { errorText } from "../pi/error-text.ts";
 import { modelDisplayName } from "../pi/model-key.ts";
 import { consultingLine } from "../pi/notices.ts";
 import { capAdvice } from "./advice-cap.ts";
@@ -50,7 +51,6 @@ import {
 	type AdvisorEnvelope,
 	adviceEnvelope,
 	type EnvelopeBase,
-	errorText,
 	type Failure,
 	failureEnvelope,
 	identityBase,

@@ -135,12 +135,12 @@ export function advisorCardText(
 		details.advisorModel === undefined
 			? undefined
 			: (recordedModelDisplayName(details.advisorModel, findModel) ?? details.advisorModel);
-	const who = model ? style.fg("dim", ` · ${model}${details.effort ? `, ${details.effort}` : ""}`) : "";
+	const modelLabel = model ? style.fg("dim", ` · ${model}${details.effort ? `, ${details.effort}` : ""}`) : "";
 	const cost = billedLine(details);
 	const body = adviceBody(text);
 	const shown = options.expanded ? body : body.slice(0, COLLAPSED_LINES);
 	const out = [
-		verdict + who + (cost === undefined ? "" : style.fg("dim", ` · ${cost}`)),
+		verdict + modelLabel + (cost === undefined ? "" : style.fg("dim", ` · ${cost}`)),
 		...shown.map((line) => style.fg("toolOutput", line)),
 	];
 	const hidden = body.length - shown.length;

@@ -38,6 +38,7 @@ import {
 	TOOL_TEXT,
 	WORKSPACE_TOOL_DESCRIPTIONS,
 } from "../../../render/index.ts";
+import { errorText } from "../pi/error-text.ts";
 import { EXPAND_DECLARATION, type ExpandSource, runExpand } from "./advisor-expand.ts";
 import { clipHeadTail } from "./clip.ts";
 import { runFind } from "./find.ts";
@@ -45,7 +46,7 @@ import { GIT_DIFF_DECLARATION, runGitDiff } from "./git-diff.ts";
 import { runGrep } from "./grep.ts";
 import { runLs } from "./ls.ts";
 import { runRead } from "./read.ts";
-import { type AdvisorToolResult, errorMessage, type ToolArgs, type ToolContent, type ToolOutcome } from "./result.ts";
+import type { AdvisorToolResult, ToolArgs, ToolContent, ToolOutcome } from "./result.ts";
 import type { RunContext } from "./run-context.ts";
 import { summarizeCall } from "./summary.ts";
 import { DEFAULT_TOOLS_CONFIG, type ToolsConfig } from "./tools-section.ts";
@@ -128,7 +129,7 @@ export function createAdvisorTools(options: CreateAdvisorToolsOptions): AdvisorT
 			});
 			args = isRecord(validated) ? validated : {};
 		} catch (e) {
-			return finish(failure(errorMessage(e)));
+			return finish(failure(errorText(e)));
 		}
 
 		const deadline = AbortSignal.timeout(timeoutMs);
@@ -144,7 +145,7 @@ export function createAdvisorTools(options: CreateAdvisorToolsOptions): AdvisorT
 			modelAcceptsImages: options.modelAcceptsImages,
 		};
 		const run = dispatch(call.name, args, ctx, options.expand, maxResultChars).catch((e: unknown) =>
-			combined.aborted ? interruption() : failure(errorMessage(e)),
+			combined.aborted ? interruption() : failure(errorText(e)),
 		);
 		// Race the abort too: a tool that ignores its signal must not hold the loop hostage.
 		const stop = untilAborted(combined);

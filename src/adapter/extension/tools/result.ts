@@ -39,7 +39,3 @@ export function numberArg(args: ToolArgs, key: string): number | undefined {
 export function booleanArg(args: ToolArgs, key: string): boolean {
 	return args[key] === true;
 }
-
-export function errorMessage(e: unknown): string {
-	return e instanceof Error ? e.message : String(e);
-}

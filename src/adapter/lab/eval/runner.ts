@@ -19,10 +19,10 @@ import {
 	requestFromContext,
 } from "../../../render/index.ts";
 import type { FailedAttempt, InvestigationTools } from "../../extension/consult/consultation-input.ts";
-import { errorText } from "../../extension/consult/envelope.ts";
 import { replyText, runConsultation } from "../../extension/consult/request-loop.ts";
 import { classifyFailure } from "../../extension/consult/retry-classifier.ts";
 import type { CompleteSimple } from "../../extension/pi/compat.ts";
+import { errorText } from "../../extension/pi/error-text.ts";
 import { createAdvisorTools, DEFAULT_TOOLS_CONFIG } from "../../extension/tools/index.ts";
 import { type ArmName, type ArmRequest, armRequests } from "./arms.ts";
 import {

@@ -52,7 +52,7 @@ export interface RenderSummary {
 	sessionId: string | null;
 	leafId: string | null;
 	atEntryId: string;
-	/** How the request names that entry: `#` and its position on the branch in base 36 (docs/request-format.md, "Ids"). */
+	/** How the request names that entry: `#` and its path position in base 36 (ids: docs/request-format.md#blocks). */
 	atOrdinal: string;
 	/** The advisor call the request answers, when --at is (or follows) an advisor call without a result. */
 	inFlightCallId: string | null;

@@ -112,7 +112,7 @@ const configArb: fc.Arbitrary<LedgerConfig> = fc.record({
 	customPreviewChars: fc.constant(500),
 	proseMaxChars: fc.constantFrom(0, 40, 300),
 	instructionsMaxChars: fc.constantFrom(0, 4000),
-	// A small target cuts the log of a generated branch again and again (log-sizing.ts).
+	// A small target cuts the log of a generated branch again and again (render/log-cut.ts).
 	logTargetTokens: fc.constantFrom(0, 100, 300, 10000),
 });
 
