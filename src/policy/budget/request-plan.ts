@@ -44,6 +44,7 @@ import {
 	estimateConsultation,
 	guardRequest,
 } from "./consultation-estimate.ts";
+import { type BudgetLimits, decideGate, type GateDecision } from "./gate.ts";
 import {
 	type CachingModel,
 	envelopeEstimate,
@@ -51,8 +52,7 @@ import {
 	type ModelPricing,
 	PROMPT_HEADROOM,
 	type RequestEstimate,
-} from "./estimate-cost.ts";
-import { type BudgetLimits, decideGate, type GateDecision } from "./gate.ts";
+} from "./request-estimate.ts";
 import { chooseTrim, contextDetails } from "./trim.ts";
 
 /** Who is asking, with what model, and when. */
