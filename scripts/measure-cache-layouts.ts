@@ -5,7 +5,7 @@
  * segment merged into one part — without bridges, or with them.
  *
  * For each input the replay's consultation points are rendered as the replay renders them, and each
- * consecutive pair is cached under the breakpoint rule (policy/budget/cache.ts); the merged layout is
+ * consecutive pair is cached under the breakpoint rule (policy/budget/cache-reuse.ts); the merged layout is
  * the same requests with each segment's blocks joined into one unit (same bytes, fewer block
  * boundaries). Prints the ledger's effective prompt tokens (uncached + written + 0.1 × read, a
  * prefix under 1,024 tokens neither read nor written), summed over the points:
@@ -17,12 +17,12 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateSession } from "../bench/generate.ts";
-import { cachedPrefix, effectiveTokens, splitPrompt } from "../src/adapter/extension/baseline/cache-cost.ts";
+import { cachedPrefix, effectiveTokens, splitPrompt } from "../src/adapter/extension/baseline/cache-split.ts";
 import { pointsOfScan, scanPoints } from "../src/adapter/lab/replay/points.ts";
 import { calledToolNames, sessionTools } from "../src/adapter/lab/replay/tool-set.ts";
 import { migrateEntries, normalizeBranch, parseSessionText, selectBranch } from "../src/events/index.ts";
-import { breakpointChars, tokenPrefixChars, totalChars } from "../src/policy/budget/cache.ts";
 import { DEFAULT_MIN_CACHED_TOKENS } from "../src/policy/budget/cache-minimum.ts";
+import { breakpointChars, tokenPrefixChars, totalChars } from "../src/policy/budget/cache-reuse.ts";
 import { emptyLedger, foldLedger } from "../src/reducers/index.ts";
 import {
 	buildContext,

@@ -12,17 +12,18 @@ export {
 	unitPosition,
 	withinReach,
 } from "./budget/breakpoint-placement.ts";
-export { cacheShares } from "./budget/cache.ts";
 export { DEFAULT_MIN_CACHED_TOKENS, minCachedTokens } from "./budget/cache-minimum.ts";
+export { reuseShares } from "./budget/cache-reuse.ts";
 export { CALL_OVERHEAD_TOKENS, type ConsultationEstimate, PRIOR } from "./budget/consultation-estimate.ts";
+export type { Confirmation, GateDecision } from "./budget/gate.ts";
 export {
 	anthropicStyleMarks,
 	cachingModelFor,
 	fingerprintOf,
+	type ModelPricing,
 	type RequestEstimate,
 	requestRecord,
-} from "./budget/estimate-cost.ts";
-export type { Confirmation, GateDecision } from "./budget/gate.ts";
+} from "./budget/request-estimate.ts";
 export {
 	type ConsultationEstimateSetup,
 	type ConsultationPlan,

@@ -36,17 +36,14 @@ export {
 	foldSpend,
 	OUTPUT_SAMPLES,
 	outputSamples,
-	parseUsage,
 	previousRequest,
-	promptTokensOf,
 	type RequestFingerprint,
 	remainingSessionUsd,
 	type SpendRecord,
 	type SpendState,
 	spendOf,
-	type UsageTotals,
 } from "./spend.ts";
-export { cacheShareOf, emptySpendSummary, type SpendSummary, summarizeSpend } from "./spend-summary.ts";
+export { emptySpendSummary, type SpendSummary, summarizeSpend } from "./spend-summary.ts";
 export {
 	eventInstructions,
 	type Instruction,
@@ -55,6 +52,15 @@ export {
 	standingInstructions,
 } from "./standing-instructions.ts";
 export { isTestCommand, testSummaryLine } from "./test-summary.ts";
+export {
+	type BilledUsage,
+	cacheReadShare,
+	NO_USAGE,
+	parseUsage,
+	promptTokensOf,
+	type TokenCounts,
+	type TokenUsage,
+} from "./token-usage.ts";
 export { activeTrim, type RenderTrim, type TrimAnchorState, trimAnchorOf, trimAnchorRecord } from "./trim-anchor.ts";
 export {
 	emptyWatchFacts,

@@ -4,7 +4,8 @@
  * is a sum over the records the spend fold read (spend.ts), so it is exactly what the session says.
  */
 
-import type { SpendRecord, SpendState, UsageTotals } from "./spend.ts";
+import type { SpendRecord, SpendState } from "./spend.ts";
+import { cacheReadShare } from "./token-usage.ts";
 
 export interface SpendSummary {
 	/** advisor() results, by outcome. */
@@ -22,12 +23,6 @@ export interface SpendSummary {
 	cacheShare: number | null;
 	/** Consultations and reviews by cost, highest first (ties: the earlier first), at most the `top` asked. */
 	biggest: SpendRecord[];
-}
-
-/** The share of a usage's prompt tokens read from the cache, or null without prompt tokens. */
-export function cacheShareOf(usage: Pick<UsageTotals, "input" | "cacheRead" | "cacheWrite">): number | null {
-	const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
-	return prompt > 0 ? usage.cacheRead / prompt : null;
 }
 
 /** Nothing recorded: what a summary, and a sum of summaries, start from. */
@@ -57,17 +52,17 @@ export function summarizeSpend(spend: Pick<SpendState, "records">, top = 3): Spe
 		out.tokens.cacheRead += record.usage.cacheRead;
 		out.tokens.cacheWrite += record.usage.cacheWrite;
 		out.tokens.output += record.usage.output;
-		out.usd += record.usage.costUsd;
+		out.usd += record.usage.usd;
 	}
-	out.cacheShare = cacheShareOf({
+	out.cacheShare = cacheReadShare({
 		input: out.tokens.fresh,
 		cacheRead: out.tokens.cacheRead,
 		cacheWrite: out.tokens.cacheWrite,
 	});
 	out.biggest = spend.records
 		.map((record, index) => ({ record, index }))
-		.filter(({ record }) => record.source !== "warming" && record.usage.costUsd > 0)
-		.sort((a, b) => b.record.usage.costUsd - a.record.usage.costUsd || a.index - b.index)
+		.filter(({ record }) => record.source !== "warming" && record.usage.usd > 0)
+		.sort((a, b) => b.record.usage.usd - a.record.usage.usd || a.index - b.index)
 		.slice(0, top)
 		.map(({ record }) => record);
 	return out;

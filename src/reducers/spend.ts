@@ -29,21 +29,11 @@ import {
 import { completedAdvice } from "./advisor-result.ts";
 import { type CaseReducers, foldCases, nothing } from "./case-reducers.ts";
 import type { Draft } from "./immer.ts";
+import { type BilledUsage, NO_USAGE, parseUsage, promptTokensOf } from "./token-usage.ts";
 
 // ---------------------------------------------------------------------------------------------
 // State
 // ---------------------------------------------------------------------------------------------
-
-export interface UsageTotals {
-	input: number;
-	output: number;
-	cacheRead: number;
-	cacheWrite: number;
-	/** usage.cost.total (pi-ai prices it from the model's registry entry at the time of the call). */
-	costUsd: number;
-	/** usage.cost.output: what of costUsd the answer cost (the rest is the prompt's). */
-	outputUsd: number;
-}
 
 export type SpendSource = "consultation" | "review" | "warming" | "watch";
 export type SpendOutcome = "ok" | "failed" | "skipped";
@@ -57,12 +47,12 @@ export interface SpendRecord {
 	/** `provider:modelId`, when recorded. */
 	model: string | undefined;
 	effort: string | undefined;
-	usage: UsageTotals;
+	usage: BilledUsage;
 	/**
 	 * One per request sent, first to last: the recorded attempts (every retry and investigation round)
 	 * when the record has them, else its usage as one request when it billed anything, else none.
 	 */
-	requests: UsageTotals[];
+	requests: BilledUsage[];
 }
 
 /**
@@ -121,61 +111,11 @@ export function emptySpend(): SpendState {
 // Parsing (recorded data is untrusted: a malformed field costs that field, never the fold)
 // ---------------------------------------------------------------------------------------------
 
-function count(value: unknown): number {
-	return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
-}
-
-function finite(value: unknown): number | undefined {
-	return typeof value === "number" && Number.isFinite(value) ? value : undefined;
-}
-
-/** A pi-ai Usage → totals; undefined when it is not a usage object at all. */
-export function parseUsage(value: unknown): UsageTotals | undefined {
-	if (!isRecord(value)) return undefined;
-	const fields = ["input", "output", "cacheRead", "cacheWrite"] as const;
-	if (!fields.some((f) => typeof value[f] === "number") && !isRecord(value.cost)) return undefined;
-	let costUsd = 0;
-	let outputUsd = 0;
-	if (isRecord(value.cost)) {
-		outputUsd = count(value.cost.output);
-		const total = finite(value.cost.total);
-		costUsd =
-			total !== undefined
-				? Math.max(0, total)
-				: count(value.cost.input) +
-					count(value.cost.output) +
-					count(value.cost.cacheRead) +
-					count(value.cost.cacheWrite);
-	}
-	return {
-		input: count(value.input),
-		output: count(value.output),
-		cacheRead: count(value.cacheRead),
-		cacheWrite: count(value.cacheWrite),
-		costUsd,
-		outputUsd,
-	};
-}
-
-const NO_USAGE: Readonly<UsageTotals> = Object.freeze({
-	input: 0,
-	output: 0,
-	cacheRead: 0,
-	cacheWrite: 0,
-	costUsd: 0,
-	outputUsd: 0,
-});
-
 /** A record's requests: its attempts' usages, else its aggregate usage as one request when it billed anything. */
-function requestsOf(attempts: readonly { usage?: unknown }[] | undefined, usage: UsageTotals): UsageTotals[] {
+function requestsOf(attempts: readonly { usage?: unknown }[] | undefined, usage: BilledUsage): BilledUsage[] {
 	if (attempts !== undefined && attempts.length > 0)
 		return attempts.map((a) => parseUsage(a.usage) ?? { ...NO_USAGE });
-	return promptTokensOf(usage) + usage.output > 0 || usage.costUsd > 0 ? [usage] : [];
-}
-
-/** Prompt tokens of a usage: what the provider read, from cache or not. */
-export function promptTokensOf(usage: UsageTotals): number {
-	return usage.input + usage.cacheRead + usage.cacheWrite;
+	return promptTokensOf(usage) + usage.output > 0 || usage.usd > 0 ? [usage] : [];
 }
 
 /**
@@ -302,7 +242,7 @@ const spendCases: CaseReducers<SpendState, LedgerEvent> = {
 
 function addSpend(draft: Draft<SpendState>, { record, request, sampleOutput }: Observed): void {
 	draft.records.push(record);
-	draft.totalUsd += record.usage.costUsd;
+	draft.totalUsd += record.usage.usd;
 	draft.promptTokens += promptTokensOf(record.usage);
 	draft.cacheReadTokens += record.usage.cacheRead;
 	if (record.model === undefined) return;

@@ -22,7 +22,7 @@ import type { Draft } from "./immer.ts";
 import { relativePath } from "./paths.ts";
 import { benignFailure, runSubject, troubleLine } from "./run-subject.ts";
 import { runFailed } from "./shell.ts";
-import { parseUsage } from "./spend.ts";
+import { parseUsage, type TokenUsage } from "./token-usage.ts";
 
 /** A failed round by the ids the request shows: its result entry and that entry's path position. */
 export interface FailedRound {
@@ -121,13 +121,7 @@ export interface WatchFacts {
 		readonly usd: number;
 	};
 	/** What the executor's own turns cost, as their messages recorded it. */
-	readonly executor: {
-		readonly input: number;
-		readonly output: number;
-		readonly cacheRead: number;
-		readonly cacheWrite: number;
-		readonly usd: number;
-	};
+	readonly executor: Readonly<TokenUsage>;
 	/** The newest executor message: the turn the watch decides at. */
 	readonly turn:
 		| { readonly id: string; readonly pos: number; readonly calls: number; readonly rounds: number }
@@ -230,7 +224,7 @@ function watchRecord(draft: FactsDraft, data: unknown): void {
 	if (record.watchKey !== undefined) draft.watch.keys = new Set([...draft.watch.keys, record.watchKey]);
 	draft.watch.reviews++;
 	draft.watch.lastReviewRound = draft.rounds;
-	draft.watch.usd += parseUsage(record.usage)?.costUsd ?? 0;
+	draft.watch.usd += parseUsage(record.usage)?.usd ?? 0;
 	if (record.outcome === "advice") secondOpinion(draft);
 }
 
@@ -250,7 +244,7 @@ const watchCases: CaseReducers<WatchFacts, LedgerEvent> = {
 		spent.output += usage.output;
 		spent.cacheRead += usage.cacheRead;
 		spent.cacheWrite += usage.cacheWrite;
-		spent.usd += usage.costUsd;
+		spent.usd += usage.usd;
 	},
 	toolResult: (draft, event) => {
 		if (event.toolName === ADVISOR_TOOL_NAME) {

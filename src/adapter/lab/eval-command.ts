@@ -18,7 +18,6 @@ import { collectInputs, displayPath, piSessionsDir, readInput } from "./cli/inpu
 import type { Io } from "./cli/io.ts";
 import { openRegistry } from "./cli/pi-registry.ts";
 import { ARMS, type ArmName } from "./eval/arms.ts";
-import { type Budget, createBudget } from "./eval/cost.ts";
 import { estimateRun, type PlannedPoint, planRun } from "./eval/eval-plan.ts";
 import { type EvalSession, loadSession } from "./eval/eval-points.ts";
 import { buildEvalReport } from "./eval/eval-report.ts";
@@ -28,6 +27,7 @@ import { createProgress } from "./eval/progress.ts";
 import type { PointRecord } from "./eval/record.ts";
 import { renderEstimate, renderEvalReport } from "./eval/report-text.ts";
 import { runPoints } from "./eval/runner.ts";
+import { type Budget, createBudget } from "./eval/spend-cap.ts";
 import { type Fingerprint, openStore, type Store, sha256 } from "./eval/store.ts";
 
 /** What a test replaces: the provider call, the confirmation, the privacy settings. */

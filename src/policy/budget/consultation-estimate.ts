@@ -18,8 +18,8 @@
  */
 
 import { effortKey, promptTokensOf, type SpendState } from "../../reducers/index.ts";
-import type { CachingModel, ModelPricing, RequestEstimate } from "./estimate-cost.ts";
-import { costOrInfinity } from "./estimate-cost.ts";
+import type { CachingModel, ModelPricing, RequestEstimate } from "./request-estimate.ts";
+import { costOrInfinity } from "./request-estimate.ts";
 
 /** What the estimate assumes before the session has a consultation of this model on record. */
 export const PRIOR = Object.freeze({
@@ -113,7 +113,7 @@ function followUps(input: ConsultationEstimateInput): FollowUps {
 
 /**
  * A follow-up after a request of `previousPrompt` tokens, adding `growth` and answering with `output`
- * tokens, cached as estimateRequest caches (estimate-cost.ts): the previous request is read back where
+ * tokens, cached as estimateRequest caches (request-estimate.ts): the previous request is read back where
  * the provider caches and it reached the model's minimum; on the breakpoint APIs everything not read
  * is written once the follow-up reaches it; the rest is input.
  */

@@ -21,7 +21,7 @@
 import { assertNever } from "../../events/index.ts";
 import { SKIP_REASONS } from "../../render/index.ts";
 import type { ConsultationEstimate } from "./consultation-estimate.ts";
-import { costOrInfinity, type RequestEstimate } from "./estimate-cost.ts";
+import { costOrInfinity, type RequestEstimate } from "./request-estimate.ts";
 
 /** The `budget` keys of advisor.json the gate reads (the adapter's BudgetConfig fits). */
 export interface BudgetLimits {

@@ -44,15 +44,16 @@ import {
 	estimateConsultation,
 	guardRequest,
 } from "./consultation-estimate.ts";
+import { type BudgetLimits, decideGate, type GateDecision } from "./gate.ts";
 import {
 	type CachingModel,
+	type EstimateInput,
 	envelopeEstimate,
 	estimateRequest,
 	type ModelPricing,
 	PROMPT_HEADROOM,
 	type RequestEstimate,
-} from "./estimate-cost.ts";
-import { type BudgetLimits, decideGate, type GateDecision } from "./gate.ts";
+} from "./request-estimate.ts";
 import { chooseTrim, contextDetails } from "./trim.ts";
 
 /** Who is asking, with what model, and when. */
@@ -145,6 +146,26 @@ export interface ConsultationEstimateSetup extends PlanModel, PlanBounds {
 	nowMs: number;
 }
 
+/** A request of this consultation priced by `estimateRequest`, asked by the plan's model. */
+function estimateFor(
+	who: PlanModel,
+	request: LedgerRequest,
+	against: Pick<EstimateInput, "previous" | "outputSamples" | "nowMs" | "warmWindowSec">,
+): RequestEstimate {
+	return estimateRequest({
+		request,
+		model: who.model,
+		effort: who.effort,
+		routingKey: who.routingKey,
+		pricing: who.pricing,
+		caching: who.caching,
+		previous: against.previous,
+		outputSamples: against.outputSamples,
+		nowMs: against.nowMs,
+		warmWindowSec: against.warmWindowSec,
+	});
+}
+
 /**
  * A consultation whose first request is `request`: that request priced against the newest billed
  * request of the model, then the whole consultation from the branch's recorded consultations (or the
@@ -154,13 +175,7 @@ export function estimateWholeConsultation(
 	input: ConsultationEstimateSetup,
 	request: LedgerRequest,
 ): { first: RequestEstimate; consultation: ConsultationEstimate } {
-	const first = estimateRequest({
-		request,
-		model: input.model,
-		effort: input.effort,
-		routingKey: input.routingKey,
-		pricing: input.pricing,
-		caching: input.caching,
+	const first = estimateFor(input, request, {
 		previous: previousRequest(input.spend, input.model),
 		outputSamples: outputSamples(input.spend, input.model, input.effort),
 		nowMs: input.nowMs,
@@ -268,18 +283,7 @@ function promptUsdHigh(estimate: RequestEstimate, request: LedgerRequest, input:
 
 export function planNextRequest(input: NextRequestInput): RequestPlan {
 	const request = extendRequest(input.first, input.context);
-	const estimate = estimateRequest({
-		request,
-		model: input.model,
-		effort: input.effort,
-		routingKey: input.routingKey,
-		pricing: input.pricing,
-		caching: input.caching,
-		previous: input.previous,
-		outputSamples: input.outputSamples,
-		nowMs: input.nowMs,
-		warmWindowSec: input.warmWindowSec,
-	});
+	const estimate = estimateFor(input, request, input);
 	const guard = guardRequest({
 		limitUsd: input.limitUsd,
 		billedUsd: input.billedUsd,

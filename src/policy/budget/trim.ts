@@ -27,7 +27,7 @@ import {
 	SKIP_REASONS,
 	stableOpenBlocks,
 } from "../../render/index.ts";
-import { coldPromptTokens } from "./estimate-cost.ts";
+import { coldPromptTokens } from "./request-estimate.ts";
 
 /** The tail caps tried, in order, once nothing more can be dropped. */
 export const TAIL_CAPS: readonly number[] = Object.freeze([4000, 2000, 1000, 500]);

@@ -40,6 +40,7 @@
 
 import type { RequestRecord, UsageRecordData } from "../../events/index.ts";
 import { isRecord } from "../../events/index.ts";
+import { promptTokensOf, type TokenCounts } from "../../reducers/index.ts";
 import { type LedgerRequest, stablePrefixRequest } from "../../render/index.ts";
 import {
 	anthropicStyleMarks,
@@ -51,7 +52,7 @@ import {
 	type MarkedModel,
 	type ModelPricing,
 	type RequestEstimate,
-} from "../budget/estimate-cost.ts";
+} from "../budget/request-estimate.ts";
 import { WARMING_OUTPUT_TOKENS } from "./payload-hash.ts";
 
 /** The `warming` keys of advisor.json (the adapter's WarmingConfig fits). */
@@ -152,7 +153,7 @@ export interface RefreshEstimateInput {
 const SELF = "warming-refresh";
 
 /**
- * The refresh priced with policy/budget/estimate-cost.ts: the first request replayed against itself just
+ * The refresh priced with policy/budget/request-estimate.ts: the first request replayed against itself just
  * after it was sent — its whole prompt read from the cache (token-prefix APIs: in 128-token steps,
  * the remainder at the input price; nothing written on breakpoint APIs) plus 16 output tokens.
  * `coldCostUsd` is the same refresh if the cache had already lapsed (a miss).
@@ -314,13 +315,13 @@ export type RefreshOutcome = "hit" | "miss" | "error" | "aborted";
  * that found it lapsed reads next to nothing and wrote it anew. A miss, error or abort ends the chain.
  */
 export function refreshOutcome(
-	usage: { input: number; cacheRead: number; cacheWrite: number } | undefined,
+	usage: Pick<TokenCounts, "input" | "cacheRead" | "cacheWrite"> | undefined,
 	stopReason: string | undefined,
 ): RefreshOutcome {
 	if (stopReason === "aborted") return "aborted";
 	if (stopReason === "error") return "error";
 	if (usage === undefined) return "error";
-	const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
+	const prompt = promptTokensOf(usage);
 	return prompt > 0 && usage.cacheRead * 2 >= prompt ? "hit" : "miss";
 }
 

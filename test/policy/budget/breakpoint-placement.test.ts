@@ -14,7 +14,7 @@ import {
 	unitPosition,
 	withinReach,
 } from "../../../src/policy/budget/breakpoint-placement.ts";
-import { breakpointChars, cacheShares, tokenPrefixChars, totalChars } from "../../../src/policy/budget/cache.ts";
+import { breakpointChars, reuseShares, tokenPrefixChars, totalChars } from "../../../src/policy/budget/cache-reuse.ts";
 import { ledgerOf } from "../../../src/reducers/index.ts";
 import {
 	DEFAULT_LEDGER_CONFIG,
@@ -124,7 +124,7 @@ describe("the breakpoint model with the lookback", () => {
 	it("30 rounds apart: without a bridge only the head is read; with it, the previous stable portion", () => {
 		const [p, n] = consultations([5, 30]);
 		const total = totalChars(p!);
-		const shares = cacheShares(p!, n!);
+		const shares = reuseShares(p!, n!);
 		expect(shares.breakpoint).toBeCloseTo(p!.stable.chars / total, 12);
 		expect(shares.breakpointNoBridges).toBeCloseTo(unitAt(p!, 1)!.prefixChars / total, 12);
 		expect(shares.tokenPrefix).toBeGreaterThanOrEqual(shares.breakpoint);
@@ -132,14 +132,14 @@ describe("the breakpoint model with the lookback", () => {
 
 	it("a few rounds apart, the stable end is within reach without a bridge", () => {
 		const [p, n] = consultations([5, 3]);
-		const shares = cacheShares(p!, n!);
+		const shares = reuseShares(p!, n!);
 		expect(shares.breakpointNoBridges).toBe(shares.breakpoint);
 		expect(shares.breakpoint).toBeCloseTo(p!.stable.chars / totalChars(p!), 12);
 	});
 
 	it("the same request again (a retry) reads all of it", () => {
 		const [p] = consultations([5]);
-		expect(cacheShares(p!, p!)).toEqual({ tokenPrefix: 1, breakpoint: 1, breakpointNoBridges: 1 });
+		expect(reuseShares(p!, p!)).toEqual({ tokenPrefix: 1, breakpoint: 1, breakpointNoBridges: 1 });
 	});
 
 	it("property: with bridges, a later request of the branch reads at least the earlier one's stable portion", () => {

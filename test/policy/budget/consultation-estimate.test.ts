@@ -10,7 +10,7 @@ import {
 	guardRequest,
 	PRIOR,
 } from "../../../src/policy/budget/consultation-estimate.ts";
-import type { CachingModel, RequestEstimate } from "../../../src/policy/budget/estimate-cost.ts";
+import type { CachingModel, RequestEstimate } from "../../../src/policy/budget/request-estimate.ts";
 import { spendOf } from "../../../src/reducers/spend.ts";
 import { advisorResult, SONNET, USAGE, usageRecord } from "./helpers.ts";
 

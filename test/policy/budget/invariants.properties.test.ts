@@ -14,7 +14,7 @@ import {
 	estimateRequest,
 	fingerprintOf,
 	type ModelPricing,
-} from "../../../src/policy/budget/estimate-cost.ts";
+} from "../../../src/policy/budget/request-estimate.ts";
 import { chooseTrim, TAIL_CAPS, trimCandidates } from "../../../src/policy/budget/trim.ts";
 import { activeTrim, ledgerOf, type RenderTrim, trimAnchorRecord } from "../../../src/reducers/index.ts";
 import { trimAnchorOf } from "../../../src/reducers/trim-anchor.ts";

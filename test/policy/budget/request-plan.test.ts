@@ -1,6 +1,6 @@
 /** The composed budget steps the adapter calls before each request. */
 import { beforeEach, describe, expect, it } from "vitest";
-import { fingerprintOf } from "../../../src/policy/budget/estimate-cost.ts";
+import { fingerprintOf } from "../../../src/policy/budget/request-estimate.ts";
 import {
 	type ConsultationPlanInput,
 	planConsultation,

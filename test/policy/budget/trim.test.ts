@@ -1,7 +1,7 @@
 /** Trimming to the context budget with a sticky anchor. */
 import { beforeEach, describe, expect, it } from "vitest";
 import { CUSTOM_TYPES, type LedgerEvent } from "../../../src/events/index.ts";
-import { estimateRequest, requestRecord } from "../../../src/policy/budget/estimate-cost.ts";
+import { estimateRequest, requestRecord } from "../../../src/policy/budget/request-estimate.ts";
 import { chooseTrim, contextDetails, TAIL_CAPS, trimCandidates } from "../../../src/policy/budget/trim.ts";
 import { activeTrim, ledgerOf, trimAnchorRecord } from "../../../src/reducers/index.ts";
 import { spendOf } from "../../../src/reducers/spend.ts";

@@ -1,7 +1,7 @@
 /** Cache warming economics and schedule: one describe per rule of warmingDecision. */
 import { beforeEach, describe, expect, it } from "vitest";
 import { CUSTOM_TYPES, type LedgerEvent } from "../../../src/events/index.ts";
-import { cachingModelFor, requestRecord } from "../../../src/policy/budget/estimate-cost.ts";
+import { cachingModelFor, requestRecord } from "../../../src/policy/budget/request-estimate.ts";
 import {
 	type CacheModelInfo,
 	estimateRefresh,

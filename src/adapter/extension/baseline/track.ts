@@ -14,7 +14,7 @@ import type { Message, UserMessage } from "@mariozechner/pi-ai";
 import { buildSessionContext, convertToLlm, type SessionEntry } from "@mariozechner/pi-coding-agent";
 import type { EntryRecord } from "../../../events/index.ts";
 import { estimateMessageTokens } from "../../../render/index.ts";
-import { type BaselineRequest, messageChars } from "./cache-share.ts";
+import { type BaselineRequest, messageChars } from "./baseline-reuse.ts";
 import { llmMessages } from "./messages.ts";
 import { viewMessages, viewOf } from "./view.ts";
 

@@ -278,7 +278,7 @@ function promptOf(usage: Usage | undefined): number {
 
 /** What a provider billed for a usage, in dollars, read the way the spend fold reads it (0 when it says nothing). */
 export function billedUsdOf(usage: Usage): number {
-	return parseUsage(usage)?.costUsd ?? 0;
+	return parseUsage(usage)?.usd ?? 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -332,7 +332,7 @@ export function spendAfter(spend: SpendState, envelope: Pick<AdvisorEnvelope, "u
 	if (usage === undefined) return spend;
 	return {
 		...spend,
-		totalUsd: spend.totalUsd + usage.costUsd,
+		totalUsd: spend.totalUsd + usage.usd,
 		promptTokens: spend.promptTokens + promptTokensOf(usage),
 		cacheReadTokens: spend.cacheReadTokens + usage.cacheRead,
 	};

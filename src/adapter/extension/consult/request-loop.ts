@@ -29,7 +29,7 @@
  *   executor's own abort stays the cancelled row.
  * - `retry` is asked after every failed request AND after an answer with no text (`empty`); a
  *   retry passes `approve` again like any request.
- * - `details.request` is the RequestRecord of the first request (policy/budget/estimate-cost.ts), with the
+ * - `details.request` is the RequestRecord of the first request (policy/budget/request-estimate.ts), with the
  *   prompt tokens the provider billed for it, so the next consultation's estimate can build on it,
  *   and `payloadHash`: the first request's provider payload as sent (after the cache-mark edit), in
  *   its warming form (payload-cache-marks.ts `warmingForm`), hashed by policy/warming/payload-hash.ts in
@@ -40,6 +40,7 @@
 import type { Api, AssistantMessage, Context, Model, ToolCall, Usage } from "@mariozechner/pi-ai";
 import type { AttemptRecord, RequestRecord } from "../../../events/index.ts";
 import { payloadHash, requestRecord } from "../../../policy/index.ts";
+import { parseUsage, promptTokensOf } from "../../../reducers/index.ts";
 import { buildContext, redactionCount, TOOLS_AFTER_SPENT, zeroUsage } from "../../../render/index.ts";
 import { errorText } from "../pi/error-text.ts";
 import { modelDisplayName } from "../pi/model-key.ts";
@@ -93,9 +94,8 @@ function isEmptyReply(message: AssistantMessage, hasTools: boolean): boolean {
 }
 
 function billedPrompt(usage: Usage | undefined): number {
-	if (usage === undefined) return 0;
-	const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
-	return n(usage.input) + n(usage.cacheRead) + n(usage.cacheWrite);
+	const billed = parseUsage(usage);
+	return billed === undefined ? 0 : promptTokensOf(billed);
 }
 
 /** The consultation's clock and abort: the executor's signal and the deadline, as one. */

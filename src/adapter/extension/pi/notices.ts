@@ -167,6 +167,11 @@ export function confirmCostMessage(cost: {
 	);
 }
 
+/** A share of the billed prompt tokens read from the cache (`cacheReadShare`), as the user reads it: `61%`. */
+export function formatCacheReadShare(share: number): string {
+	return `${Math.round(100 * share)}%`;
+}
+
 /**
  * `$0.050 · 3 requests · 61% from cache`: what a consultation really cost (the advice card, the stats).
  * `belowCacheMinimum`, the model's minimum cacheable prompt, when every request was shorter: no share
@@ -176,6 +181,6 @@ export function costLine(usd: number, requests: number, cacheShare: number | nul
 	const parts = [formatUsd(usd), `${requests} request${requests === 1 ? "" : "s"}`];
 	if (belowCacheMinimum !== undefined)
 		parts.push(`under the ${belowCacheMinimum.toLocaleString("en-US")}-token cache minimum`);
-	else if (cacheShare !== null) parts.push(`${Math.round(100 * cacheShare)}% from cache`);
+	else if (cacheShare !== null) parts.push(`${formatCacheReadShare(cacheShare)} from cache`);
 	return parts.join(" · ");
 }

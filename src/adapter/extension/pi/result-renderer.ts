@@ -9,6 +9,7 @@ import type { Theme, ToolRenderResultOptions } from "@mariozechner/pi-coding-age
 import { type Component, getKeybindings, Text } from "@mariozechner/pi-tui";
 import type { AdvisorDetails, Severity } from "../../../events/index.ts";
 import { minCachedTokens, parseSeverity } from "../../../policy/index.ts";
+import { type BilledUsage, cacheReadShare, NO_USAGE, parseUsage, promptTokensOf } from "../../../reducers/index.ts";
 import { type ModelRef, parseModelKey, recordedModelDisplayName } from "./model-key.ts";
 import { CARD_NO_SEVERITY, cardMoreLines, costLine } from "./notices.ts";
 
@@ -71,13 +72,8 @@ function expandKey(): string | undefined {
 	}
 }
 
-const count = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
-
-type UsageLike = NonNullable<AdvisorDetails["usage"]>;
-
-function promptOf(usage: UsageLike): number {
-	return count(usage.input) + count(usage.cacheRead) + count(usage.cacheWrite);
-}
+/** A recorded pi-ai usage as the spend fold reads it: a malformed one reads as nothing billed. */
+const billedUsage = (usage: unknown): BilledUsage => parseUsage(usage) ?? NO_USAGE;
 
 /**
  * The model's minimum cacheable prompt when every request of the consultation was billed and shorter
@@ -85,11 +81,12 @@ function promptOf(usage: UsageLike): number {
  * recorded attempts; the sum alone when none were recorded.
  */
 function belowMinimum(details: Pick<AdvisorDetails, "usage" | "attempts" | "advisorModel">): number | undefined {
-	const usage = details.usage!;
+	const usage = billedUsage(details.usage);
 	const key = details.advisorModel === undefined ? undefined : parseModelKey(details.advisorModel);
-	if (key === undefined || count(usage.cacheRead) + count(usage.cacheWrite) > 0) return undefined;
+	if (key === undefined || usage.cacheRead + usage.cacheWrite > 0) return undefined;
 	const minTokens = minCachedTokens({ id: key.modelId });
-	const prompts = (details.attempts ?? [{ usage }]).map((a) => (a.usage === undefined ? 0 : promptOf(a.usage)));
+	const attempts = details.attempts ?? [{ usage: details.usage }];
+	const prompts = attempts.map((a) => promptTokensOf(billedUsage(a.usage)));
 	return prompts.some((p) => p > 0) && prompts.every((p) => p < minTokens) ? minTokens : undefined;
 }
 
@@ -98,12 +95,10 @@ function belowMinimum(details: Pick<AdvisorDetails, "usage" | "attempts" | "advi
  * Undefined when the result records no usage.
  */
 export function billedLine(details: Pick<AdvisorDetails, "usage" | "attempts" | "advisorModel">): string | undefined {
-	const usage = details.usage;
-	if (usage === undefined) return undefined;
-	const prompt = promptOf(usage);
+	if (details.usage === undefined) return undefined;
+	const usage = billedUsage(details.usage);
 	const requests = details.attempts?.length ?? 1;
-	const share = prompt > 0 ? count(usage.cacheRead) / prompt : null;
-	return costLine(count(usage.cost?.total), requests, share, belowMinimum(details));
+	return costLine(usage.usd, requests, cacheReadShare(usage), belowMinimum(details));
 }
 
 /** Looks a recorded model up in Pi's registry, for its name. */

@@ -14,15 +14,15 @@ import type { EntryRecord } from "../../../events/index.ts";
 import { selectBranch } from "../../../events/index.ts";
 import { cachingModelFor, minCachedTokens } from "../../../policy/index.ts";
 import { promptTokensOf, type SpendRecord } from "../../../reducers/index.ts";
+import { type BaselineRequest, baselineShares } from "../baseline/baseline-reuse.ts";
 import {
-	type CachingModel as CacheSplitModel,
+	type CacheSplitModel,
 	cachedPrefix,
 	type PromptPrices,
 	priceSplit,
 	priceUncached,
 	splitPrompt,
-} from "../baseline/cache-cost.ts";
-import { type BaselineRequest, baselineShares } from "../baseline/cache-share.ts";
+} from "../baseline/cache-split.ts";
 import { advanceBaseline, type BaselineCursor, emptyBaseline, pointRequest } from "../baseline/track.ts";
 import { parseModelKey } from "../pi/model-key.ts";
 
@@ -145,7 +145,7 @@ export function fullContextCost(input: FullContextInput): FullContextCost {
 		if (price === undefined) continue;
 		out.priced++;
 		out.ledgerTokens += promptTokensOf(first);
-		out.ledgerUsd += Math.max(0, first.costUsd - first.outputUsd);
+		out.ledgerUsd += Math.max(0, first.usd - first.outputUsd);
 		out.baselineTokens += now.tokens;
 		out.baselineUsd += priceBaseline(price, now, previous);
 	}

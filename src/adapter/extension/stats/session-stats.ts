@@ -8,7 +8,7 @@
 import type { UserMessage } from "@mariozechner/pi-ai";
 import { type EntryRecord, normalizeBranch, sumFields, zeroFields } from "../../../events/index.ts";
 import {
-	cacheShareOf,
+	cacheReadShare,
 	emptySpendSummary,
 	type SpendRecord,
 	type SpendSummary,
@@ -61,9 +61,9 @@ function costly(record: SpendRecord, positions: ReadonlyMap<string, number>): Co
 		ordinal: position === undefined ? null : `#${ordinalId(position + 1)}`,
 		kind: record.source === "review" ? "review" : "consultation",
 		model: record.model ?? null,
-		usd: record.usage.costUsd,
+		usd: record.usage.usd,
 		requests: record.requests.length,
-		cacheShare: cacheShareOf(record.usage),
+		cacheShare: cacheReadShare(record.usage),
 	};
 }
 
@@ -104,7 +104,7 @@ export function sumScopes(scopes: readonly ScopeStats[]): ScopeStats {
 		out.tokens = sumFields(TOKEN_FIELDS, out.tokens, s.tokens);
 		out.fullContext = sumFields(FULL_CONTEXT_FIELDS, out.fullContext, s.fullContext);
 	}
-	out.cacheShare = cacheShareOf({
+	out.cacheShare = cacheReadShare({
 		input: out.tokens.fresh,
 		cacheRead: out.tokens.cacheRead,
 		cacheWrite: out.tokens.cacheWrite,

@@ -4,12 +4,11 @@
  */
 
 import { formatUsd } from "../../../policy/index.ts";
-import { costLine } from "../pi/notices.ts";
+import { costLine, formatCacheReadShare } from "../pi/notices.ts";
 import type { ScopeStats, SessionStats } from "./session-stats.ts";
 
 const count = (n: number) => Math.round(n).toLocaleString("en-US");
 const plural = (n: number, one: string, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`;
-const percent = (share: number) => `${Math.round(100 * share)}%`;
 
 function consultationsLine(s: ScopeStats): string {
 	const c = s.consultations;
@@ -41,7 +40,7 @@ export function scopeLines(title: string, s: ScopeStats): string[] {
 	const t = s.tokens;
 	lines.push(
 		`  ${plural(s.requests, "request")}: ${count(t.fresh)} fresh + ${count(t.cacheRead)} cache read + ${count(t.cacheWrite)} cache write prompt tokens, ${count(t.output)} output`,
-		`  ${formatUsd(s.usd)}${s.cacheShare === null ? "" : `, ${percent(s.cacheShare)} of prompt tokens from cache`}`,
+		`  ${formatUsd(s.usd)}${s.cacheShare === null ? "" : `, ${formatCacheReadShare(s.cacheShare)} of prompt tokens from cache`}`,
 	);
 	const full = fullContextLine(s);
 	if (full !== undefined) lines.push(`  ${full}`);

@@ -8,9 +8,9 @@ import type { Api, Model } from "@mariozechner/pi-ai";
 import type { PrivacySettings } from "../../../events/index.ts";
 import { estimateContextTokens, JUDGE_SYSTEM_PROMPT } from "../../../render/index.ts";
 import { type ArmName, armRequests, type PointRequests, pointRequests } from "./arms.ts";
-import { ANSWER_MAX_TOKENS, JUDGE_MAX_TOKENS, requestUsd } from "./cost.ts";
 import { type DrawnPoint, drawOrder, type EvalSession } from "./eval-points.ts";
 import { judgeMessage } from "./judge.ts";
+import { ANSWER_MAX_TOKENS, JUDGE_MAX_TOKENS, requestUsd } from "./spend-cap.ts";
 
 export interface PlannedPoint {
 	/** 1-based position in the run. */

@@ -6,7 +6,7 @@
  */
 
 import type { ArmName } from "./arms.ts";
-import { addBilled, type BilledRequests, emptyBilled } from "./cost.ts";
+import { addBilled, type BilledRequests, emptyBilled } from "./billed-requests.ts";
 import type { PointRecord } from "./record.ts";
 
 export const EVAL_REPORT_VERSION = 1;

@@ -4,7 +4,7 @@
  * what the judge said with the labels it saw.
  */
 
-import type { BilledTokens } from "../report/billed.ts";
+import { promptTokensOf } from "../../../reducers/index.ts";
 import { formatTokens } from "../report/text-report.ts";
 import { ARMS, type ArmName } from "./arms.ts";
 import type { ArmOutcome, JudgeOutcome, PointRecord } from "./record.ts";
@@ -29,10 +29,6 @@ export function usd(amount: number): string {
 	return `$${amount.toFixed(amount < 1 ? 4 : 2)}`;
 }
 
-function prompt(billed: BilledTokens): number {
-	return billed.input + billed.cacheRead + billed.cacheWrite;
-}
-
 function cell(text: string): string {
 	return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
@@ -46,7 +42,7 @@ function table(arms: [ArmName, ArmOutcome][]): string[] {
 		row("outcome", (o) => (o.status === "answered" ? "answered" : `failed: ${o.error ?? ""}`)),
 		row("severity", (o) => o.severity ?? "—"),
 		row("prompt tokens, estimated", (o) => formatTokens(o.estimatedTokens)),
-		row("prompt tokens, billed", (o) => formatTokens(prompt(o.billed))),
+		row("prompt tokens, billed", (o) => formatTokens(promptTokensOf(o.billed))),
 		row("output tokens", (o) => formatTokens(o.billed.output)),
 		row("requests", (o) => String(o.billed.requests)),
 		row("advisor_expand calls", (o) => (o.toolCalls === undefined ? "—" : String(o.toolCalls))),

@@ -6,8 +6,8 @@
 import { assertNever } from "../../../events/index.ts";
 import { formatUsd } from "../../../policy/index.ts";
 import { visibleLine } from "../cli/escape.ts";
-import type { Budget } from "./cost.ts";
 import type { ProgressEvent } from "./runner.ts";
+import type { Budget } from "./spend-cap.ts";
 
 const BAR_WIDTH = 20;
 const LINE_MAX = 110;

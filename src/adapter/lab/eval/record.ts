@@ -6,7 +6,7 @@
 
 import type { Severity } from "../../../events/index.ts";
 import type { ArmName } from "./arms.ts";
-import type { BilledRequests } from "./cost.ts";
+import type { BilledRequests } from "./billed-requests.ts";
 import type { JudgedSeverity, Label, Unblinded } from "./judge.ts";
 
 export const RECORD_VERSION = 1;

@@ -1,14 +1,16 @@
 /** The eval report as text for a terminal (and report.md): the figures, then what they cannot show. */
 
 import { formatUsd } from "../../../policy/index.ts";
+import { promptTokensOf } from "../../../reducers/index.ts";
 import { formatTokens, type Style } from "../report/text-report.ts";
-import type { BilledRequests } from "./cost.ts";
+import type { BilledRequests } from "./billed-requests.ts";
 import type { RunEstimate } from "./eval-plan.ts";
 import type { Comparison, EvalReport, Rate } from "./eval-report.ts";
 
 const percent = (n: number) => `${Math.round(n * 100)}%`;
 
-export function formatRate(r: Rate): string {
+/** A proportion with its 95% interval: `9/12 = 75%  (95% interval 47%–91%)`. */
+export function formatProportion(r: Rate): string {
 	if (r.rate === null || r.interval === null) return "— (no points)";
 	return `${r.count}/${r.of} = ${percent(r.rate)}  (95% interval ${percent(r.interval.low)}–${percent(r.interval.high)})`;
 }
@@ -25,10 +27,10 @@ function comparisonLines(c: Comparison): string[] {
 	const useful = c.moreUseful;
 	const other = useful.other > 0 ? `, another arm ${useful.other}` : "";
 	const rows: [string, string][] = [
-		["severity lines agree", formatRate(c.severityAgreement)],
-		["same verdict (judge)", formatRate(c.verdictAgreement)],
-		[`${c.arm} lacks a point full makes`, formatRate(c.armLacks)],
-		[`full lacks a point ${c.arm} makes`, formatRate(c.fullLacks)],
+		["severity lines agree", formatProportion(c.severityAgreement)],
+		["same verdict (judge)", formatProportion(c.verdictAgreement)],
+		[`${c.arm} lacks a point full makes`, formatProportion(c.armLacks)],
+		[`full lacks a point ${c.arm} makes`, formatProportion(c.fullLacks)],
 		["more useful (judge)", `${c.arm} ${useful.arm}, full ${useful.full}, tie ${useful.tie}${other}`],
 	];
 	const width = Math.max(...rows.map(([label]) => label.length)) + 3;
@@ -36,11 +38,10 @@ function comparisonLines(c: Comparison): string[] {
 }
 
 function costRow(name: string, b: BilledRequests): string {
-	const prompt = b.input + b.cacheRead + b.cacheWrite;
 	return [
 		pad(`  ${name}`, 12),
 		padStart(String(b.requests), 9),
-		padStart(formatTokens(prompt), 12),
+		padStart(formatTokens(promptTokensOf(b)), 12),
 		padStart(formatTokens(b.cacheRead), 12),
 		padStart(formatTokens(b.output), 9),
 		padStart(formatUsd(b.usd), 10),

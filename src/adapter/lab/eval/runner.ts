@@ -25,21 +25,13 @@ import type { CompleteSimple } from "../../extension/pi/compat.ts";
 import { errorText } from "../../extension/pi/error-text.ts";
 import { createAdvisorTools, DEFAULT_TOOLS_CONFIG } from "../../extension/tools/index.ts";
 import { type ArmName, type ArmRequest, armRequests } from "./arms.ts";
-import {
-	ANSWER_MAX_TOKENS,
-	addBilled,
-	allowRequest,
-	type BilledRequests,
-	type Budget,
-	billedOf,
-	emptyBilled,
-	JUDGE_MAX_TOKENS,
-} from "./cost.ts";
+import { addBilled, type BilledRequests, billedRequestsOf, emptyBilled } from "./billed-requests.ts";
 import type { PlannedPoint } from "./eval-plan.ts";
 import { judgeMessage, LABELS, parseVerdict, unblind } from "./judge.ts";
 import { pointMarkdown } from "./markdown.ts";
 import type { ResolvedModel } from "./models.ts";
 import { type ArmOutcome, type JudgeOutcome, type PointRecord, type PointStatus, RECORD_VERSION } from "./record.ts";
+import { ANSWER_MAX_TOKENS, allowRequest, type Budget, JUDGE_MAX_TOKENS } from "./spend-cap.ts";
 import type { Store } from "./store.ts";
 
 export interface RunContext {
@@ -147,7 +139,7 @@ async function sendArm(point: PlannedPoint, arm: ArmRequest, ctx: RunContext): P
 		retry: (failure) => retryTransient(failure, model.contextWindow),
 	});
 	const { details } = envelope;
-	const billed = billedOf(details.usage, details.attempts?.length ?? 0);
+	const billed = billedRequestsOf(details.usage, details.attempts?.length ?? 0);
 	ctx.budget.spent += billed.usd;
 	if (details.skipped === true) return { kind: "stopped", billed };
 	const text = envelope.content.map((c) => c.text).join("\n");
@@ -192,7 +184,7 @@ async function sendJudge(point: PlannedPoint, record: PointRecord, ctx: RunConte
 			outcome.error = errorText(error);
 			return { kind: "done", outcome };
 		}
-		const billed = billedOf(reply.usage, 1);
+		const billed = billedRequestsOf(reply.usage, 1);
 		outcome.billed = addBilled(outcome.billed, billed);
 		ctx.budget.spent += billed.usd;
 		if (reply.stopReason === "error" || reply.stopReason === "aborted") {

@@ -36,9 +36,10 @@ import {
 } from "../audit/index.ts";
 import type { PointFacts, SessionReport } from "../report/replay-report.ts";
 import { branchReport, pointReport } from "./branch-report.ts";
-import { billedOf, type CostSetup, defaultCostSetup, estimateAt } from "./consultation-cost.ts";
 import type { BranchInput } from "./file-branches.ts";
 import { maskedPointRequest } from "./masked.ts";
+import { billedAt } from "./point-bill.ts";
+import { type CostSetup, defaultCostSetup, estimateAt } from "./point-estimate.ts";
 import {
 	type PointFolds,
 	type PointRequests,
@@ -263,7 +264,7 @@ function replayPoint(run: BranchRun, point: ConsultationPoint, index: number, co
 		atEntryId: events[point.upTo - 1]!.id,
 		requests,
 		previous: run.previous,
-		billed: billedOf(point.result, setup.cost.price),
+		billed: billedAt(point.result, setup.cost.price),
 		estimate: estimateAt(
 			request,
 			spend,

@@ -3,8 +3,8 @@
  * the point loop measured, and one branch's, from its trail of points.
  */
 
-import { cacheShares } from "../../../policy/index.ts";
-import { type BaselineRequest, baselineShares } from "../../extension/baseline/cache-share.ts";
+import { reuseShares } from "../../../policy/index.ts";
+import { type BaselineRequest, baselineShares } from "../../extension/baseline/baseline-reuse.ts";
 import { cacheOf } from "../report/cache-totals.ts";
 import { mergeDiagnostics } from "../report/diagnostics.ts";
 import { round } from "../report/numbers.ts";
@@ -67,7 +67,7 @@ export function pointReport(m: PointMeasures): PointReport {
 		facts: m.facts,
 	};
 	if (point.callId !== undefined) report.callId = point.callId;
-	if (previous !== undefined) report.cacheShare = roundShares(cacheShares(previous.ledger, requests.ledger));
+	if (previous !== undefined) report.cacheShare = roundShares(reuseShares(previous.ledger, requests.ledger));
 	const baselineShare = sharesOf(previous?.baseline, requests.baseline);
 	if (baselineShare !== undefined) report.baselineCacheShare = baselineShare;
 	const maskedShare = sharesOf(previous?.masked, requests.masked);

@@ -9,7 +9,7 @@
 import type { Message, ToolResultMessage } from "@mariozechner/pi-ai";
 import { partitionPoint } from "../../../events/index.ts";
 import { estimateMessageTokens, MASKED_OUTPUT } from "../../../render/index.ts";
-import { type BaselineRequest, messageChars } from "../../extension/baseline/cache-share.ts";
+import { type BaselineRequest, messageChars } from "../../extension/baseline/baseline-reuse.ts";
 import type { BaselineCursor } from "../../extension/baseline/track.ts";
 import { type MessageView, type Piece, viewAt, viewMessages, viewOf } from "../../extension/baseline/view.ts";
 

@@ -9,7 +9,7 @@ import type { EntryRecord } from "../../../events/index.ts";
 import { partitionPoint, sharedPrefixLength } from "../../../events/index.ts";
 import type { LedgerState, SpendState } from "../../../reducers/index.ts";
 import type { LedgerConfig, LedgerRequest } from "../../../render/index.ts";
-import type { BaselineRequest } from "../../extension/baseline/cache-share.ts";
+import type { BaselineRequest } from "../../extension/baseline/baseline-reuse.ts";
 import type { BaselineCursor } from "../../extension/baseline/track.ts";
 import type { FactState, HorizonFacts } from "../audit/index.ts";
 import type { PointReport } from "../report/replay-report.ts";

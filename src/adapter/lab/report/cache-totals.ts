@@ -2,7 +2,7 @@
  * The replay report's cache figures: how much of the previous consultation's request each one
  * repeats (share statistics), both sides' prompt tokens split by what a prompt cache would do in
  * each caching model, and those splits priced (docs/cli.md explains the report; the arithmetic of
- * one request: baseline/cache-cost.ts).
+ * one request: baseline/cache-split.ts).
  */
 
 import {
@@ -14,7 +14,7 @@ import {
 	priceSplit,
 	priceUncached,
 	splitPrompt,
-} from "../../extension/baseline/cache-cost.ts";
+} from "../../extension/baseline/cache-split.ts";
 import { round, roundOrNull } from "./numbers.ts";
 import type {
 	CacheShare,
@@ -46,7 +46,12 @@ const SHARE_OF = {
 	masked: (p: PointReport) => p.maskedCacheShare,
 } as const;
 
-export function cacheShareOf(
+/**
+ * The shares of the previous request each point repeats (its reuse, `PointShares`), over a session's
+ * points: median and mean per caching model. Not what a provider read from its cache: that is a
+ * bill's `cacheReadShare`.
+ */
+export function reuseShareStats(
 	points: readonly PointReport[],
 	side: "ledger" | "baseline" | "masked" = "ledger",
 ): CacheShare {

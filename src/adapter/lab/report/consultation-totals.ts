@@ -2,7 +2,7 @@
  * The replay report's consultation figures summed (docs/cli.md, "Billed and estimated"): per session
  * and overall, what the sessions recorded their consultations were billed, what the extension
  * estimates for them, and the billed / estimated ratios. The per-point figures:
- * replay/consultation-cost.ts; their schema: replay-report.ts.
+ * replay/point-bill.ts and replay/point-estimate.ts; their schema: replay-report.ts.
  */
 
 import { sumFields, zeroFields } from "../../../events/index.ts";
@@ -24,15 +24,15 @@ const usdRound = (n: number) => round(n, 6);
 /** A usage split's keys, in the order the report writes them. */
 const USAGE_SPLIT_FIELDS = ["prompt", "input", "cacheRead", "cacheWrite", "output"] as const;
 
-export const emptySplit = (): UsageSplit => zeroFields(USAGE_SPLIT_FIELDS);
+export const emptyUsageSplit = (): UsageSplit => zeroFields(USAGE_SPLIT_FIELDS);
 
-export function addSplit(a: UsageSplit, b: UsageSplit): UsageSplit {
+export function addUsageSplit(a: UsageSplit, b: UsageSplit): UsageSplit {
 	return sumFields(USAGE_SPLIT_FIELDS, a, b);
 }
 
 function byRequestOf(points: readonly CostedPoint[]): BilledByRequest {
-	let first = emptySplit();
-	let followUps = emptySplit();
+	let first = emptyUsageSplit();
+	let followUps = emptyUsageSplit();
 	let firstUsd = 0;
 	let followUpsUsd = 0;
 	const estimate = { firstPrompt: 0, firstUsd: 0, usd: 0 };
@@ -47,8 +47,8 @@ function byRequestOf(points: readonly CostedPoint[]): BilledByRequest {
 		requests += b.requests;
 		ledger += p.ledger;
 		sent = sent === null || b.sentTokens === undefined ? null : sent + b.sentTokens;
-		first = addSplit(first, b.first);
-		followUps = addSplit(followUps, b.followUps);
+		first = addUsageSplit(first, b.first);
+		followUps = addUsageSplit(followUps, b.followUps);
 		firstUsd += b.firstUsd ?? 0;
 		followUpsUsd += b.usd - (b.firstUsd ?? 0);
 		estimate.firstPrompt += p.estimate?.first.promptTokens ?? 0;
@@ -76,7 +76,7 @@ function byRequestOf(points: readonly CostedPoint[]): BilledByRequest {
 }
 
 export function billedTotalsOf(points: readonly CostedPoint[]): BilledTotals {
-	let split = emptySplit();
+	let split = emptyUsageSplit();
 	let n = 0;
 	let usd = 0;
 	let ledgerEstimate = 0;
@@ -84,7 +84,7 @@ export function billedTotalsOf(points: readonly CostedPoint[]): BilledTotals {
 	for (const p of points) {
 		if (p.billed === undefined) continue;
 		n++;
-		split = addSplit(split, p.billed);
+		split = addUsageSplit(split, p.billed);
 		usd += p.billed.usd;
 		ledgerEstimate += p.ledger;
 		estimateUsd += p.estimate?.usd ?? 0;

@@ -5,12 +5,11 @@
  */
 
 import type { DiagnosticReason } from "../../../events/index.ts";
-import { LOOKBACK_BLOCKS, MAX_BREAKPOINTS } from "../../../policy/index.ts";
-
-import type { CacheSplit, PromptPrices } from "../../extension/baseline/cache-cost.ts";
+import { LOOKBACK_BLOCKS, MAX_BREAKPOINTS, type RequestEstimate } from "../../../policy/index.ts";
+import type { TokenCounts, TokenUsage } from "../../../reducers/index.ts";
+import type { CacheSplit, PromptPrices } from "../../extension/baseline/cache-split.ts";
 import type { FactCounts, FactTally } from "../audit/index.ts";
 import type { UnreadableInput } from "../cli/inputs.ts";
-import type { Billed, BilledTokens } from "./billed.ts";
 import type { JsonLayout } from "./json-stream.ts";
 
 /**
@@ -311,13 +310,16 @@ export interface ReplayReport extends ReportTotals {
 }
 
 /** Tokens of one or more requests as the provider billed them, with their prompt summed. */
-export interface UsageSplit extends BilledTokens {
+export interface UsageSplit extends TokenCounts {
 	/** input + cacheRead + cacheWrite. */
 	prompt: number;
 }
 
+/** A usage split and its dollars: what one or more requests were billed. */
+export interface BilledSplit extends UsageSplit, TokenUsage {}
+
 /** What an advisor result recorded it was billed: every request of the consultation. */
-export interface ConsultationBilled extends UsageSplit, Billed {
+export interface ConsultationBilled extends BilledSplit {
 	/** The advisor model the result records (`provider:modelId`). */
 	model?: string;
 	/** These tokens at the report's price model (pi-ai's calculateCost). */
@@ -332,14 +334,22 @@ export interface ConsultationBilled extends UsageSplit, Billed {
 	sentTokens?: number;
 }
 
-/** The extension's estimate of the consultation at a point, at the report's price model. */
+/**
+ * The first request as the extension's estimate gives it: the policy's own names (`RequestEstimate`),
+ * and its dollars with the expected answer.
+ */
+export interface EstimatedFirst extends Pick<RequestEstimate, "promptTokens" | "cacheReadTokens" | "cacheWriteTokens"> {
+	usd: number;
+}
+
+/** What replay models the consultation at a point to cost: the extension's estimate, at the report's price model. */
 export interface PointEstimate {
 	/** The advisor model whose recorded consultations (and newest request) the estimate reads. */
 	model: string;
 	/** "history": the branch's recorded consultations of that model before the point; "prior": none. */
 	basis: "history" | "prior";
 	/** The first request: its prompt as estimated, and its dollars with the expected answer. */
-	first: { promptTokens: number; cacheReadTokens: number; cacheWriteTokens: number; usd: number };
+	first: EstimatedFirst;
 	/** Follow-up requests expected (a mean). */
 	followUps: number;
 	/** The first request and the follow-ups expected. */
@@ -372,18 +382,17 @@ export interface BilledByRequest {
 	ledger: number;
 	/** The first requests' tokens (chars/4) as sent then; null unless every one of these points recorded it. */
 	sentTokens: number | null;
-	first: UsageSplit & { usd: number };
-	followUps: UsageSplit & { usd: number };
+	first: BilledSplit;
+	followUps: BilledSplit;
 	/** The estimate at the same points: the first request's prompt tokens and dollars, the whole consultation's dollars. */
 	estimate: { firstPrompt: number; firstUsd: number; usd: number };
 	/** Billed / estimated (null when the estimate is 0): first prompt tokens, first request's dollars, whole consultation's dollars. */
 	ratio: { firstPrompt: number | null; first: number | null; consultation: number | null };
 }
 
-export interface BilledTotals extends UsageSplit {
+export interface BilledTotals extends BilledSplit {
 	/** Points whose result records billed usage. */
 	points: number;
-	usd: number;
 	/** The ledger request's tokens (chars/4, no headroom) summed over the same points. */
 	ledgerEstimate: number;
 	/** The extension's estimate of the whole consultation over the same points, and billed / estimated. */

@@ -7,7 +7,7 @@
 import { DEFAULT_MIN_CACHED_TOKENS } from "../../../policy/index.ts";
 import { addCounts, emptyCounts, type FactCounts } from "../audit/index.ts";
 import type { UnreadableInput } from "../cli/inputs.ts";
-import { addCacheTotals, cacheShareOf, priceReport } from "./cache-totals.ts";
+import { addCacheTotals, priceReport, reuseShareStats } from "./cache-totals.ts";
 import { billedTotalsOf, estimatesOf } from "./consultation-totals.ts";
 import { addDiagnostics, emptyDiagnostics } from "./diagnostics.ts";
 import { ratio, round } from "./numbers.ts";
@@ -130,9 +130,9 @@ export function pointTotals(
 		},
 		billed: billedTotalsOf(points),
 		estimate: estimatesOf(points),
-		cacheShare: cacheShareOf(points),
-		baselineCacheShare: cacheShareOf(points, "baseline"),
-		maskedCacheShare: cacheShareOf(points, "masked"),
+		cacheShare: reuseShareStats(points),
+		baselineCacheShare: reuseShareStats(points, "baseline"),
+		maskedCacheShare: reuseShareStats(points, "masked"),
 		cache: from.cache,
 		facts: factSurvivalOf(points.map((p) => p.facts)),
 		logCuts: logCutsOf(points),

@@ -10,7 +10,7 @@
  */
 
 import type { PointReport, PriceReport, ReplayReport, SessionReport } from "./replay-report.ts";
-import { cutMiddle, formatRate, formatTokens, formatUsdFixed, usdDigits, wrap } from "./text-format.ts";
+import { cutMiddle, formatPerMillion, formatTokens, formatUsdFixed, usdDigits, wrap } from "./text-format.ts";
 
 const PANEL_W = 420;
 const PANEL_H = 222;
@@ -178,7 +178,7 @@ const COST_VALUE_W = 118;
 /** The model and its prices: one line when it fits the panel, else the prices on a line of their own. */
 function costSubtitle(price: PriceReport, width: number): string[] {
 	const p = price.perMillion;
-	const rate = (n: number) => (n > 0 ? formatRate(n) : "as input");
+	const rate = (n: number) => (n > 0 ? formatPerMillion(n) : "as input");
 	const prices = `input ${rate(p.input)}, cache read ${rate(p.cacheRead)}, cache write ${rate(p.cacheWrite)}`;
 	const one = `${price.model} · per million tokens: ${prices}`;
 	if (one.length * 10 * CHAR_EM <= width - 20) return [one];

@@ -6,7 +6,7 @@
  */
 
 import { PRIOR } from "../../../policy/index.ts";
-import { addSplit } from "./consultation-totals.ts";
+import { addUsageSplit } from "./consultation-totals.ts";
 import { DEFAULT_PRICE_MODEL } from "./price-lookup.ts";
 import type { BilledByRequest, EstimateTotals, PointReport, ReplayReport, UsageSplit } from "./replay-report.ts";
 import { fitTable, fixed, formatTokens, formatUsdFixed, plural, type Style, usdDigits, wrap } from "./text-format.ts";
@@ -54,14 +54,18 @@ function splitCells(split: UsageSplit): string[] {
 	return [formatTokens(split.input), formatTokens(split.cacheRead), formatTokens(split.cacheWrite)];
 }
 
+/** Billed / estimated, as the tables print a ratio; a dash when nothing was estimated. */
+function formatBilledRatio(billed: number, estimated: number): string {
+	return estimated > 0 ? (billed / estimated).toFixed(3) : "—";
+}
+
 /** Billed next to estimated, over the calls that recorded every request. */
 function billedTable(b: BilledByRequest, style: Style): string[] {
 	const followUpEstimate = Math.max(0, b.estimate.usd - b.estimate.firstUsd);
 	const billedUsd = b.first.usd + b.followUps.usd;
-	const whole = addSplit(b.first, b.followUps);
+	const whole = addUsageSplit(b.first, b.followUps);
 	const digits = usdDigits([b.first.usd, b.followUps.usd, b.estimate.firstUsd, followUpEstimate].filter((n) => n > 0));
 	const usd = (n: number) => formatUsdFixed(n, digits);
-	const ratio = (billed: number, estimated: number) => (estimated > 0 ? (billed / estimated).toFixed(3) : "—");
 	const rows = [
 		["", "requests", "fresh", "cache read", "cache write", "output", "billed", "estimated", "ratio"],
 		[
@@ -80,7 +84,7 @@ function billedTable(b: BilledByRequest, style: Style): string[] {
 			formatTokens(b.followUps.output),
 			usd(b.followUps.usd),
 			usd(followUpEstimate),
-			ratio(b.followUps.usd, followUpEstimate),
+			formatBilledRatio(b.followUps.usd, followUpEstimate),
 		],
 		[
 			"consultations",
@@ -168,9 +172,8 @@ function fauxLines(report: ReplayReport): string[] {
 	const input = points.reduce((n, p) => n + p.billed!.input, 0);
 	const copyUsd = (input * report.price.perMillion.input) / 1e6;
 	const billed = report.billed.usd - copyUsd;
-	const ratio = report.billed.estimateUsd > 0 ? (billed / report.billed.estimateUsd).toFixed(3) : "—";
 	return wrap(
-		`${plural(points.length, "call")} went to faux:…, pi-ai's scripted test model, which reports what it writes to its cache twice, as input and as cache write. Without the copy (${formatTokens(input)} input tokens, ${formatUsdFixed(copyUsd, 4)}): ${formatUsdFixed(billed, 4)} billed, ratio ${ratio}.`,
+		`${plural(points.length, "call")} went to faux:…, pi-ai's scripted test model, which reports what it writes to its cache twice, as input and as cache write. Without the copy (${formatTokens(input)} input tokens, ${formatUsdFixed(copyUsd, 4)}): ${formatUsdFixed(billed, 4)} billed, ratio ${formatBilledRatio(billed, report.billed.estimateUsd)}.`,
 	);
 }
 

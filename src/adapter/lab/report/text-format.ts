@@ -55,7 +55,8 @@ export function commonFolder(names: readonly string[], separator: string = sep):
 	return folder === separator ? "" : folder;
 }
 
-export function ratioText(r: number | null, style: Style): string {
+/** A ratio against the baseline (ledger / baseline, masked / baseline): red where the baseline is the smaller. */
+export function formatBaselineRatio(r: number | null, style: Style): string {
 	if (r === null) return "—";
 	const text = r.toFixed(3);
 	return r > 1 ? style.red(text) : text;
@@ -77,8 +78,8 @@ export function usdDigits(amounts: readonly number[]): number {
 	return Math.min(6, Math.max(2, 2 - Math.floor(Math.log10(smallest))));
 }
 
-/** A per-million price as the registry lists it: cents, more decimals only when the price has them. */
-export function formatRate(n: number): string {
+/** A price per million tokens as the registry lists it: cents, more decimals only when the price has them. */
+export function formatPerMillion(n: number): string {
 	const text = n.toFixed(4).replace(/0+$/, "");
 	const decimals = text.length - text.indexOf(".") - 1;
 	return decimals < 2 ? `$${n.toFixed(2)}` : `$${text}`;

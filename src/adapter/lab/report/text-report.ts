@@ -6,18 +6,18 @@
  * is in `--wide`, and every point's figures in `--json`.
  */
 
-import type { CacheSplit } from "../../extension/baseline/cache-cost.ts";
+import type { CacheSplit } from "../../extension/baseline/cache-split.ts";
 import { carriedShare, FACT_CATEGORIES, type FactCategory } from "../audit/index.ts";
 import type { PriceReport, ReplayReport, ShareStats, TokenStats, UsdPair } from "./replay-report.ts";
 import { CONSULTATION_LEGEND, consultationLines } from "./text-consultations.ts";
 import {
 	fixed,
-	formatRate,
+	formatBaselineRatio,
+	formatPerMillion,
 	formatTokens,
 	formatUsdFixed,
 	plain,
 	plural,
-	ratioText,
 	row,
 	type Style,
 	usdDigits,
@@ -28,7 +28,7 @@ import { sessionTables, wideSessionTable } from "./text-sessions.ts";
 import { summaryLines } from "./text-summary.ts";
 
 export {
-	formatRate,
+	formatPerMillion,
 	formatTokens,
 	formatUsdFixed,
 	type Style,
@@ -97,9 +97,9 @@ function splitCells(split: CacheSplit): string[] {
 
 function priceLines(report: ReplayReport, price: PriceReport, style: Style, wide: boolean): string[] {
 	const p = price.perMillion;
-	const listed = (n: number) => (n > 0 ? formatRate(n) : "not listed (priced as input)");
+	const listed = (n: number) => (n > 0 ? formatPerMillion(n) : "not listed (priced as input)");
 	const out: string[] = [];
-	const title = `Prompt cost of the ${plural(report.points, "first request")} (one per consultation) at ${price.model} prices (${price.name}; per million tokens: input ${formatRate(p.input)}, cache read ${listed(p.cacheRead)}, cache write ${listed(p.cacheWrite)}; nothing cached under ${formatTokens(report.cacheRule.minTokens)} prompt tokens)`;
+	const title = `Prompt cost of the ${plural(report.points, "first request")} (one per consultation) at ${price.model} prices (${price.name}; per million tokens: input ${formatPerMillion(p.input)}, cache read ${listed(p.cacheRead)}, cache write ${listed(p.cacheWrite)}; nothing cached under ${formatTokens(report.cacheRule.minTokens)} prompt tokens)`;
 	out.push(...wrap(title).map((line) => style.bold(line)));
 	const widths = [13, 8, 10, 10, 11, 10, 9, 6];
 	out.push(
@@ -125,8 +125,8 @@ function priceLines(report: ReplayReport, price: PriceReport, style: Style, wide
 		const side = (name: "baseline" | "masked" | "ledger", first: string, ratio: string) =>
 			row([first, name, ...splitCells(split(name)), formatUsdFixed(usd[name], digits), ratio], widths);
 		out.push(side("baseline", label, ""));
-		out.push(side("masked", "", ratioText(usd.maskedRatio, style)));
-		out.push(side("ledger", "", ratioText(usd.ratio, style)));
+		out.push(side("masked", "", formatBaselineRatio(usd.maskedRatio, style)));
+		out.push(side("ledger", "", formatBaselineRatio(usd.ratio, style)));
 	}
 	return [...out, ...dearerCachedLines(report, price)];
 }
@@ -241,11 +241,11 @@ function tokenLines(report: ReplayReport, style: Style): string[] {
 		row(statsRow("baseline (Pi context+tools)", report.tokens.baseline), statWidths),
 		row(statsRow("masked (old results hidden)", report.tokens.masked), statWidths),
 		row(statsRow("ledger", report.tokens.ledger), statWidths),
-		`ratio ledger/baseline (total): ${ratioText(report.tokens.ratio, style)}`,
-		`ratio masked/baseline (total): ${ratioText(report.tokens.maskedRatio, style)}`,
-		`effective cost ledger/baseline, both cached (uncached + 0.1 × cached): ${ratioText(report.cache.effectiveRatio, style)}`,
-		`effective cost masked/baseline, both cached (uncached + 0.1 × cached): ${ratioText(report.cache.maskedEffectiveRatio, style)}`,
-		`ledger/baseline with breakpoints (uncached + written + 0.1 × read): ${ratioText(report.cache.effectiveRatioBreakpoint, style)}; without bridges ${ratioText(report.cache.effectiveRatioNoBridges, style)}`,
+		`ratio ledger/baseline (total): ${formatBaselineRatio(report.tokens.ratio, style)}`,
+		`ratio masked/baseline (total): ${formatBaselineRatio(report.tokens.maskedRatio, style)}`,
+		`effective cost ledger/baseline, both cached (uncached + 0.1 × cached): ${formatBaselineRatio(report.cache.effectiveRatio, style)}`,
+		`effective cost masked/baseline, both cached (uncached + 0.1 × cached): ${formatBaselineRatio(report.cache.maskedEffectiveRatio, style)}`,
+		`ledger/baseline with breakpoints (uncached + written + 0.1 × read): ${formatBaselineRatio(report.cache.effectiveRatioBreakpoint, style)}; without bridges ${formatBaselineRatio(report.cache.effectiveRatioNoBridges, style)}`,
 	];
 }
 

@@ -7,7 +7,7 @@
  */
 
 import type { ReplayReport } from "./replay-report.ts";
-import { fixed, formatTokens, plural, ratioText, type Style, WIDTH } from "./text-format.ts";
+import { fixed, formatBaselineRatio, formatTokens, plural, type Style, WIDTH } from "./text-format.ts";
 
 export interface SummaryOptions {
 	/** `--wide`: the detail below is all of it. */
@@ -56,8 +56,8 @@ function replayedLine(report: ReplayReport): string {
 function costLine(report: ReplayReport, style: Style): string {
 	const prefix = report.price?.tokenPrefix.ratio ?? report.cache.effectiveRatio;
 	const breakpoints = report.price?.breakpoint.ratio ?? report.cache.effectiveRatioBreakpoint;
-	const p = ratioText(prefix, style);
-	const b = ratioText(breakpoints, style);
+	const p = formatBaselineRatio(prefix, style);
+	const b = formatBaselineRatio(breakpoints, style);
 	const unit = report.price === undefined ? " (cached tokens)" : "";
 	return firstFitting(
 		"Cost, cached",
@@ -124,7 +124,7 @@ export function summaryLines(report: ReplayReport, style: Style, options: Summar
 		style.bold(replayedLine(report)),
 		line(
 			"Tokens",
-			`the ledger sends ${ratioText(report.tokens.ratio, style)} of the baseline's (Pi's full context + tool schemas)`,
+			`the ledger sends ${formatBaselineRatio(report.tokens.ratio, style)} of the baseline's (Pi's full context + tool schemas)`,
 		),
 		costLine(report, style),
 		factsLine(report, style),

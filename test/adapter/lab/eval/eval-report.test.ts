@@ -1,10 +1,10 @@
 // The eval report's arithmetic: Wilson intervals, the agreement and lacking rates, the cost sums.
 import { describe, expect, it } from "vitest";
 import type { ArmName } from "../../../../src/adapter/lab/eval/arms.ts";
-import { type BilledRequests, emptyBilled } from "../../../../src/adapter/lab/eval/cost.ts";
+import { type BilledRequests, emptyBilled } from "../../../../src/adapter/lab/eval/billed-requests.ts";
 import { buildEvalReport, rate, wilson } from "../../../../src/adapter/lab/eval/eval-report.ts";
 import type { ArmOutcome, PointRecord } from "../../../../src/adapter/lab/eval/record.ts";
-import { formatRate, renderEvalReport } from "../../../../src/adapter/lab/eval/report-text.ts";
+import { formatProportion, renderEvalReport } from "../../../../src/adapter/lab/eval/report-text.ts";
 
 const plain = {
 	bold: (t: string) => t,
@@ -82,8 +82,8 @@ describe("Wilson intervals", () => {
 	});
 
 	it("print as count/of = rate with the interval", () => {
-		expect(formatRate(rate(9, 12))).toBe("9/12 = 75%  (95% interval 47%–91%)");
-		expect(formatRate(rate(0, 0))).toBe("— (no points)");
+		expect(formatProportion(rate(9, 12))).toBe("9/12 = 75%  (95% interval 47%–91%)");
+		expect(formatProportion(rate(0, 0))).toBe("— (no points)");
 	});
 });
 

@@ -1,9 +1,9 @@
 // The eval's progress on stderr: a bar redrawn in place on a terminal, plain lines otherwise.
 import { describe, expect, it } from "vitest";
-import { createBudget } from "../../../../src/adapter/lab/eval/cost.ts";
 import type { PlannedPoint } from "../../../../src/adapter/lab/eval/eval-plan.ts";
 import { bar, createProgress } from "../../../../src/adapter/lab/eval/progress.ts";
 import type { PointRecord } from "../../../../src/adapter/lab/eval/record.ts";
+import { createBudget } from "../../../../src/adapter/lab/eval/spend-cap.ts";
 
 const point = { index: 1, drawn: { key: "a.jsonl#e1\u001b[31m" } } as unknown as PlannedPoint;
 const record = { index: 1, status: "judged", key: "a.jsonl#e1" } as PointRecord;

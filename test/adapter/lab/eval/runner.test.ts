@@ -19,13 +19,13 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { CompleteSimple } from "../../../../src/adapter/extension/pi/compat.ts";
 import type { ArmName } from "../../../../src/adapter/lab/eval/arms.ts";
-import { createBudget } from "../../../../src/adapter/lab/eval/cost.ts";
 import { planRun } from "../../../../src/adapter/lab/eval/eval-plan.ts";
 import { type EvalSession, loadSession } from "../../../../src/adapter/lab/eval/eval-points.ts";
 import { blinding } from "../../../../src/adapter/lab/eval/judge.ts";
 import type { ResolvedModel } from "../../../../src/adapter/lab/eval/models.ts";
 import type { PointRecord } from "../../../../src/adapter/lab/eval/record.ts";
 import { runPoints } from "../../../../src/adapter/lab/eval/runner.ts";
+import { createBudget } from "../../../../src/adapter/lab/eval/spend-cap.ts";
 import { type Fingerprint, openStore } from "../../../../src/adapter/lab/eval/store.ts";
 import { DEFAULT_PRIVACY } from "../../../../src/events/index.ts";
 import { FULL_CONTEXT_SYSTEM_PROMPT, JUDGE_RETRY, JUDGE_SYSTEM_PROMPT } from "../../../../src/render/index.ts";

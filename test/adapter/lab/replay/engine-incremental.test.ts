@@ -4,7 +4,7 @@
 // replaces, over generated sessions (compactions, tree navigation, parallel calls, consultations).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { baselineRequest } from "../../../../src/adapter/extension/baseline/cache-share.ts";
+import { baselineRequest } from "../../../../src/adapter/extension/baseline/baseline-reuse.ts";
 import {
 	baselineMessages,
 	inventoryMessage,

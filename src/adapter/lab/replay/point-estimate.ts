@@ -1,38 +1,24 @@
 /**
- * What the consultation at a replay point costs, both ways (docs/cli.md, "Billed and estimated"):
- *
- * - billed: what the session recorded the consultation was billed — the advisor result's usage, and
- *   where it recorded every request (`details.attempts`) the first request apart from the follow-ups
- *   (investigation rounds, the request after the allowance, retries) — read through the spend fold,
- *   as /advisor stats reads it, and priced at the report's model with pi-ai's own `calculateCost`;
- * - estimated: the extension's estimate of the whole consultation at the same point — the policy
- *   function the gate decides on (`estimateWholeConsultation`), given the request the replay rendered,
- *   the branch's spend folded up to the point (its recorded consultations are the history; with none,
- *   the prior) and the report's model. The cache is taken as warm since the previous consultation, as
- *   everywhere in the replay.
+ * What replay models the consultation at a point to cost (docs/cli.md, "Billed and estimated"): the
+ * extension's estimate of the whole consultation at that point — the policy function the gate
+ * decides on (`estimateWholeConsultation`), given the request the replay rendered, the branch's spend
+ * folded up to the point (its recorded consultations are the history; with none, the prior) and the
+ * report's model. The cache is taken as warm since the previous consultation, as everywhere in the
+ * replay. What the same point was billed: point-bill.ts.
  */
 
-import type { Api, Model, ThinkingLevel, Usage } from "@mariozechner/pi-ai";
-import { calculateCost } from "@mariozechner/pi-ai";
+import type { Api, Model, ThinkingLevel } from "@mariozechner/pi-ai";
 import { parseAdvisorDetails, type ToolResultEvent } from "../../../events/index.ts";
 import { estimateWholeConsultation } from "../../../policy/index.ts";
-import {
-	previousRequest,
-	promptTokensOf,
-	type SpendRecord,
-	type SpendState,
-	spendOf,
-	type UsageTotals,
-} from "../../../reducers/index.ts";
+import { previousRequest, type SpendState } from "../../../reducers/index.ts";
 import type { LedgerRequest, RenderOptions } from "../../../render/index.ts";
 import { EFFORT_LEVELS } from "../../extension/config/activation.ts";
 import { type AdvisorConfig, DEFAULT_ADVISOR_CONFIG } from "../../extension/config/load.ts";
 import { planBounds, planModel } from "../../extension/consult/cost-control.ts";
 import { formatColonKey, modelKeyOf } from "../../extension/pi/model-key.ts";
-import { addSplit, emptySplit } from "../report/consultation-totals.ts";
 import { round } from "../report/numbers.ts";
 import { DEFAULT_PRICE_MODEL, resolveRegistryModel } from "../report/price-lookup.ts";
-import type { ConsultationBilled, PointEstimate, UsageSplit } from "../report/replay-report.ts";
+import type { PointEstimate } from "../report/replay-report.ts";
 
 /** What the estimate and the billed dollars are computed with. */
 export interface CostSetup {
@@ -45,52 +31,6 @@ export interface CostSetup {
 /** The built-in advisor.json and the default price model. */
 export function defaultCostSetup(): CostSetup {
 	return { price: resolveRegistryModel(DEFAULT_PRICE_MODEL)!, config: DEFAULT_ADVISOR_CONFIG };
-}
-
-function splitOf(usage: UsageTotals): UsageSplit {
-	return {
-		prompt: promptTokensOf(usage),
-		input: usage.input,
-		cacheRead: usage.cacheRead,
-		cacheWrite: usage.cacheWrite,
-		output: usage.output,
-	};
-}
-
-/** Tokens at the model's prices, as pi-ai bills them. */
-export function usdOf(price: Model<Api>, split: UsageSplit): number {
-	const usage: Usage = {
-		input: split.input,
-		output: split.output,
-		cacheRead: split.cacheRead,
-		cacheWrite: split.cacheWrite,
-		totalTokens: split.prompt + split.output,
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-	};
-	return round(calculateCost(price, usage).total, 6);
-}
-
-/** The billed usage an advisor result recorded, if any: the spend fold's record of it. */
-export function billedOf(result: ToolResultEvent | undefined, price: Model<Api>): ConsultationBilled | undefined {
-	if (result === undefined) return undefined;
-	const record: SpendRecord | undefined = spendOf([result]).records[0];
-	if (record === undefined) return undefined;
-	const total = splitOf(record.usage);
-	if (total.prompt + total.output === 0) return undefined;
-	const billed: ConsultationBilled = { ...total, usd: usdOf(price, total) };
-	if (record.model !== undefined) billed.model = record.model;
-	const details = parseAdvisorDetails(result.details);
-	if (details.request !== undefined) billed.sentTokens = details.request.estimatedTokens;
-	// Without details.attempts the record's one request is the aggregate: no first request to tell apart.
-	const attempts = details.attempts;
-	if (attempts !== undefined && attempts.length > 0 && record.requests.length === attempts.length) {
-		const [first, ...rest] = record.requests.map(splitOf);
-		billed.requests = record.requests.length;
-		billed.first = first!;
-		billed.followUps = rest.reduce(addSplit, emptySplit());
-		billed.firstUsd = usdOf(price, billed.first);
-	}
-	return billed;
 }
 
 function effortOf(value: string | undefined): ThinkingLevel | undefined {

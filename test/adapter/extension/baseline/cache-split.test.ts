@@ -1,10 +1,11 @@
-// Prompt-cache pricing of the replay report: the arithmetic (baseline/cache-cost.ts), the per-session cache
-// tally and its prices (report/cache-totals.ts), the baseline's prefix shares (baseline/cache-share.ts) and the
+// Prompt-cache pricing of the replay report: the arithmetic (baseline/cache-split.ts), the per-session cache
+// tally and its prices (report/cache-totals.ts), the baseline's prefix shares (baseline/baseline-reuse.ts) and the
 // model lookup in pi-ai's registry. Worked examples are computed by hand in the comments.
 
 import type { Message } from "@mariozechner/pi-ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { baselineRequest, baselineShares } from "../../../../src/adapter/extension/baseline/baseline-reuse.ts";
 import {
 	addSplits,
 	cachedPrefix,
@@ -13,8 +14,7 @@ import {
 	priceSplit,
 	priceUncached,
 	splitPrompt,
-} from "../../../../src/adapter/extension/baseline/cache-cost.ts";
-import { baselineRequest, baselineShares } from "../../../../src/adapter/extension/baseline/cache-share.ts";
+} from "../../../../src/adapter/extension/baseline/cache-split.ts";
 import { viewMessages } from "../../../../src/adapter/extension/baseline/view.ts";
 import { emptyCounts } from "../../../../src/adapter/lab/audit/index.ts";
 import { addCacheTotals, cacheOf, priceReport } from "../../../../src/adapter/lab/report/cache-totals.ts";

@@ -3,13 +3,11 @@
  * `--max-usd` cap checked before every request. A request is priced at the model's prices from
  * Pi's registry (pi-ai's cost fields, dollars per million tokens), its prompt estimated as the
  * ledger estimates everything (render/estimate.ts, no cache read assumed) and its output at the
- * cap the eval sends (`maxTokens`): an estimate from above.
+ * cap the eval sends (`maxTokens`): an estimate from above. What was billed: billed-requests.ts.
  */
 
-import type { Api, Context, Model, Usage } from "@mariozechner/pi-ai";
-import { sumFields, zeroFields } from "../../../events/index.ts";
+import type { Api, Context, Model } from "@mariozechner/pi-ai";
 import { estimateContextTokens } from "../../../render/index.ts";
-import type { Billed } from "../report/billed.ts";
 
 /** `maxTokens` of every advisor request the eval sends: advice is asked to be brief. */
 export const ANSWER_MAX_TOKENS = 2048;
@@ -19,36 +17,6 @@ export const JUDGE_MAX_TOKENS = 2048;
 /** Dollars for a request of `prompt` tokens in and `output` tokens out, uncached. */
 export function requestUsd(model: Pick<Model<Api>, "cost">, prompt: number, output: number): number {
 	return (prompt * model.cost.input + output * model.cost.output) / 1_000_000;
-}
-
-/** Billed usage summed over requests, with how many: what an arm, the judge or the whole eval cost. */
-export interface BilledRequests extends Billed {
-	requests: number;
-}
-
-/** Its keys, in the order the eval's records and report write them. */
-const BILLED_REQUESTS_FIELDS = ["requests", "input", "output", "cacheRead", "cacheWrite", "usd"] as const;
-
-export function emptyBilled(): BilledRequests {
-	return zeroFields(BILLED_REQUESTS_FIELDS);
-}
-
-const count = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
-
-export function addBilled(a: BilledRequests, b: BilledRequests): BilledRequests {
-	return sumFields(BILLED_REQUESTS_FIELDS, a, b);
-}
-
-/** A provider's usage (one request or a consultation's sum) as billed usage of `requests` requests. */
-export function billedOf(usage: Usage | undefined, requests: number): BilledRequests {
-	return {
-		requests,
-		input: count(usage?.input),
-		output: count(usage?.output),
-		cacheRead: count(usage?.cacheRead),
-		cacheWrite: count(usage?.cacheWrite),
-		usd: count(usage?.cost?.total),
-	};
 }
 
 /** The run's spending: what was billed so far, and whether the cap has stopped it. */

@@ -1,5 +1,6 @@
-// What the replay reports a consultation cost: billed (from the recorded attempts) and estimated (the
-// extension's own estimate), on the bundled samples and on generated sessions with recorded attempts.
+// What the replay reports a consultation cost: billed (replay/point-bill.ts, from the recorded attempts) and
+// estimated (replay/point-estimate.ts, the extension's own estimate), on the bundled samples and on
+// generated sessions with recorded attempts.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { replayText } from "../../../../src/adapter/lab/replay/engine.ts";

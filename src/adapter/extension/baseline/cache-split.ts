@@ -1,22 +1,19 @@
 /**
- * Prompt-cache arithmetic for the replay report: how a request's prompt tokens split into cache
- * reads, cache writes and uncached tokens under the two caching models, what that costs at a
- * model's prices, and the model-free "effective" size (uncached + 0.1 × cached). Pure; the
- * model's prices and its minimum cacheable prompt come in as numbers (docs/cli.md explains the
- * report; the minimums: docs/configuration.md, "Minimum cacheable lengths").
+ * The cache arithmetic of the replay report and the stats' full-context comparison: how a request's
+ * prompt tokens split into cache reads, cache writes and uncached tokens under the two caching
+ * models, what that costs at a model's prices, and the model-free "effective" size (uncached + 0.1 ×
+ * cached). Pure; the model's prices and its minimum cacheable prompt come in as numbers (docs/cli.md
+ * explains the report; the minimums: docs/configuration.md, "Minimum cacheable lengths").
  */
 
 import { assertNever, sumFields, zeroFields } from "../../../events/index.ts";
+import type { ModelPricing } from "../../../policy/index.ts";
 
 /** A cache read costs this fraction of an uncached token in the effective measure (the common provider discount). */
 export const CACHE_READ_WEIGHT = 0.1;
 
 /** USD per million tokens (pi-ai's `Model.cost` without output: the answer is the same on both sides). */
-export interface PromptPrices {
-	input: number;
-	cacheRead: number;
-	cacheWrite: number;
-}
+export type PromptPrices = Omit<ModelPricing, "output">;
 
 /**
  * token-prefix: the longest prefix shared with the previous request is read (OpenAI, Google);
@@ -24,9 +21,7 @@ export interface PromptPrices {
  * breakpoint: only a prefix that ends where the previous request wrote a breakpoint is read
  *   (Anthropic); everything after it is written to the cache at the cache-write price.
  */
-export type CachingModel = "token-prefix" | "breakpoint";
-
-export const CACHING_MODELS: readonly CachingModel[] = ["token-prefix", "breakpoint"];
+export type CacheSplitModel = "token-prefix" | "breakpoint";
 
 /** Prompt tokens of one request or a sum of requests: prompt = read + write + uncached. */
 export interface CacheSplit {
@@ -54,7 +49,7 @@ export function cachedPrefix(previousPrompt: number | undefined, share: number |
  * One request's split. A prompt below the model's minimum (`minTokens`: policy's minCachedTokens)
  * is neither read nor written; a shared prefix below it is not read.
  */
-export function splitPrompt(model: CachingModel, prompt: number, cached: number, minTokens: number): CacheSplit {
+export function splitPrompt(model: CacheSplitModel, prompt: number, cached: number, minTokens: number): CacheSplit {
 	if (prompt < minTokens) return { prompt, read: 0, write: 0, uncached: prompt };
 	const read = cached >= minTokens ? Math.min(cached, prompt) : 0;
 	switch (model) {
@@ -80,7 +75,7 @@ export function effectiveTokens(split: CacheSplit): number {
  * A registry entry without a cache price (0) lists no discount: its cached tokens are priced as
  * input rather than as free.
  */
-export function billedPrices(prices: PromptPrices): PromptPrices {
+function listedOrInput(prices: PromptPrices): PromptPrices {
 	return {
 		input: prices.input,
 		cacheRead: prices.cacheRead > 0 ? prices.cacheRead : prices.input,
@@ -90,7 +85,7 @@ export function billedPrices(prices: PromptPrices): PromptPrices {
 
 /** USD for a split at the given prices (per million tokens). */
 export function priceSplit(split: CacheSplit, prices: PromptPrices): number {
-	const p = billedPrices(prices);
+	const p = listedOrInput(prices);
 	return (split.uncached * p.input + split.read * p.cacheRead + split.write * p.cacheWrite) / 1e6;
 }
 

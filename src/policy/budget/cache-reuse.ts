@@ -55,7 +55,7 @@ export function totalChars(request: LedgerRequest): number {
  * Shares of the earlier request reused by the later one, 0…1: token prefix; breakpoints with the
  * lookback and the bridges the extension sets; the same without bridges.
  */
-export function cacheShares(
+export function reuseShares(
 	previous: LedgerRequest,
 	next: LedgerRequest,
 ): { tokenPrefix: number; breakpoint: number; breakpointNoBridges: number } {

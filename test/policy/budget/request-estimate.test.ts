@@ -11,7 +11,7 @@ import {
 	estimateRequest,
 	expectedOutput,
 	fingerprintOf,
-} from "../../../src/policy/budget/estimate-cost.ts";
+} from "../../../src/policy/budget/request-estimate.ts";
 import type { RequestFingerprint } from "../../../src/reducers/index.ts";
 import { buildContext, extendRequest, unitCount, zeroUsage } from "../../../src/render/index.ts";
 import { resetParents } from "../../support/events.ts";
