@@ -12,9 +12,10 @@
  * - TypeBox 0.34: `@sinclair/typebox` resolves to TypeBox 1.x, as Pi maps it for extensions.
  *
  * node scripts/build-cli.mjs [--out FILE]   build (default dist/advisor-ledger.js)
- * node scripts/build-cli.mjs --prepare      npm's `prepare`: build where esbuild is installed (a
- *                                           checkout); elsewhere (an unpacked package, a git install
- *                                           without dev dependencies) say so in one line and succeed
+ * node scripts/build-cli.mjs --prepare      npm's `prepare`: build in a checkout; in an unpacked
+ *                                           package (built already, no source) do nothing; in a git
+ *                                           install without dev dependencies say so in one line and
+ *                                           succeed, so the extension still installs
  */
 
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
@@ -106,13 +107,15 @@ async function esbuildInstalled() {
 }
 
 async function main(argv) {
-	if (argv[0] === "--prepare" && !(await esbuildInstalled())) {
-		if (!existsSync(DEFAULT_OUT)) {
+	if (argv[0] === "--prepare") {
+		// An unpacked package ships the CLI built and not the lab's source: nothing to build.
+		if (!existsSync(ENTRY)) return;
+		if (!(await esbuildInstalled())) {
 			process.stdout.write(
 				"pi-advisor-ledger: the advisor-ledger CLI is not built (esbuild, a dev dependency, is not installed); the Pi extension does not need it\n",
 			);
+			return;
 		}
-		return;
 	}
 	const at = argv.indexOf("--out");
 	const { out, bytes } = await buildCli(at >= 0 ? resolve(argv[at + 1]) : DEFAULT_OUT);

@@ -96,6 +96,24 @@ it(`packs under ${MAX_PACKED_BYTES / 1e6} MB, with the bundled CLI and without t
 	]);
 });
 
+it("unpacked, npm install --omit=dev installs immer and builds nothing: the CLI ships built, its source does not", () => {
+	const unpacked = mkdtempSync(join(tmpdir(), "advisor-unpacked-"));
+	try {
+		execFileSync("tar", ["-xzf", tarball, "-C", unpacked]);
+		const dir = join(unpacked, "package");
+		const bundle = readFileSync(join(dir, "dist/advisor-ledger.js"));
+		execFileSync("npm", ["install", "--omit=dev", "--no-audit", "--no-fund"], {
+			cwd: dir,
+			env: { PATH: process.env.PATH, HOME: unpacked, ...NPM_ENV },
+			stdio: "pipe",
+		});
+		expect(installedPackages(dir)).toEqual(["immer"]);
+		expect(readFileSync(join(dir, "dist/advisor-ledger.js")).equals(bundle)).toBe(true);
+	} finally {
+		rmSync(unpacked, { recursive: true, force: true });
+	}
+}, 120_000);
+
 /** Every package npm put under `root`'s node_modules, nested ones too, by name. */
 function installedPackages(root: string): string[] {
 	const names: string[] = [];
