@@ -273,5 +273,27 @@ describeEachHost(
 			expect(JSON.parse(readFileSync(join(sandbox.agentDir, "settings.json"), "utf8")).packages).toEqual([]);
 			expect((await pi(["list"])).stdout).not.toContain(NAME);
 		});
+
+		it("until the package is on npm (README): npm install -g the tarball, pi install its folder; undone by pi remove and npm uninstall -g", async () => {
+			// The user's npm, from PATH (runNode spawns any program), with npm's prefix in the sandbox.
+			const npm = (args: string[]) => runNode("npm", args, { cwd: sandbox.project, env });
+			const global = join(env.npm_config_prefix!, "lib", "node_modules");
+			expect((await npm(["install", "-g", tarball, "--no-audit", "--no-fund"])).code).toBe(0);
+			const folder = join(global, NAME);
+			expect((await pi(["install", folder])).code).toBe(0);
+			const before = server.requests.length;
+			const again = await pi(printArgs(sandbox, PROMPT));
+			expect(again.stderr).toBe("");
+			expect(again.stdout.trim()).toBe(FINAL);
+			const files = sandbox.sessionFiles();
+			expect(files).toHaveLength(2);
+			expectOneConsultation(server.requests.slice(before), files[1]!);
+
+			expect((await pi(["remove", folder])).code).toBe(0);
+			expect((await npm(["uninstall", "-g", NAME, "--no-audit", "--no-fund"])).code).toBe(0);
+			expect(readdirSync(global).filter((name) => !name.startsWith("."))).toEqual([]);
+			expect(readdirSync(join(env.npm_config_prefix!, "bin"))).toEqual([]);
+			expect(JSON.parse(readFileSync(join(sandbox.agentDir, "settings.json"), "utf8")).packages).toEqual([]);
+		});
 	},
 );
