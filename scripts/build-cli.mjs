@@ -2,7 +2,8 @@
 /**
  * Builds the `advisor-ledger` CLI into one file, `dist/advisor-ledger.js` (the package's bin), with
  * esbuild: the lab, the core and the parts of Pi the CLI uses, so the installed package runs without
- * a copy of Pi. What is left out, and why (docs/decisions.md, "The package"):
+ * a copy of Pi; beside it, THIRD_PARTY_LICENSES.txt, the licences of the packages it holds code of.
+ * What is left out, and why (docs/decisions.md, "The package"):
  *
  * - Pi's start-up: Pi's own modules are marked free of side effects, so only what the CLI calls is
  *   kept (its session context builder, tool definitions, model registry), not its TUI or jiti;
@@ -18,7 +19,7 @@
  *                                           succeed, so the extension still installs
  */
 
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -82,6 +83,7 @@ export async function buildCli(out = DEFAULT_OUT) {
 		target: "node20.6",
 		minify: true,
 		write: false,
+		metafile: true,
 		logLevel: "warning",
 		plugins: [slim],
 		// Some of Pi's dependencies are CommonJS and call require() on Node's modules.
@@ -91,10 +93,58 @@ export async function buildCli(out = DEFAULT_OUT) {
 	});
 	const [file] = result.outputFiles;
 	mkdirSync(dirname(out), { recursive: true });
-	const partial = `${out}.${process.pid}.partial`;
-	writeFileSync(partial, file.contents, { mode: 0o755 });
-	renameSync(partial, out);
+	writeWhole(out, file.contents, 0o755);
+	writeWhole(join(dirname(out), NOTICES), thirdPartyNotices(result.metafile));
 	return { out, bytes: file.contents.length };
+}
+
+function writeWhole(path, contents, mode = 0o644) {
+	const partial = `${path}.${process.pid}.partial`;
+	writeFileSync(partial, contents, { mode });
+	renameSync(partial, path);
+}
+
+/** Beside the CLI: the licence of every package the bundle holds code of, as their licences ask. */
+export const NOTICES = "THIRD_PARTY_LICENSES.txt";
+
+const MIT = `Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
+associated documentation files (the "Software"), to deal in the Software without restriction, including
+without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is furnished to do so, subject to the
+following conditions:
+
+The above copyright notice and this permission notice shall be included in all copies or substantial
+portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT
+LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO
+EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN
+AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE
+OR OTHER DEALINGS IN THE SOFTWARE.`;
+
+/** A package's licence text: its licence file; for an MIT package without one (Pi's), the MIT text with its author. */
+function licenceText(dir, pkg) {
+	const file = readdirSync(dir).find((name) => /^(licen[cs]e|copying)(\.|$)/i.test(name));
+	if (file !== undefined) return readFileSync(join(dir, file), "utf8").trim();
+	const author = typeof pkg.author === "string" ? pkg.author : pkg.author?.name;
+	if (pkg.license === "MIT" && author !== undefined) return `MIT License\n\nCopyright (c) ${author}\n\n${MIT}`;
+	throw new Error(`${pkg.name}: no licence file and no MIT author to name; add its licence by hand`);
+}
+
+function thirdPartyNotices(metafile) {
+	const dirs = new Set();
+	for (const output of Object.values(metafile.outputs)) {
+		for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+			const at = input.lastIndexOf("node_modules/");
+			const name = at < 0 ? undefined : /^(@[^/]+\/)?[^/]+/.exec(input.slice(at + "node_modules/".length))?.[0];
+			if (bytesInOutput > 0 && name !== undefined) dirs.add(join(ROOT, input.slice(0, at), "node_modules", name));
+		}
+	}
+	const sections = [...dirs].sort().map((dir) => {
+		const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+		return `== ${pkg.name}@${pkg.version} (${pkg.license}) ==\n\n${licenceText(dir, pkg)}\n`;
+	});
+	return `advisor-ledger.js holds code of the packages below; each one's licence follows.\n\n${sections.join("\n")}`;
 }
 
 async function esbuildInstalled() {

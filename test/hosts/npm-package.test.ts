@@ -89,6 +89,7 @@ it(`packs under ${MAX_PACKED_BYTES / 1e6} MB, with the bundled CLI and without t
 	expect(packedBytes).toBeLessThan(MAX_PACKED_BYTES);
 	const listed = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).trim().split("\n");
 	expect(listed).toContain("package/dist/advisor-ledger.js");
+	expect(listed).toContain("package/dist/THIRD_PARTY_LICENSES.txt");
 	expect(listed).toContain("package/src/adapter/extension/pi-advisor-ledger.ts");
 	expect(listed.filter((f) => f.startsWith("package/src/adapter/lab/"))).toEqual([]);
 	expect(listed.filter((f) => f.startsWith("package/samples/long/"))).toEqual([
