@@ -1,7 +1,8 @@
 /**
- * Shared by the CLI tests: build the CLI the way `npm run build` does (into a private folder
- * under .tmp/, so a concurrent run never reads half-written files), spawn it, and make damaged
- * copies of the sample sessions.
+ * Shared by the CLI tests: build the CLI the way `npm run build` does — the one bundled file the
+ * package ships as its bin (scripts/build-cli.mjs) — into a private folder under .tmp/, so a
+ * concurrent run never reads half-written files; spawn it, and make damaged copies of the sample
+ * sessions.
  */
 
 import { execFile, execFileSync } from "node:child_process";
@@ -18,19 +19,16 @@ export interface Built {
 	dispose(): void;
 }
 
-/** tsc -p tsconfig.build.json, into .tmp/cli-build-*: the same build the package bin runs from. */
+/** scripts/build-cli.mjs into advisor-ledger.js in a fresh .tmp/cli-build-… folder: the file the package's bin is. */
 export function buildCli(): Built {
 	mkdirSync(path.join(repoRoot, ".tmp"), { recursive: true });
 	const outDir = mkdtempSync(path.join(repoRoot, ".tmp", "cli-build-"));
-	execFileSync(
-		process.execPath,
-		[path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", outDir],
-		{ cwd: repoRoot, stdio: "pipe" },
-	);
-	return {
-		main: path.join(outDir, "adapter/lab/advisor-ledger.js"),
-		dispose: () => rmSync(outDir, { recursive: true, force: true }),
-	};
+	const main = path.join(outDir, "advisor-ledger.js");
+	execFileSync(process.execPath, [path.join(repoRoot, "scripts/build-cli.mjs"), "--out", main], {
+		cwd: repoRoot,
+		stdio: "pipe",
+	});
+	return { main, dispose: () => rmSync(outDir, { recursive: true, force: true }) };
 }
 
 export interface RunResult {

@@ -6,13 +6,13 @@
 
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
-import { completeSimple } from "@mariozechner/pi-ai";
 import { DEFAULT_PRIVACY, type PrivacySettings } from "../../events/index.ts";
 import type { CompleteSimple } from "../extension/pi/compat.ts";
 import { errnoReason } from "../extension/pi/regular-file.ts";
 import { DEFAULT_TOOLS_CONFIG } from "../extension/tools/index.ts";
 import { type EvalArgs, EXIT } from "./cli/args.ts";
 import { visible, visibleLine } from "./cli/escape.ts";
+import { findHostPiAi } from "./cli/host-pi-ai.ts";
 import type { UnreadableInput } from "./cli/inputs.ts";
 import { collectInputs, displayPath, piSessionsDir, readInput } from "./cli/inputs.ts";
 import type { Io } from "./cli/io.ts";
@@ -128,7 +128,18 @@ async function confirmed(args: EvalArgs, io: Io, deps: EvalDeps, usd: string): P
 	return ok;
 }
 
+/** The provider call: the test's, else the pi-ai of an installed Pi (cli/host-pi-ai.ts); undefined after saying why not. */
+async function providerCall(io: Io, deps: EvalDeps): Promise<CompleteSimple | undefined> {
+	if (deps.complete !== undefined) return deps.complete;
+	const found = await findHostPiAi(io.env);
+	if (found.ok) return found.complete;
+	say(io, found.error);
+	return undefined;
+}
+
 export async function runEval(args: EvalArgs, io: Io, deps: EvalDeps = {}): Promise<number> {
+	const complete = await providerCall(io, deps);
+	if (complete === undefined) return EXIT.usage;
 	const resolved = await models(args, io);
 	if (!resolved.ok) return resolved.code;
 	const { advisor, judge } = resolved.value;
@@ -177,8 +188,7 @@ export async function runEval(args: EvalArgs, io: Io, deps: EvalDeps = {}): Prom
 		records = await runPoints(plan.points, {
 			advisor,
 			judge,
-			// The CLI runs on its own pi-ai, not a host's: no compatibility lookup (pi/compat.ts) is needed.
-			complete: deps.complete ?? completeSimple,
+			complete,
 			budget,
 			privacy,
 			blind: blinding(args.arms, args.seed),

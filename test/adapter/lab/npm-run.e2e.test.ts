@@ -32,8 +32,8 @@ beforeAll(() => {
 			scripts: { replay: own.scripts.replay },
 		}),
 	);
-	// dist/ as `npm run build` makes it (the build's root holds adapter/lab/advisor-ledger.js).
-	symlinkSync(path.resolve(path.dirname(built.main), "../.."), path.join(pkg, "dist"));
+	// dist/ as `npm run build` makes it: the folder holding advisor-ledger.js.
+	symlinkSync(path.dirname(built.main), path.join(pkg, "dist"));
 	symlinkSync(samplesDir, path.join(pkg, "samples"));
 }, 120_000);
 
