@@ -3,7 +3,7 @@
  * a bad value costs that key only, never the rest of the file. Each section's schema, defaults and
  * type live beside the rule that applies them: `ledger` in render/ledger-section.ts, `tools` in
  * tools/tools-section.ts, `privacy` in the core's events/redact/settings.ts (read by privacy.ts), the
- * selection keys in activation.ts, and guidance.ts, budget.ts, warming.ts, review.ts, advice.ts here.
+ * selection keys in activation.ts, and guidance.ts, budget.ts, warming.ts, review.ts, watch.ts, advice.ts here.
  */
 
 import type { ThinkingLevel } from "@mariozechner/pi-ai";
@@ -28,6 +28,7 @@ import { DEFAULT_PRIVACY, PrivacySchema, type PrivacySettings, readPrivacy } fro
 import { DEFAULT_REVIEW_CONFIG, type ReviewConfig, ReviewSchema } from "./review.ts";
 import { partial, readLeaf, readSection, type Section } from "./section.ts";
 import { DEFAULT_WARMING_CONFIG, type WarmingConfig, WarmingSchema } from "./warming.ts";
+import { DEFAULT_WATCH_CONFIG, type WatchConfig, WatchSchema } from "./watch.ts";
 
 export interface AdvisorConfig {
 	/** As written in the file; activation parses it, and never writes it back (docs/configuration.md). */
@@ -41,6 +42,7 @@ export interface AdvisorConfig {
 	budget: BudgetConfig;
 	warming: WarmingConfig;
 	review: ReviewConfig;
+	watch: WatchConfig;
 	advice: AdviceConfig;
 	/** Redaction of what the advisor is sent (docs/privacy.md). */
 	privacy: PrivacySettings;
@@ -54,6 +56,7 @@ export const DEFAULT_ADVISOR_CONFIG: Readonly<AdvisorConfig> = Object.freeze({
 	budget: DEFAULT_BUDGET_CONFIG,
 	warming: DEFAULT_WARMING_CONFIG,
 	review: DEFAULT_REVIEW_CONFIG,
+	watch: DEFAULT_WATCH_CONFIG,
 	advice: DEFAULT_ADVICE_CONFIG,
 	privacy: DEFAULT_PRIVACY,
 });
@@ -69,6 +72,7 @@ export const AdvisorFileSchema = Type.Object({
 	budget: Type.Optional(partial(BudgetSchema.properties)),
 	warming: Type.Optional(partial(WarmingSchema.properties)),
 	review: Type.Optional(partial(ReviewSchema.properties)),
+	watch: Type.Optional(partial(WatchSchema.properties)),
 	advice: Type.Optional(partial(AdviceSchema.properties)),
 	privacy: Type.Optional(PrivacySchema),
 });
@@ -104,6 +108,7 @@ export function parseConfig(raw: JsonObject): {
 		budget: readSection("budget", BudgetSchema.properties, { ...DEFAULT_BUDGET_CONFIG }, raw.budget, bad),
 		warming: readSection("warming", WarmingSchema.properties, { ...DEFAULT_WARMING_CONFIG }, raw.warming, bad),
 		review: readSection("review", ReviewSchema.properties, { ...DEFAULT_REVIEW_CONFIG }, raw.review, bad),
+		watch: readSection("watch", WatchSchema.properties, { ...DEFAULT_WATCH_CONFIG }, raw.watch, bad),
 		advice: readSection("advice", AdviceSchema.properties, { ...DEFAULT_ADVICE_CONFIG }, raw.advice, bad),
 		privacy: readPrivacy(raw.privacy, privacyWarnings),
 	};

@@ -79,6 +79,15 @@ export const DEFAULTS: AdvisorConfig = {
 		maxDurationSec: 3600,
 	},
 	review: { enabled: false, minToolCalls: 1 },
+	watch: {
+		enabled: false,
+		failureStreak: 3,
+		untestedFiles: 8,
+		longRunRounds: 40,
+		cooldownRounds: 5,
+		maxNotesPerPrompt: 2,
+		maxShare: 0.1,
+	},
 	advice: { maxChars: 16000, maxOutputTokens: 16384 },
 	privacy: { redact: true, patterns: [], allow: [] },
 };
