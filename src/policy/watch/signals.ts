@@ -34,7 +34,11 @@ const NAMED_FAILURES = 4;
 /** How many changed files the request names. */
 const NAMED_FILES = 12;
 
-/** Failure streaks that reach a multiple of the threshold at this turn, longest first. */
+/**
+ * Failure streaks that reach a multiple of the threshold at this turn, longest first; of two as
+ * long, a run's before an error line's (the same failures, most often: the run names what was run,
+ * and its reason quotes the error line anyway).
+ */
 function failureStreaks(facts: WatchFacts, threshold: number, turnPos: number): WatchFinding[] {
 	if (threshold <= 0) return [];
 	const out: (WatchFinding & { signal: "failure-streak" })[] = [];
@@ -53,7 +57,8 @@ function failureStreaks(facts: WatchFacts, threshold: number, turnPos: number): 
 			error: streak.error,
 		});
 	}
-	return out.sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
+	const byError = (f: { streak: string }) => (f.streak.startsWith("error\u0000") ? 1 : 0);
+	return out.sort((a, b) => b.count - a.count || byError(a) - byError(b) || a.key.localeCompare(b.key));
 }
 
 function untestedEdits(facts: WatchFacts, threshold: number): WatchFinding[] {

@@ -151,9 +151,10 @@ describeEachHost("pi -p with the watch on", (host) => {
 			expect(last.role).toBe("user");
 			const text = textOf(last);
 			expect(text.endsWith(WATCH_INSTRUCTION)).toBe(true);
-			// The run's streak and its error line's both reach three at this turn; one review for both.
-			expect(text).toMatch(/<advisor_watch>\n`[^`\n]+` failed 3 times with no pass between \(#\w+, #\w+, #\w+\)/);
-			expect(text).toContain("sum(1, 1) should be 3");
+			// The run's streak and its error line's both reach three at this turn: one review, named by the run.
+			expect(text).toMatch(
+				/<advisor_watch>\n`test test\/sum\.test\.mjs` failed 3 times with no pass between \(#\w+, #\w+, #\w+\); newest error: AssertionError \[ERR_ASSERTION\]: sum\(1, 1\) should be 3\n<\/advisor_watch>/,
+			);
 		});
 
 		it("its usage record is written, the concern steered, at the third failure's turn", () => {
@@ -172,8 +173,9 @@ describeEachHost("pi -p with the watch on", (host) => {
 			const notes = watchNotes(run.entries);
 			expect(notes).toHaveLength(1);
 			expect(notes[0].details).toMatchObject({ advice: CONCERN, severity: "concern", triggerTurn: false });
-			expect(notes[0].content).toMatch(/^Advisor note \(it watches your run, and stepped in because `[^`]+` failed 3 times/);
-			expect(notes[0].content).toContain("sum(1, 1) should be 3");
+			expect(notes[0].content).toMatch(
+				/^Advisor note \(it watches your run, and stepped in because `test test\/sum\.test\.mjs` failed 3 times/,
+			);
 		});
 
 		it("the note reaches the executor's next request in the same run, not the one already held", () => {
