@@ -7,7 +7,7 @@
  * are in test/adapter/extension/extension-print-watch.e2e.test.ts.
  */
 
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
 	type AssistantMessage,
@@ -21,7 +21,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ReviewTrace } from "../../../../src/adapter/extension/background/completion-review.ts";
 import type { WatchTrace } from "../../../../src/adapter/extension/background/watch.ts";
 import { CUSTOM_TYPES } from "../../../../src/events/index.ts";
-import { WATCH_INSTRUCTION } from "../../../../src/render/index.ts";
+import { WATCH_INSTRUCTION, WATCH_PROMPT_GUIDELINE } from "../../../../src/render/index.ts";
 import { gate } from "../../../support/mock-llm.ts";
 import { ADVISOR_MODEL, ADVISOR_PROVIDER, type Host, startHost, waitFor } from "../../../support/pi-host.ts";
 import { answer, recording, settle, testExtension, textOf, untilAborted } from "../../../support/review-host.ts";
@@ -383,8 +383,7 @@ describe("the session changes under a watch review in flight", () => {
 		else if (reason === "session_before_switch") await h.runtime.newSession();
 		else if (reason === "session_before_fork") await h.runtime.fork(user.id, { position: "at" });
 		else await h.runtime.dispose();
-		const records = (await import("node:fs"))
-			.readFileSync(file, "utf8")
+		const records = readFileSync(file, "utf8")
 			.trim()
 			.split("\n")
 			.map((l) => JSON.parse(l))
@@ -413,8 +412,7 @@ describe("without a UI", () => {
 		const file = h.runtime.session.sessionFile!;
 		setTimeout(() => held.release(), 50);
 		await h.runtime.dispose();
-		const entries = (await import("node:fs"))
-			.readFileSync(file, "utf8")
+		const entries = readFileSync(file, "utf8")
 			.trim()
 			.split("\n")
 			.map((l) => JSON.parse(l));
@@ -422,5 +420,25 @@ describe("without a UI", () => {
 		expect(records.map((e) => e.data)).toMatchObject([{ kind: "watch", outcome: "advice", delivery: "queued" }]);
 		// Stored once the run is over, where a later reader of the session finds it.
 		expect(entries.filter((e) => e.type === "custom_message" && e.customType === CUSTOM_TYPES.watch)).toHaveLength(1);
+	});
+});
+
+describe("/advisor watch in a session", () => {
+	it("turns it on for the next request: the executor's guidelines say what a note is; off takes it out again", async () => {
+		const seen: Context[] = [];
+		const { host: h } = await start({
+			advisorConfig: { ...CONFIG, watch: { ...WATCH, enabled: false } },
+			executor: [recording(seen, "One."), recording(seen, "Two."), recording(seen, "Three.")],
+		});
+		await h.runtime.session.prompt("Hello.");
+		await h.runtime.session.prompt("/advisor watch");
+		expect(JSON.parse(readFileSync(h.configFile, "utf8")).watch.enabled).toBe(true);
+		expect(h.notifications.at(-1)?.message).toMatch(/^Advisor watch on: /);
+		await h.runtime.session.prompt("Again.");
+		await h.runtime.session.prompt("/advisor watch off");
+		await h.runtime.session.prompt("Once more.");
+		expect(seen.map((c) => c.systemPrompt?.includes(WATCH_PROMPT_GUIDELINE))).toEqual([false, true, false]);
+		// The advisor tool stays in the executor's set throughout.
+		expect(h.runtime.session.getActiveToolNames()).toContain("advisor");
 	});
 });
