@@ -187,6 +187,27 @@ describeEachHost("the Pi TUI", (host) => {
 		}, "the warning after /new");
 		expect(count(screen, WARNING)).toBe(1);
 	});
+
+	it("/advisor watch turns the watch on: saved in advisor.json, said, and the picker's title says it", async () => {
+		const file = join(sandbox.home, ".config/pi-advisor-ledger/advisor.json");
+		tui.type("/advisor watch");
+		// As with stats: the first Enter takes the completion (the same text), the second sends it.
+		await tui.until((s) => s.some((row) => /^\s*→?\s*watch\s+turn the watch on/.test(row)), "the completion");
+		tui.keys("Enter");
+		await tui.until((s) => !s.some((row) => /^\s*→?\s*watch\s+turn the watch/.test(row)), "the completion to close");
+		tui.keys("Enter");
+		await tui.until((s) => count(s, "Advisor watch on: after each executor turn") === 1, "the notice");
+		expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({
+			modelKey: "mock/adv-r",
+			ledger: { tailToolCalls: -1 },
+			watch: { enabled: true },
+		});
+		tui.type("/advisor");
+		tui.keys("Enter");
+		await tui.until((s) => s.includes("Advisor model · watch on"), "the picker, saying the watch is on");
+		tui.keys("Escape");
+		await tui.until((s) => !s.some(isPickerTitle), "the picker to close");
+	});
 });
 
 /**
