@@ -2,13 +2,16 @@
  * The watch with the real `pi` CLI of each host in print mode, against a 127.0.0.1 mock
  * (docs/configuration.md#the-watch): an executor that runs the same failing test three times gets
  * exactly one watch review; the advisor's `concern` reaches the executor's next request in the same
- * run, and the turn it causes wakes no second review; a `none` injects nothing; every review leaves
- * its usage record and `/advisor stats` counts it; a calm run makes no advisor request at all.
+ * run, and the turn it causes wakes no second review; a `none` injects nothing, and a review still
+ * in flight when the run ends is waited for; every review leaves its usage record and `/advisor
+ * stats` counts it; a calm run makes no advisor request at all.
  *
  * Timing: the review starts at the third failure's turn_end and runs beside the executor, which
  * never waits for it. So that the note has something to reach within the run, the mock holds the
  * executor's fourth answer until the review's usage record is in the session file — the record is
- * written, and the note steered, in the same tick — instead of guessing a delay.
+ * written, and the note steered, in the same tick — instead of guessing a delay. For the wait at
+ * the end it is the other way round: the advisor's answer is held until the executor's last answer
+ * has been sent.
  */
 
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -73,13 +76,24 @@ async function recorded(sandbox: () => Sandbox): Promise<void> {
  * failure: a streak the watch would look at again, but this is the note's turn); then it gives up.
  */
 function failingRoute(advisor: string, sandbox: () => Sandbox, afterReview: "more" | "stop") {
+	let lastAnswerSent = () => {};
+	const ended = new Promise<void>((resolve) => {
+		lastAnswerSent = resolve;
+	});
 	return (body: any): MockReply => {
-		if (body.model === "advisor-1") return { kind: "text", text: advisor };
+		if (body.model === "advisor-1") {
+			// "stop": the run ends first, with the review in flight.
+			const hold = afterReview === "stop" ? ended.then(() => new Promise((r) => setTimeout(r, 300))) : undefined;
+			return { kind: "text", text: advisor, ...(hold !== undefined ? { hold } : {}) };
+		}
 		const n = results(body);
 		if (n < 3) return { kind: "toolCall", ...bash(`call_f${n + 1}`, FAILING) };
 		if (n === 3) {
+			if (afterReview === "stop") {
+				setTimeout(lastAnswerSent, 0);
+				return { kind: "text", text: GIVE_UP };
+			}
 			const hold = recorded(sandbox);
-			if (afterReview === "stop") return { kind: "text", text: GIVE_UP, hold };
 			return { kind: "toolCalls", calls: [bash("call_f4", FAILING), bash("call_f5", FAILING)], hold };
 		}
 		if (n === 5) return { kind: "toolCall", ...bash("call_f6", FAILING) };
@@ -202,20 +216,25 @@ describeEachHost("pi -p with the watch on", (host) => {
 		});
 	});
 
-	describe("the same failing test three times, the advisor sees nothing wrong", () => {
+	describe("the same failing test three times, the run over before the advisor answers nothing wrong", () => {
 		let run: Run;
 		beforeAll(async () => {
 			run = await runWatch(host, (sandbox) => failingRoute(NONE, sandbox, "stop"), [PROMPT]);
 		}, 120_000);
 		afterAll(() => close(run));
 
-		it("one review, recorded with its verdict; nothing is injected", () => {
+		it("the run waits for the review: recorded with its verdict, not cancelled; nothing is injected", () => {
 			expect(run.result.code).toBe(0);
 			expect(advisorRequests(run.server)).toHaveLength(1);
 			expect(usageRecords(run.entries)).toMatchObject([
 				{ kind: "watch", outcome: "advice", severity: "none", delivery: "none" },
 			]);
 			expect(watchNotes(run.entries)).toHaveLength(0);
+			// Settled after the run's last answer, and still recorded: the run waited for it.
+			const answerAt = run.entries.findIndex((e) => e.type === "message" && textOf(e.message) === GIVE_UP);
+			const recordAt = run.entries.findIndex((e) => e.type === "custom" && e.customType === "advisor-usage");
+			expect(answerAt).toBeGreaterThan(-1);
+			expect(recordAt).toBeGreaterThan(answerAt);
 			const executor = executorRequests(run.server);
 			expect(executor).toHaveLength(4);
 			expect(executor.some((r) => sawNote(r.body))).toBe(false);
