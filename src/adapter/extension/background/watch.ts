@@ -52,10 +52,12 @@ import {
 } from "../../../policy/index.ts";
 import type { WatchFacts, WatchFinding } from "../../../reducers/index.ts";
 import { watchMessage, zeroUsage } from "../../../render/index.ts";
+import { lookupAdvisorModel } from "../config/activation.ts";
 import type { AdvisorConfig } from "../config/load.ts";
 import { type AdvisorToolDeps, runAdvisor } from "../consult/advisor-tool.ts";
 import type { AdvisorEnvelope } from "../consult/envelope.ts";
 import { expectedRunUsd } from "../consult/run-estimate.ts";
+import { formatColonKey, modelKeyOf } from "../pi/model-key.ts";
 import type { ReviewOutcome } from "./review-outcome.ts";
 import { outcomeOf } from "./review-outcome.ts";
 import { type Flight, headless, type ReviewSlot } from "./review-slot.ts";
@@ -156,7 +158,7 @@ function turnEnded(deps: WatchDeps, ctx: ExtensionContext): void {
 	trace(deps, { type: "decided", decision, atEntryId });
 	if (!decision.review) {
 		if (decision.finding !== undefined && RECORDED_SKIPS.has(decision.reason))
-			record(deps, skipRecord(deps, config, decision.finding, atEntryId, decision.reason));
+			record(deps, skipRecord(deps, ctx, config, { finding: decision.finding, atEntryId }, decision.reason));
 		return;
 	}
 	start(deps, ctx, decision.finding, atEntryId);
@@ -183,15 +185,30 @@ function decide(
 	return { decision: watchDecision({ ...input, expectedUsd }), atEntryId };
 }
 
+/** The advisor as records name it (`provider:modelId`), or as advisor.json does when Pi does not know it. */
+function advisorKey(ctx: ExtensionContext, config: AdvisorConfig): string {
+	const model = lookupAdvisorModel(config.modelKey, (provider, id) => ctx.modelRegistry.find(provider, id));
+	return model !== undefined ? formatColonKey(modelKeyOf(model)) : (config.modelKey ?? "unknown");
+}
+
+/** `advisorKey`, or advisor.json's when the context is gone. */
+function advisorKeyOr(ctx: ExtensionContext, config: AdvisorConfig): string {
+	try {
+		return advisorKey(ctx, config);
+	} catch {
+		return config.modelKey ?? "unknown";
+	}
+}
+
 function skipRecord(
 	deps: WatchDeps,
+	ctx: ExtensionContext,
 	config: AdvisorConfig,
-	finding: WatchFinding,
-	atEntryId: string,
+	{ finding, atEntryId }: Reviewed,
 	reason: WatchSkipReason,
 ) {
 	return watchUsageRecord({
-		model: config.modelKey ?? "unknown",
+		model: advisorKeyOr(ctx, config),
 		...(config.effort !== undefined ? { effort: config.effort } : {}),
 		usage: zeroUsage(),
 		finding,
@@ -266,7 +283,7 @@ function settle(
 	record(
 		deps,
 		watchUsageRecord({
-			model: details.advisorModel ?? deps.pipeline.config().modelKey ?? "unknown",
+			model: details.advisorModel ?? advisorKeyOr(ctx, deps.pipeline.config()),
 			...(details.effort !== undefined ? { effort: details.effort } : {}),
 			usage: envelope.usage ?? details.usage ?? zeroUsage(),
 			finding,

@@ -167,7 +167,9 @@ describe("a finding the guards skip is recorded, so it is not tried again", () =
 			executor: [...failures(3), answer("Giving up.")],
 		});
 		await capped.host.runtime.session.prompt("Read the notes.");
-		expect(await waitForRecords(capped.host, 1)).toMatchObject([{ outcome: "skipped", errorMessage: "prompt-cap" }]);
+		expect(await waitForRecords(capped.host, 1)).toMatchObject([
+			{ model: `${ADVISOR_PROVIDER}:${ADVISOR_MODEL}`, outcome: "skipped", errorMessage: "prompt-cap" },
+		]);
 		expect(capped.host.advisorCalls).toHaveLength(0);
 		await capped.host.dispose();
 		host = undefined;
