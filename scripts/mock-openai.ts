@@ -15,13 +15,29 @@ export interface MockRequest {
 	body: any;
 }
 
+export interface MockCall {
+	id: string;
+	name: string;
+	arguments: string;
+}
+
 export type MockReply = (
 	| { kind: "text"; text: string }
-	| { kind: "toolCall"; text?: string; id: string; name: string; arguments: string }
+	| ({ kind: "toolCall"; text?: string } & MockCall)
+	/** Several calls in one reply (parallel tool calls). */
+	| { kind: "toolCalls"; text?: string; calls: MockCall[] }
 ) & {
 	/** The prompt tokens this reply reports, over the server's `usage` option (e.g. to cross Pi's compaction threshold). */
 	promptTokens?: number;
+	/** The reply is held (nothing sent) until this settles. */
+	hold?: Promise<unknown>;
 };
+
+/** The calls a reply makes. */
+export function callsOf(reply: MockReply): MockCall[] {
+	if (reply.kind === "toolCall") return [{ id: reply.id, name: reply.name, arguments: reply.arguments }];
+	return reply.kind === "toolCalls" ? reply.calls : [];
+}
 
 export interface MockServer {
 	port: number;
@@ -57,7 +73,13 @@ export function measuredUsage(body: any, reply: MockReply) {
 		prompt += tokens(`${f.name ?? ""}${f.description ?? ""}${JSON.stringify(f.parameters ?? {})}`);
 	}
 	const answer =
-		reply.kind === "text" ? tokens(reply.text) : tokens(`${reply.text ?? ""}${reply.name}${reply.arguments}`);
+		reply.kind === "text"
+			? tokens(reply.text)
+			: tokens(
+					`${reply.text ?? ""}${callsOf(reply)
+						.map((c) => `${c.name}${c.arguments}`)
+						.join("")}`,
+				);
 	const completion = Math.max(1, answer);
 	return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
@@ -97,7 +119,7 @@ export async function startMockOpenAI(route: (body: any) => MockReply, options: 
 		req.on("data", (chunk) => {
 			raw += chunk;
 		});
-		req.on("end", () => {
+		req.on("end", async () => {
 			if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
 				res.writeHead(404).end("{}");
 				return;
@@ -114,30 +136,33 @@ export async function startMockOpenAI(route: (body: any) => MockReply, options: 
 					choices: [{ index: 0, delta, finish_reason: finish }],
 					...(usage ? { usage } : {}),
 				})}\n\n`;
+			const reply = route(body);
+			if (reply.hold !== undefined) await reply.hold;
 			res.writeHead(200, {
 				"content-type": "text/event-stream",
 				"cache-control": "no-cache",
 				connection: "keep-alive",
 			});
-			const reply = route(body);
 			const usage = usageOf(body, reply, options);
 			if (reply.kind === "text") {
 				res.write(chunk({ role: "assistant", content: reply.text }));
 				res.write(chunk({}, "stop", usage));
 			} else {
 				res.write(chunk({ role: "assistant", content: reply.text ?? "" }));
-				res.write(
-					chunk({
-						tool_calls: [
-							{
-								index: 0,
-								id: reply.id,
-								type: "function",
-								function: { name: reply.name, arguments: reply.arguments },
-							},
-						],
-					}),
-				);
+				callsOf(reply).forEach((call, index) => {
+					res.write(
+						chunk({
+							tool_calls: [
+								{
+									index,
+									id: call.id,
+									type: "function",
+									function: { name: call.name, arguments: call.arguments },
+								},
+							],
+						}),
+					);
+				});
 				res.write(chunk({}, "tool_calls", usage));
 			}
 			res.end("data: [DONE]\n\n");

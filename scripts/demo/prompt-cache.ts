@@ -7,7 +7,7 @@
  * ledger keeps the start of the advisor's request byte for byte (docs/request-format.md).
  */
 
-import type { MockReply, MockUsage } from "../mock-openai.ts";
+import { callsOf, type MockReply, type MockUsage } from "../mock-openai.ts";
 
 const MIN_CACHED_TOKENS = 1024;
 const CACHE_STEP = 128;
@@ -38,7 +38,12 @@ function sharedLength(a: readonly string[], b: readonly string[]): number {
 }
 
 function replyTokens(reply: MockReply): number {
-	const text = reply.kind === "text" ? reply.text : `${reply.text ?? ""}${reply.name}${reply.arguments}`;
+	const text =
+		reply.kind === "text"
+			? reply.text
+			: `${reply.text ?? ""}${callsOf(reply)
+					.map((c) => `${c.name}${c.arguments}`)
+					.join("")}`;
 	return Math.max(1, tokens(text));
 }
 

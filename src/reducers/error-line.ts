@@ -44,6 +44,9 @@ const FRAME: readonly RegExp[] = [
 	// command echoes: `> pkg@1.0.0 test`, `> vitest run`, `$ npm test`
 	/^> \S/,
 	/^\$ \S/,
+	// Node's echo of where an uncaught exception was rethrown (`node:internal/modules/run_main:123`,
+	// then this source line and a caret) before the exception itself
+	/^triggerUncaughtException\($/,
 ];
 
 export function isFrameLine(line: string): boolean {

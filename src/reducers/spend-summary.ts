@@ -46,7 +46,8 @@ export function summarizeSpend(spend: Pick<SpendState, "records">, top = 3): Spe
 			out.consultations.total++;
 			out.consultations[record.outcome]++;
 		} else if (record.source === "review") out.reviews++;
-		else out.warming++;
+		// Watch reviews are counted by the stats' own watch figures; their spend is in the sums below.
+		else if (record.source === "warming") out.warming++;
 		out.requests += record.requests.length;
 		out.tokens.fresh += record.usage.input;
 		out.tokens.cacheRead += record.usage.cacheRead;

@@ -20,6 +20,23 @@ describe("errorExcerpt", () => {
 		expect(errorExcerpt("open x\nEACCES: permission denied, open 'x'")).toBe("EACCES: permission denied, open 'x'");
 		expect(errorExcerpt("step\nsrc/b.ts:1:1 TS2304 Cannot find name")).toBe("src/b.ts:1:1 TS2304 Cannot find name");
 	});
+	it("past Node's echo of where an uncaught exception was rethrown", () => {
+		const uncaught = [
+			"node:internal/modules/run_main:123",
+			"    triggerUncaughtException(",
+			"    ^",
+			"",
+			"AssertionError [ERR_ASSERTION]: sum(1, 1) should be 3",
+			"    at file:///p/test/sum.test.mjs:2:8 {",
+			"  code: 'ERR_ASSERTION',",
+			"}",
+			"",
+			"Node.js v20.20.2",
+			"",
+			"Command exited with code 1",
+		].join("\n");
+		expect(errorExcerpt(uncaught)).toBe("AssertionError [ERR_ASSERTION]: sum(1, 1) should be 3");
+	});
 	it("a CLI's complaint about its arguments", () => {
 		expect(errorExcerpt("usage: node cli.js <add|mul> <a> <b>\n\n\nCommand exited with code 2")).toBe(
 			"usage: node cli.js <add|mul> <a> <b>",

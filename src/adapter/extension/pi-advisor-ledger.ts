@@ -3,9 +3,10 @@
  * loads for a package installed from its checkout, or that `pi -e` is given for one run (how to install:
  * README.md). Named after the package because Pi's startup banner lists an extension by its entry
  * file's name (`[Extensions] pi-advisor-ledger.ts`). Wiring only: the tool, the /advisor command and
- * the lifecycle hooks, sharing one runtime per loaded copy of the extension, plus the two
- * background workers: cache warming (background/cache-warming.ts) and completion review
- * (background/completion-review.ts).
+ * the lifecycle hooks, sharing one runtime per loaded copy of the extension, plus the background
+ * workers: cache warming (background/cache-warming.ts), and the completion review
+ * (background/completion-review.ts) and the watch (background/watch.ts), which share one slot for
+ * their reviews (background/review-slot.ts).
  */
 
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
@@ -13,6 +14,8 @@ import { isRecord } from "../../events/index.ts";
 import { expandSource } from "../../render/index.ts";
 import { createCacheWarming, type WarmingTimers, type WarmingTrace } from "./background/cache-warming.ts";
 import { createCompletionReview, type ReviewTrace } from "./background/completion-review.ts";
+import { createReviewSlot } from "./background/review-slot.ts";
+import { createWatch, type WatchTrace } from "./background/watch.ts";
 import type { ConfigLocation } from "./config/file.ts";
 import {
 	type AdvisorToolDeps,
@@ -23,7 +26,7 @@ import {
 import { costControl } from "./consult/cost-control.ts";
 import { createAdvisorRuntime, currentConfig } from "./host/activation-state.ts";
 import { ADVISOR_COMMAND, createAdvisorCommand } from "./host/advisor-command.ts";
-import { composeHooks, type LifecycleHooks, registerLifecycle } from "./host/lifecycle.ts";
+import { composeHooks, type LifecycleHooks, registerLifecycle, syncToolGuidance } from "./host/lifecycle.ts";
 import { type CompleteSimple, loadCompleteSimple } from "./pi/compat.ts";
 import { advisorToolsMode, createAdvisorTools } from "./tools/index.ts";
 import { summarizeCall } from "./tools/summary.ts";
@@ -49,6 +52,8 @@ export interface AdvisorExtensionOptions {
 	};
 	/** A trace of what the completion review did. */
 	review?: { onTrace?: (trace: ReviewTrace) => void };
+	/** A trace of what the watch did. */
+	watch?: { onTrace?: (trace: WatchTrace) => void };
 }
 
 export function createAdvisorExtension(options: AdvisorExtensionOptions = {}): (pi: ExtensionAPI) => void {
@@ -77,22 +82,42 @@ export function createAdvisorExtension(options: AdvisorExtensionOptions = {}): (
 			starting: () => warming.cancel("consultation"),
 			finished: (run, consultationId) => warming.consulted(run, consultationId),
 		};
+		// One background review at a time, the completion review's or the watch's.
+		const slot = createReviewSlot(() => currentConfig(runtime).budget.timeoutSec * 1000);
+		const advisorActive = () => runtime.activation?.active === true;
+		const now = options.now !== undefined ? { now: options.now } : {};
 		const review = createCompletionReview({
 			pi,
 			pipeline: toolDeps,
-			advisorActive: () => runtime.activation?.active === true,
-			...(options.now !== undefined ? { now: options.now } : {}),
+			advisorActive,
+			slot,
+			...now,
 			...(options.review?.onTrace !== undefined ? { onTrace: options.review.onTrace } : {}),
+		});
+		const watch = createWatch({
+			pi,
+			pipeline: toolDeps,
+			advisorActive,
+			slot,
+			...now,
+			...(options.watch?.onTrace !== undefined ? { onTrace: options.watch.onTrace } : {}),
 		});
 		const tool = () => createAdvisorTool(toolDeps);
 
 		pi.registerTool(tool());
 		pi.registerCommand(
 			ADVISOR_COMMAND,
-			createAdvisorCommand({ pi, runtime, onInvoke: () => warming.cancel("advisor_command") }),
+			createAdvisorCommand({
+				pi,
+				runtime,
+				refreshTool: () => syncToolGuidance(pi, runtime, tool),
+				onInvoke: () => warming.cancel("advisor_command"),
+			}),
 		);
 		const builtIn: LifecycleHooks = {
 			agentStart: () => review.runStarted(),
+			// Not awaited inside: a watch review runs in the background.
+			turnEnd: (ctx) => watch.turnEnded(ctx),
 			agentEnd: async (_event, ctx) => {
 				await warming.cancel("agent_end");
 				// Not awaited inside: the review runs in the background.

@@ -31,10 +31,21 @@
  *    A review that names an answer on the branch BEFORE that message does not count either: it
  *    judged older work, and only its record landed later (a review settling while the user's next
  *    run was already making changes writes its usage record in the middle of that run).
+ *    A watch review that answered counts the same way, wherever its record or note landed (after
+ *    the answer too: it may settle while the run ends): it looked at the branch up to the entry its
+ *    signal fired at (`atEntryId`), so it counts when that entry is at or after the message holding
+ *    the last executor tool call (docs/configuration.md#the-watch).
  */
 
 import type { AssistantEvent, LedgerEvent } from "../../events/index.ts";
-import { ADVISOR_TOOL_NAME, assertNever, CUSTOM_TYPES, isRecord, parseUsageRecordData } from "../../events/index.ts";
+import {
+	ADVISOR_TOOL_NAME,
+	assertNever,
+	CUSTOM_TYPES,
+	isRecord,
+	parseUsageRecordData,
+	parseWatchMessageDetails,
+} from "../../events/index.ts";
 import type { LedgerState } from "../../reducers/index.ts";
 import { completedAdvice } from "../../reducers/index.ts";
 
@@ -180,8 +191,31 @@ export function reviewDecision(
 		if (at !== -1 && at < lastCallMessage) continue;
 		return skip("consulted-after-last-tool-call");
 	}
+	if (watchedAfter(events, lastCallMessage)) return skip("consulted-after-last-tool-call");
 
 	return { review: true, answerEntryId: answer.id, toolCalls };
+}
+
+/** The entry a watch review that answered looked up to, from its usage record or its note; undefined for anything else. */
+function watchedUpTo(event: LedgerEvent): string | undefined {
+	if (event.kind === "custom" && event.customType === CUSTOM_TYPES.usage) {
+		const data = parseUsageRecordData(event.data);
+		return data?.kind === "watch" && data.outcome === "advice" ? (data.atEntryId ?? event.id) : undefined;
+	}
+	if (event.kind === "customMessage" && event.customType === CUSTOM_TYPES.watch)
+		return parseWatchMessageDetails(event.details)?.atEntryId;
+	return undefined;
+}
+
+/** Rule 7 for the watch: a watch review after `from` that saw the branch at or after it (a point off the branch: where the record is). */
+function watchedAfter(events: readonly LedgerEvent[], from: number): boolean {
+	for (let i = from + 1; i < events.length; i++) {
+		const upTo = watchedUpTo(events[i]!);
+		if (upTo === undefined) continue;
+		const at = events.findIndex((e) => e.id === upTo);
+		if ((at === -1 ? i : at) >= from) return true;
+	}
+	return false;
 }
 
 function executorCallCount(event: AssistantEvent): number {
@@ -191,8 +225,9 @@ function executorCallCount(event: AssistantEvent): number {
 }
 
 /**
- * Whether a review already started a turn since the last user message: an `advisor-review`
- * message recorded with `details.triggerTurn: true` after it. The branch is the memory, so the
+ * Whether a review already started a turn since the last user message: an `advisor-review` or
+ * `advisor-watch` message recorded with `details.triggerTurn: true` after it (the completion
+ * review and the watch share the one wake per prompt). The branch is the memory, so the
  * "at most one wake per user prompt" rule holds across reloads and needs no adapter flag.
  */
 export function wokeSinceLastUserMessage(branch: readonly LedgerEvent[] | Pick<LedgerState, "events">): boolean {
@@ -200,7 +235,10 @@ export function wokeSinceLastUserMessage(branch: readonly LedgerEvent[] | Pick<L
 	for (let i = events.length - 1; i >= 0; i--) {
 		const event = events[i]!;
 		if (event.kind === "user") return false;
-		if (event.kind === "customMessage" && event.customType === CUSTOM_TYPES.review) {
+		if (
+			event.kind === "customMessage" &&
+			(event.customType === CUSTOM_TYPES.review || event.customType === CUSTOM_TYPES.watch)
+		) {
 			if (isRecord(event.details) && event.details.triggerTurn === true) return true;
 		}
 	}

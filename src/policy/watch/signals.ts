@@ -34,7 +34,11 @@ const NAMED_FAILURES = 4;
 /** How many changed files the request names. */
 const NAMED_FILES = 12;
 
-/** Failure streaks that reach a multiple of the threshold at this turn, longest first. */
+/**
+ * Failure streaks that reach a multiple of the threshold at this turn, longest first; of two as
+ * long, a run's before an error line's (the same failures, most often: the run names what was run,
+ * and its reason quotes the error line anyway).
+ */
 function failureStreaks(facts: WatchFacts, threshold: number, turnPos: number): WatchFinding[] {
 	if (threshold <= 0) return [];
 	const out: (WatchFinding & { signal: "failure-streak" })[] = [];

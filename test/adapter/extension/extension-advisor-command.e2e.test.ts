@@ -51,7 +51,7 @@ describe("picking a model and an effort", () => {
 
 		const [models, efforts] = h.pickers;
 		const opened = models!.frames[0]!;
-		expect(opened[0]).toBe("Advisor model");
+		expect(opened[0]).toBe("Advisor model · watch off");
 		expect(rows(opened)[0]).toMatch(/^→ No advisor\s+turn the advisor off$/);
 		expect(opened.at(-1)).toBe(PICKER_HINT);
 		expect(rows(opened)).toContain(`  ${ADVISOR_NAME} (${ADVISOR_PROVIDER}/${ADVISOR_MODEL})`);

@@ -25,6 +25,8 @@ function pickerRows(screen: string[], query: string): string[] {
 }
 
 const count = (screen: string[], text: string) => screen.filter((row) => row.includes(text)).length;
+/** The model picker's title row (it says whether the watch is on). */
+const isPickerTitle = (row: string) => /^Advisor model · watch (?:on|off)$/.test(row);
 
 /** Pi's interactive TUI on the mock executor, with only the extension loaded, 200 columns wide. */
 function startPi(host: PiHost, sandbox: Sandbox): TmuxSession {
@@ -114,7 +116,7 @@ describeEachHost("the Pi TUI", (host) => {
 	it("the picker narrows `advr` and `no` to the obvious rows, spelled by name and key", async () => {
 		tui.type("/advisor");
 		tui.keys("Enter");
-		await tui.until((s) => s.includes("Advisor model"), "the picker");
+		await tui.until((s) => s.some(isPickerTitle), "the picker");
 		tui.type("advr");
 		const advr = await tui.until((s) => s.includes("> advr"), "the `advr` filter");
 		expect(pickerRows(advr, "advr")).toEqual([`→ ${ADVISOR}`]);
@@ -133,7 +135,7 @@ describeEachHost("the Pi TUI", (host) => {
 			),
 		]);
 		tui.keys("Escape");
-		await tui.until((s) => !s.includes("Advisor model"), "the picker to close");
+		await tui.until((s) => !s.some(isPickerTitle), "the picker to close");
 	});
 
 	it("the card names the advisor the same way; the footer shows tenths of a cent, then $0.011", async () => {
@@ -185,6 +187,27 @@ describeEachHost("the Pi TUI", (host) => {
 		}, "the warning after /new");
 		expect(count(screen, WARNING)).toBe(1);
 	});
+
+	it("/advisor watch turns the watch on: saved in advisor.json, said, and the picker's title says it", async () => {
+		const file = join(sandbox.home, ".config/pi-advisor-ledger/advisor.json");
+		tui.type("/advisor watch");
+		// As with stats: the first Enter takes the completion (the same text), the second sends it.
+		await tui.until((s) => s.some((row) => /^\s*→?\s*watch\s+turn the watch on/.test(row)), "the completion");
+		tui.keys("Enter");
+		await tui.until((s) => !s.some((row) => /^\s*→?\s*watch\s+turn the watch/.test(row)), "the completion to close");
+		tui.keys("Enter");
+		await tui.until((s) => count(s, "Advisor watch on: after each executor turn") === 1, "the notice");
+		expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({
+			modelKey: "mock/adv-r",
+			ledger: { tailToolCalls: -1 },
+			watch: { enabled: true },
+		});
+		tui.type("/advisor");
+		tui.keys("Enter");
+		await tui.until((s) => s.includes("Advisor model · watch on"), "the picker, saying the watch is on");
+		tui.keys("Escape");
+		await tui.until((s) => !s.some(isPickerTitle), "the picker to close");
+	});
 });
 
 /**
@@ -227,12 +250,12 @@ describeEachHost("the Pi TUI with a saved model that has no key", (host) => {
 	it("/advisor opens on the saved choice with why it is not active; Esc leaves the file byte for byte", async () => {
 		tui.type("/advisor");
 		tui.keys("Enter");
-		const screen = await tui.until((s) => s.includes("Advisor model"), "the picker");
+		const screen = await tui.until((s) => s.some(isPickerTitle), "the picker");
 		const rows = pickerRows(screen, "");
 		expect(rows[0]).toMatch(/^ {2}No advisor\s+turn the advisor off$/);
 		expect(rows[1]).toMatch(/^→ .*\(openai\/gpt-5\)\s+saved, inactive: no API key or login for openai$/);
 		tui.keys("Escape");
-		await tui.until((s) => !s.includes("Advisor model"), "the picker to close");
+		await tui.until((s) => !s.some(isPickerTitle), "the picker to close");
 		expect(readFileSync(file, "utf8")).toBe(FILE_TEXT);
 	});
 });

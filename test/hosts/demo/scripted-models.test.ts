@@ -24,7 +24,7 @@ import {
 	TASK,
 	WATCH_NOTE,
 } from "../../../scripts/demo/scripted-models.ts";
-import type { MockReply } from "../../../scripts/mock-openai.ts";
+import { callsOf, type MockReply } from "../../../scripts/mock-openai.ts";
 import { DEFAULT_WATCH_CONFIG } from "../../../src/adapter/extension/config/watch.ts";
 import type { LedgerEvent } from "../../../src/events/index.ts";
 import { parseSeverity, watchDecision } from "../../../src/policy/index.ts";
@@ -117,7 +117,7 @@ function nextRound(context: Context, reply: MockReply, output: string): Context 
 	return { ...context, messages: [...context.messages, called, answered] };
 }
 
-const text = (reply: MockReply) => (reply.kind === "text" ? reply.text : `(tool call ${reply.name})`);
+const text = (reply: MockReply) => (reply.kind === "text" ? reply.text : `(tool call ${callsOf(reply)[0]?.name})`);
 
 describe("the demo's advisor", () => {
 	it("on the task's question reads the test, then answers with a concern", async () => {
@@ -180,7 +180,7 @@ async function executorRun(steps: number, between?: string): Promise<MockReply[]
 describe("the demo's executor", () => {
 	it("reads, runs the test three times, consults, fixes, runs it once and answers", async () => {
 		const replies = await executorRun(20);
-		expect(replies.map((r) => (r.kind === "text" ? "answer" : r.name))).toEqual([
+		expect(replies.map((r) => (r.kind === "text" ? "answer" : callsOf(r)[0]?.name))).toEqual([
 			"read",
 			"bash",
 			"bash",

@@ -45,6 +45,36 @@ const reviewMsg = (id: string, details: Record<string, unknown>) =>
 		severity: "nit",
 		...details,
 	});
+/** A watch review's usage record: it looked up to `atEntryId` and ended `outcome`. */
+const watchUsage = (id: string, atEntryId: string, outcome = "advice") =>
+	entry(id, CUSTOM_TYPES.usage, {
+		kind: "watch",
+		model: "anthropic:claude-opus-4-5",
+		usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, cost: { total: 0.01 } },
+		timestampMs: 1,
+		signal: "failure-streak",
+		watchKey: `failure-streak\u0000k\u0000${atEntryId}`,
+		atEntryId,
+		outcome,
+		delivery: outcome === "advice" ? "steered" : "not-reviewed",
+	});
+/** A delivered watch note. */
+const watchMsg = (id: string, atEntryId: string, triggerTurn: boolean) =>
+	custom(
+		id,
+		CUSTOM_TYPES.watch,
+		"Advisor note (it watches your run, and stepped in because x):\n\nSeverity: blocker\ny",
+		true,
+		{
+			advice: "Severity: blocker\ny",
+			severity: "blocker",
+			signal: "failure-streak",
+			watchKey: "k",
+			atEntryId,
+			reason: "x",
+			triggerTurn,
+		},
+	);
 const other = (id: string, entryType: string): LedgerEvent => ({ id, parentId: null, kind: "other", entryType });
 const withStop = (event: LedgerEvent, stopReason: string, errorMessage?: string): LedgerEvent =>
 	event.kind === "assistant" ? { ...event, stopReason, errorMessage } : event;
@@ -271,6 +301,57 @@ describe("no advisor consultation after the last executor tool call", () => {
 	});
 });
 
+describe("a watch review counts as the advisor looking, from the entry its signal fired at", () => {
+	/** Two rounds, the watch firing at the first or the second; its record lands where it settled. */
+	const twoRounds = (tail: LedgerEvent[]) => () => [
+		user("u1", "fix the bug"),
+		assistant("a1", { calls: [call("c1", "bash", { command: "npm test" })] }),
+		result("r1", "c1", "bash", "FAIL", { isError: true }),
+		assistant("a2", { calls: [call("c2", "edit", { path: "src/a.ts" })] }),
+		result("r2", "c2", "edit", "ok"),
+		...tail,
+	];
+	it.each<Case>([
+		[
+			"one that answered at the last tool call's round, recorded before the answer",
+			twoRounds([watchUsage("w1", "r2"), assistant("a3", { text: "Fixed it." })]),
+			"consulted-after-last-tool-call",
+		],
+		[
+			"one that answered at the last round, settling after the answer (its record trails it)",
+			twoRounds([assistant("a3", { text: "Fixed it." }), watchUsage("w1", "r2")]),
+			"consulted-after-last-tool-call",
+		],
+		[
+			"its delivered note alone",
+			twoRounds([watchMsg("n1", "r2", false), assistant("a3", { text: "Fixed it." })]),
+			"consulted-after-last-tool-call",
+		],
+		[
+			"one that fired at an earlier round (it did not see the last change)",
+			twoRounds([watchUsage("w1", "r1"), assistant("a3", { text: "Fixed it." })]),
+			"review",
+		],
+		[
+			"one that did not answer (failed, skipped, cancelled)",
+			twoRounds([
+				watchUsage("w1", "r2", "failed"),
+				watchUsage("w2", "r2", "skipped"),
+				watchUsage("w3", "r2", "cancelled"),
+				assistant("a3", { text: "Fixed it." }),
+			]),
+			"review",
+		],
+		[
+			"one whose point is not on the branch: placed by its record",
+			twoRounds([assistant("a3", { text: "Fixed it." }), watchUsage("w1", "elsewhere")]),
+			"consulted-after-last-tool-call",
+		],
+	])("%s → %s", (_, events, expected) => {
+		expect(outcome(events())).toBe(expected);
+	});
+});
+
 describe("each final answer is reviewed once", () => {
 	it.each<Case>([
 		[
@@ -315,6 +396,12 @@ describe("wokeSinceLastUserMessage", () => {
 			() => [...run(), reviewMsg("rv1", { answerEntryId: "a2", triggerTurn: true })],
 			true,
 		],
+		[
+			"a watch note that started a turn (one wake per prompt, shared)",
+			() => [...run(), watchMsg("n1", "r1", true)],
+			true,
+		],
+		["a watch note that started none", () => [...run(), watchMsg("n1", "r1", false)], false],
 		[
 			"a wake before the last user message does not count",
 			() => [...run(), reviewMsg("rv1", { answerEntryId: "a2", triggerTurn: true }), user("u2", "thanks")],

@@ -33,15 +33,18 @@
  *   after the printed answer and after JSON mode's subscription ended.
  * - The answer of a turn a review started is not reviewed again: one turn, then the run ends.
  *
+ * The background work runs in the slot it shares with the watch (review-slot.ts): one review at
+ * a time for both, the same run state, the same holding without a UI and the same cancelling.
+ *
  * Decisions where the issue is silent:
  * - Every review that STARTED leaves exactly one usage record, whatever happened, including a
  *   budget skip before any request and a failure before any (no key): zero usage then. The record's
  *   extra `outcome` ("advice" | "skipped" | "failed" | "timeout" | "cancelled") and `errorMessage`
  *   are diagnostics the spend fold ignores. Nothing is recorded for a review that never started
  *   (disabled, advisor inactive, not a reviewable answer, one already in flight).
- * - One review at a time: an agent_end while one is in flight starts nothing, but is remembered;
- *   when the review settles with the executor idle, the branch is judged again, so the newer
- *   answer is not lost.
+ * - One review at a time, the watch's included: an agent_end while one is in flight starts
+ *   nothing, but is remembered; when that one is done with the executor idle (headless: once the
+ *   run has ended), the branch is judged again, so the newer answer is not lost.
  * - `runActive` = an agent_start seen without its agent_end, or `ctx.isIdle()` false.
  */
 
@@ -62,6 +65,7 @@ import { type AdvisorToolDeps, runAdvisor } from "../consult/advisor-tool.ts";
 import type { AdvisorEnvelope } from "../consult/envelope.ts";
 import type { InterruptReason } from "./interrupt.ts";
 import { outcomeOf, type ReviewOutcome, usageRecord } from "./review-outcome.ts";
+import { createReviewSlot, type Flight, headless, type ReviewSlot } from "./review-slot.ts";
 
 export type { ReviewOutcome } from "./review-outcome.ts";
 
@@ -94,6 +98,8 @@ export interface ReviewDeps {
 	advisorActive: () => boolean;
 	now?: () => number;
 	onTrace?: (trace: ReviewTrace) => void;
+	/** The background slot shared with the watch; default one of its own. */
+	slot?: ReviewSlot;
 }
 
 export interface CompletionReview {
@@ -117,84 +123,33 @@ export interface CompletionReview {
 	idle(): Promise<void>;
 }
 
-interface InFlight {
-	answerEntryId: string;
-	controller: AbortController;
-	promise: Promise<void>;
-	cancelledBy: InterruptReason | undefined;
-	/** Started without a UI: delivered as part of the run (see the header). */
-	headless: boolean;
-}
-
-/** A promise and its resolver. */
-interface Signal {
-	promise: Promise<void>;
-	resolve: () => void;
-}
-
-function signal(): Signal {
-	let resolve = () => {};
-	const promise = new Promise<void>((r) => {
-		resolve = r;
-	});
-	return { promise, resolve };
-}
-
-/** No UI to show anything in; false when the context cannot say (a stale one: nothing to finish). */
-function headless(ctx: ExtensionContext): boolean {
-	try {
-		return !ctx.hasUI;
-	} catch {
-		return false;
-	}
-}
-
-/** `ctx.isIdle()`, false when the context cannot say (a stale one). */
-function idle(ctx: ExtensionContext): boolean {
-	try {
-		return ctx.isIdle();
-	} catch {
-		return false;
-	}
-}
-
 /** What one completion review keeps between Pi's events (one per loaded copy of the extension). */
 interface ReviewState {
 	readonly deps: ReviewDeps;
 	readonly now: () => number;
-	/** An agent_start seen without its agent_end. */
-	running: boolean;
-	inflight: InFlight | undefined;
-	/** An agent_end arrived while a review was in flight. */
+	readonly slot: ReviewSlot;
+	/** An agent_end arrived while a review (or the watch's) was in flight. */
 	missed: ExtensionContext | undefined;
-	/** Resolved by the next agent_end (a shutdown that overtook it waits on this). */
-	nextEnd: Signal | undefined;
-	/** A headless review started an executor turn that has not ended yet. */
-	woken: Signal | undefined;
 }
 
 export function createCompletionReview(deps: ReviewDeps): CompletionReview {
-	const review: ReviewState = {
-		deps,
-		now: deps.now ?? Date.now,
-		running: false,
-		inflight: undefined,
-		missed: undefined,
-		nextEnd: undefined,
-		woken: undefined,
-	};
+	const slot = deps.slot ?? createReviewSlot(() => deps.pipeline.config().budget.timeoutSec * 1000);
+	const review: ReviewState = { deps, now: deps.now ?? Date.now, slot, missed: undefined };
+	// An answer that ended while the slot was busy gets its turn once it is free.
+	slot.onDone((flight) => {
+		const pending = review.missed;
+		review.missed = undefined;
+		if (pending === undefined || flight.cancelledBy !== undefined) return;
+		// Headless, the host is not idle while it holds the run open (Pi 1.x): only the run counts.
+		if (flight.headless ? !slot.running() : !slot.runActive(pending)) start(review, pending);
+	});
 	return {
-		runStarted() {
-			review.running = true;
-		},
-		runEnded: (ctx) => runEnded(review, ctx),
-		async beforeSettle() {
-			const flight = review.inflight;
-			if (flight?.headless) await flight.promise;
-		},
-		cancel: (reason) => cancel(review, reason),
-		interrupted: (reason, ctx, shutdownReason) => interrupted(review, reason, ctx, shutdownReason),
-		idle: () => review.inflight?.promise ?? Promise.resolve(),
+		runStarted: () => slot.runStarted(),
+		runEnded: (ctx) => slot.runEnded(() => start(review, ctx)),
+		beforeSettle: () => slot.beforeSettle(),
+		cancel: (reason) => slot.cancel(reason),
+		interrupted: (reason, ctx, shutdownReason) => slot.interrupted(reason, ctx, shutdownReason),
+		idle: () => slot.idle(),
 	};
 }
 
@@ -211,15 +166,6 @@ function branchState(review: ReviewState, ctx: ExtensionContext) {
 	return review.deps.pipeline.ledger.update(sm.getSessionId(), sm.getBranch(), sm.getEntries(), sm.getCwd()).state;
 }
 
-function runActive(review: ReviewState, ctx: ExtensionContext): boolean {
-	if (review.running) return true;
-	try {
-		return !ctx.isIdle();
-	} catch {
-		return true;
-	}
-}
-
 function record(review: ReviewState, data: unknown): void {
 	const pi = review.deps.pi;
 	const append = pi.appendEntry;
@@ -234,20 +180,6 @@ function record(review: ReviewState, data: unknown): void {
 // ---------------------------------------------------------------------------------------------
 // agent_end: decide, then start in the background
 // ---------------------------------------------------------------------------------------------
-
-function runEnded(review: ReviewState, ctx: ExtensionContext): void {
-	review.running = false;
-	const ended = review.nextEnd;
-	review.nextEnd = undefined;
-	const wake = review.woken;
-	review.woken = undefined;
-	try {
-		start(review, ctx);
-	} finally {
-		ended?.resolve();
-		wake?.resolve();
-	}
-}
 
 /** The answer to review, or undefined when none is due (the trace says why). */
 function due(review: ReviewState, ctx: ExtensionContext): Extract<ReviewDecision, { review: true }> | undefined {
@@ -293,7 +225,7 @@ function afterWake(review: ReviewState, ctx: ExtensionContext): boolean {
 }
 
 function start(review: ReviewState, ctx: ExtensionContext): void {
-	if (review.inflight !== undefined) {
+	if (review.slot.current() !== undefined) {
 		review.missed = ctx;
 		trace(review, { type: "not-started", reason: "in-flight" });
 		return;
@@ -305,26 +237,16 @@ function start(review: ReviewState, ctx: ExtensionContext): void {
 		trace(review, { type: "not-started", reason: "after-wake", answerEntryId: decision.answerEntryId });
 		return;
 	}
-	const controller = new AbortController();
-	const flight: InFlight = {
-		answerEntryId: decision.answerEntryId,
-		controller,
-		promise: Promise.resolve(),
-		cancelledBy: undefined,
-		headless: unattended,
-	};
-	review.inflight = flight;
-	trace(review, { type: "started", answerEntryId: decision.answerEntryId, toolCalls: decision.toolCalls });
-	flight.promise = (async () => {
+	const { answerEntryId } = decision;
+	trace(review, { type: "started", answerEntryId, toolCalls: decision.toolCalls });
+	review.slot.start("review", unattended, async (flight) => {
 		const run = await runAdvisor(review.deps.pipeline, {
 			ctx,
 			mode: "review",
-			signal: controller.signal,
+			signal: flight.controller.signal,
 			interactive: false,
 		});
-		settle(review, ctx, flight, run.envelope);
-	})().catch(() => {
-		if (review.inflight === flight) review.inflight = undefined;
+		settle(review, ctx, flight, answerEntryId, run.envelope);
 	});
 }
 
@@ -332,23 +254,20 @@ function start(review: ReviewState, ctx: ExtensionContext): void {
 // The review settles: the bill first, then the verdict
 // ---------------------------------------------------------------------------------------------
 
-function settle(review: ReviewState, ctx: ExtensionContext, flight: InFlight, envelope: AdvisorEnvelope): void {
+function settle(
+	review: ReviewState,
+	ctx: ExtensionContext,
+	flight: Flight,
+	answerEntryId: string,
+	envelope: AdvisorEnvelope,
+): void {
 	const cancelled = flight.cancelledBy !== undefined;
 	const { outcome, advice } = outcomeOf(envelope, cancelled);
 	const severity = advice !== undefined ? reviewSeverity(advice) : undefined;
 	// 1. The bill, before anything is shown.
 	const fallbackModel = review.deps.pipeline.config().modelKey ?? "unknown";
-	record(
-		review,
-		usageRecord(
-			envelope,
-			{ answerEntryId: flight.answerEntryId, fallbackModel, now: review.now() },
-			outcome,
-			severity,
-		),
-	);
-	if (review.inflight === flight) review.inflight = undefined;
-	const settled: ReviewTrace = { type: "settled", answerEntryId: flight.answerEntryId, outcome };
+	record(review, usageRecord(envelope, { answerEntryId, fallbackModel, now: review.now() }, outcome, severity));
+	const settled: ReviewTrace = { type: "settled", answerEntryId, outcome };
 	if (severity !== undefined) settled.severity = severity;
 	if (flight.cancelledBy !== undefined) {
 		settled.cancelledBy = flight.cancelledBy;
@@ -358,35 +277,33 @@ function settle(review: ReviewState, ctx: ExtensionContext, flight: InFlight, en
 	// 2. The verdict.
 	if (advice !== undefined) {
 		try {
-			settled.delivery = deliver(review, flight, ctx, advice, envelope);
+			settled.delivery = deliver(review, flight, ctx, answerEntryId, advice, envelope);
 		} catch {
 			// A stale context (the session was replaced without telling us): nothing to show it in.
 		}
 	}
 	trace(review, settled);
-	// An answer that ended while this review ran gets its own turn now.
-	const pending = review.missed;
-	review.missed = undefined;
-	if (pending !== undefined && !runActive(review, pending)) start(review, pending);
 }
 
 function deliver(
 	review: ReviewState,
-	flight: InFlight,
+	flight: Flight,
 	ctx: ExtensionContext,
+	answerEntryId: string,
 	advice: string,
 	envelope: AdvisorEnvelope,
 ): ReviewDelivery {
+	const { slot } = review;
 	const delivery = reviewDelivery(advice, {
 		wokeThisPrompt: wokeSinceLastUserMessage(branchState(review, ctx)),
 		// Headless, the host is not idle while it holds the reviewed run open (Pi 1.x): only a run
 		// started after it (a second `pi -p` message) counts as another run.
-		runActive: flight.headless ? review.running : runActive(review, ctx),
+		runActive: flight.headless ? slot.running() : slot.runActive(ctx),
 	});
 	if (!delivery.show) return delivery;
 	const message = reviewMessage({
 		advice,
-		answerEntryId: flight.answerEntryId,
+		answerEntryId,
 		delivery,
 		...(envelope.usage !== undefined ? { usage: envelope.usage } : {}),
 		...(envelope.details.advisorModel !== undefined ? { advisorModel: envelope.details.advisorModel } : {}),
@@ -396,85 +313,6 @@ function deliver(
 		review.deps.pi.sendMessage(message, reviewSendOptions(delivery));
 		return delivery;
 	}
-	deliverHeadless(review, ctx, message, delivery.triggerTurn);
+	slot.sendHeadless(review.deps.pi, ctx, message, delivery.triggerTurn);
 	return delivery;
-}
-
-/**
- * Pi 1.x is still inside the reviewed run (agent_before_settle): a follow-up continues it.
- * Pi 0.73 is idle (print mode has already printed): a turn starts one more run.
- */
-function deliverHeadless(
-	review: ReviewState,
-	ctx: ExtensionContext,
-	message: ReturnType<typeof reviewMessage>,
-	wake: boolean,
-): void {
-	if (wake) review.woken ??= signal();
-	const inRun = !idle(ctx);
-	review.deps.pi.sendMessage(
-		message,
-		wake
-			? { triggerTurn: true, deliverAs: "followUp" }
-			: // Appended inside the run it would become the run's last message, and print mode
-				// prints the last message only when it is the executor's: queue it for the next
-				// prompt instead. Once the run is over it is simply stored.
-				inRun
-				? { deliverAs: "nextTurn" }
-				: { triggerTurn: false },
-	);
-	// Nothing started (the host refused): nothing to wait for.
-	if (wake && idle(ctx)) {
-		review.woken?.resolve();
-		review.woken = undefined;
-	}
-}
-
-// ---------------------------------------------------------------------------------------------
-// The session changes: cancel, or (headless, quitting) let the review finish
-// ---------------------------------------------------------------------------------------------
-
-async function cancel(review: ReviewState, reason: InterruptReason): Promise<void> {
-	review.missed = undefined;
-	const flight = review.inflight;
-	if (flight === undefined) return;
-	flight.cancelledBy = reason;
-	flight.controller.abort(new Error(`aborted: ${reason}`));
-	await flight.promise;
-}
-
-async function interrupted(
-	review: ReviewState,
-	reason: InterruptReason,
-	ctx: ExtensionContext,
-	shutdownReason: string | undefined,
-): Promise<void> {
-	const finishing = reason === "session_shutdown" && shutdownReason === "quit" && headless(ctx) && idle(ctx);
-	if (!finishing) {
-		await cancel(review, reason);
-		return;
-	}
-	// Pi 0.73 may dispose before the run's agent_end reached the extension: let it arrive
-	// (it is already queued), within the review's own bound.
-	if (review.running) {
-		review.nextEnd ??= signal();
-		await boundedBy(review.nextEnd.promise, review.deps.pipeline.config().budget.timeoutSec * 1000);
-	}
-	await review.inflight?.promise;
-	// The executor turn a blocker started, then the run ends.
-	await review.woken?.promise;
-	await cancel(review, reason);
-}
-
-/** `promise`, or nothing after `ms`: a guard against an event that never arrives. */
-async function boundedBy(promise: Promise<void>, ms: number): Promise<void> {
-	let timer: ReturnType<typeof setTimeout> | undefined;
-	const expired = new Promise<void>((resolve) => {
-		timer = setTimeout(resolve, ms);
-	});
-	try {
-		await Promise.race([promise, expired]);
-	} finally {
-		clearTimeout(timer);
-	}
 }

@@ -10,9 +10,11 @@ import {
 	DEFAULT_PROMPT_SNIPPET,
 	REVIEW_PROMPT_GUIDELINES,
 	REVIEW_PROMPT_SNIPPET,
+	WATCH_PROMPT_GUIDELINE,
 } from "../../../render/index.ts";
 import type { ReviewConfig } from "./review.ts";
 import type { Section } from "./section.ts";
+import type { WatchConfig } from "./watch.ts";
 
 // Pi takes one snippet line and a list of guidelines; either may be written as a string or a list.
 const StringOrList = Type.Union([Type.String(), Type.Array(Type.String())]);
@@ -44,17 +46,23 @@ export function resolveGuidanceSection(
 /**
  * Pi's built-in executor wording unless the user configured their own. With completion review on
  * the built-in wording drops "consult before declaring done" and explains the
- * `advisor-review` message instead (snippet and guidelines each, so a configured one still wins).
+ * `advisor-review` message instead (snippet and guidelines each, so a configured one still wins);
+ * with the watch on, the built-in guidelines end with what an `advisor-watch` note is
+ * (docs/configuration.md#the-watch).
  */
-export function resolveGuidance(config: { guidance: GuidanceConfig; review: ReviewConfig }): {
+export function resolveGuidance(config: {
+	guidance: GuidanceConfig;
+	review: ReviewConfig;
+	watch: Pick<WatchConfig, "enabled">;
+}): {
 	promptSnippet: string;
 	promptGuidelines: readonly string[];
 } {
+	const builtIn = config.review.enabled ? REVIEW_PROMPT_GUIDELINES : DEFAULT_PROMPT_GUIDELINES;
 	return {
 		promptSnippet:
 			config.guidance.promptSnippet ?? (config.review.enabled ? REVIEW_PROMPT_SNIPPET : DEFAULT_PROMPT_SNIPPET),
 		promptGuidelines:
-			config.guidance.promptGuidelines ??
-			(config.review.enabled ? REVIEW_PROMPT_GUIDELINES : DEFAULT_PROMPT_GUIDELINES),
+			config.guidance.promptGuidelines ?? (config.watch.enabled ? [...builtIn, WATCH_PROMPT_GUIDELINE] : builtIn),
 	};
 }

@@ -1,7 +1,7 @@
 /**
  * The `watch` section of advisor.json (docs/configuration.md#the-watch): schema, defaults and type.
- * Every key is applied by the pure decision (policy/watch/decision.ts `watchDecision`, which reads
- * them as `WatchSettings`); background/ carries it out, and `advisor-ledger replay --watch` prices it.
+ * Every key is applied by the pure watch (policy/watch/decision.ts `watchDecision`, which reads them
+ * as `WatchSettings`); background/watch.ts carries it out, and `/advisor watch` turns it on and off.
  */
 
 import { type Static, Type } from "@sinclair/typebox";
@@ -10,17 +10,19 @@ import type { Assert, Same } from "./section.ts";
 
 export const WatchSchema = Type.Object({
 	enabled: Type.Boolean(),
+	/** 0 turns each signal off. */
 	failureStreak: Type.Integer({ minimum: 0 }),
 	untestedFiles: Type.Integer({ minimum: 0 }),
 	longRunRounds: Type.Integer({ minimum: 0 }),
 	cooldownRounds: Type.Integer({ minimum: 0 }),
 	maxNotesPerPrompt: Type.Integer({ minimum: 0 }),
+	/** 0 = no cap. */
 	maxShare: Type.Number({ minimum: 0 }),
 });
 
 export type WatchConfig = Static<typeof WatchSchema>;
 
-/** The decision reads exactly these keys: the schema must describe exactly that. */
+/** The policy reads these keys as WatchSettings: the schema must describe exactly that. */
 export type WatchFitsPolicy = Assert<Same<WatchConfig, WatchSettings>>;
 
 export const DEFAULT_WATCH_CONFIG: Readonly<WatchConfig> = Object.freeze({

@@ -8,8 +8,9 @@
  * make the envelope lie about what was sent.
  *
  * The pipeline itself (`runAdvisor`: model, auth, ledger, investigation tools, the budget hooks,
- * runConsultation) is shared with the completion review (src/adapter/extension/background/completion-review.ts), which
- * runs it in review mode, in the background, without dialogs.
+ * runConsultation) is shared with the completion review (src/adapter/extension/background/completion-review.ts)
+ * and the watch (src/adapter/extension/background/watch.ts), which run it in review and watch mode, in
+ * the background, without dialogs; the watch prices it first with the same planning (run-estimate.ts).
  */
 
 import type { Api, Model, ThinkingLevel } from "@mariozechner/pi-ai";
@@ -24,6 +25,7 @@ import {
 	previousRequest,
 	type SpendState,
 	type TrimAnchorState,
+	type WatchFinding,
 } from "../../../reducers/index.ts";
 import type { AdvisorToolsMode, RequestMode } from "../../../render/index.ts";
 import {
@@ -59,7 +61,7 @@ export interface ConsultationSetup {
 	/** The folded ledger (advisor_expand's source). */
 	state: LedgerState;
 	signal: AbortSignal | undefined;
-	/** "consult" for the advisor() tool, "review" for a completion review. */
+	/** "consult" for the advisor() tool, "review" for a completion review, "watch" for the watch. */
 	mode: RequestMode;
 	/**
 	 * Whether the budget gate may ask the user (`ctx.hasUI` for the tool; never for a review, which
@@ -112,6 +114,8 @@ export interface AdvisorRunRequest {
 	mode: RequestMode;
 	/** The advisor() call being answered (mode "consult"). */
 	inFlightCallId?: string;
+	/** Why the watch woke (mode "watch"): the request names it before its instruction. */
+	watch?: WatchFinding;
 	signal: AbortSignal | undefined;
 	/** Stream lines (`Consulting advisor …`, one per investigation tool), with the identity details. */
 	onProgress?: (line: string, details: AdvisorDetails) => void;
@@ -271,7 +275,7 @@ async function pipeline(
 }
 
 /** The model a run asks, once the checks that come before any credential lookup passed. */
-type Chosen =
+export type Chosen =
 	| { ok: true; config: AdvisorConfig; model: Model<Api>; effort: ThinkingLevel | undefined; base: EnvelopeBase }
 	| { ok: false; envelope: AdvisorEnvelope };
 
@@ -279,7 +283,7 @@ type Chosen =
  * The advisor model (no model → the no-model row), the effort read once, and the skips: the
  * executor's own model, or an executor in `disabledForModels`.
  */
-function chooseModel(deps: AdvisorToolDeps, req: AdvisorRunRequest, known: { base?: EnvelopeBase }): Chosen {
+export function chooseModel(deps: AdvisorToolDeps, req: AdvisorRunRequest, known: { base?: EnvelopeBase }): Chosen {
 	const { ctx } = req;
 	const config = deps.config();
 	const model = lookupAdvisorModel(config.modelKey, (provider, id) => ctx.modelRegistry.find(provider, id));
@@ -317,7 +321,7 @@ function hostInstructions(ctx: { getSystemPrompt?: () => string }): Instruction[
  * The ledger folded up to the branch, the investigation tools, and what the budget hooks read: the
  * request rendered on first read, and a way to render it again with other options.
  */
-function planConsultationSetup(
+export function planConsultationSetup(
 	deps: AdvisorToolDeps,
 	req: AdvisorRunRequest,
 	chosen: Extract<Chosen, { ok: true }>,
@@ -347,6 +351,7 @@ function planConsultationSetup(
 		toolsMode: tools === undefined ? "none" : plan.toolsMode,
 		mode: req.mode,
 		...(req.inFlightCallId !== undefined ? { inFlightCallId: req.inFlightCallId } : {}),
+		...(req.watch !== undefined ? { watch: req.watch } : {}),
 		instructions: hostInstructions(ctx),
 	};
 	const render = (overrides: Partial<RenderOptions> = {}) =>

@@ -5,8 +5,8 @@
  * that position is the same one, everything before it is too. Anything else — tree navigation,
  * a fork, another session — refolds from scratch.
  *
- * Next to the ledger, from the same events: the branch's advisor spend and its sticky trim
- * anchor. They are folds of their own (a compaction rebuilds the blocks, never the
+ * Next to the ledger, from the same events: the branch's advisor spend, its sticky trim anchor
+ * and what the watch knows of it (docs/configuration.md#the-watch). They are folds of their own (a compaction rebuilds the blocks, never the
  * bill), folded incrementally with the ledger and refolded from scratch with it.
  *
  * Events carry redacted text (docs/privacy.md), so they depend on the privacy settings and the deny
@@ -24,6 +24,7 @@ import {
 	type LedgerState,
 	type SpendState,
 	type TrimAnchorState,
+	type WatchFacts,
 } from "../../../reducers/index.ts";
 import { createRenderMemo, type RenderMemo } from "../../../render/index.ts";
 
@@ -35,6 +36,8 @@ export interface LedgerSnapshot {
 	spend: SpendState;
 	/** The branch's sticky trim anchor. */
 	anchor: TrimAnchorState;
+	/** The watch's facts of the branch. */
+	watch: WatchFacts;
 	/** How the snapshot was reached, for tests and diagnostics. */
 	folded: { from: "cache" | "scratch"; newEvents: number };
 }
@@ -79,6 +82,7 @@ function snapshot(folded: Folded, from: "cache" | "scratch", newEvents: number):
 		memo: folded.memo,
 		spend: folded.branch.spend,
 		anchor: folded.branch.anchor,
+		watch: folded.branch.watch,
 		folded: { from, newEvents },
 	};
 }

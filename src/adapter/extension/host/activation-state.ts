@@ -37,6 +37,11 @@ export interface AdvisorRuntime {
 	 * `provider:modelId` the way the rest of the extension does (name and key).
 	 */
 	findModel: ((provider: string, modelId: string) => ModelRef | undefined) | undefined;
+	/**
+	 * The guidance advisor() was last registered with (consult/advisor-tool.ts `guidanceKey`), so a
+	 * re-read of advisor.json or `/advisor watch` re-registers it when the wording changed.
+	 */
+	registeredGuidance: string | undefined;
 }
 
 export function createAdvisorRuntime(location: ConfigLocation = {}): AdvisorRuntime {
@@ -52,6 +57,7 @@ export function createAdvisorRuntime(location: ConfigLocation = {}): AdvisorRunt
 		disabledNoticeFor: undefined,
 		unusableNotice: undefined,
 		findModel: undefined,
+		registeredGuidance: undefined,
 	};
 	return runtime;
 }

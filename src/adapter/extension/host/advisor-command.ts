@@ -1,14 +1,16 @@
 /**
  * /advisor (docs/configuration.md): pick the advisor model among those Pi has credentials for (`No advisor`
  * first), then, for a reasoning model, the effort. The selection is saved before anything in
- * memory changes, so a failed save leaves everything as it was.
+ * memory changes, so a failed save leaves everything as it was. `/advisor watch [on|off]` turns the
+ * watch on or off (docs/configuration.md#the-watch) the same way: saved first, then applied; the
+ * picker's title says whether it is on.
  */
 
 import type { Api, Model, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import type { AutocompleteItem } from "@mariozechner/pi-tui";
 import { lookupAdvisorModel, type UnusableSelection } from "../config/activation.ts";
-import { saveSelection } from "../config/save.ts";
+import { saveSelection, saveWatchEnabled } from "../config/save.ts";
 import { escapeControlChars } from "../pi/control-chars.ts";
 import { canonicalModelKey, formatModelKey, modelDisplayName, modelKeyOf } from "../pi/model-key.ts";
 import {
@@ -20,7 +22,7 @@ import {
 	EFFORT_OFF,
 	EXECUTOR_OWN_MODEL,
 	effortPickerTitle,
-	MODEL_PICKER_TITLE,
+	modelPickerTitle,
 	NO_ADVISOR,
 	NO_ADVISOR_DESCRIPTION,
 	RECOMMENDED_EFFORT,
@@ -29,6 +31,10 @@ import {
 	SAVE_FAILED,
 	STATS_COMPLETION,
 	savedSelectionInactive,
+	watchCompletion,
+	watchSaveFailed,
+	watchSetCompletion,
+	watchTurned,
 } from "../pi/notices.ts";
 import { type LineWriter, say } from "../pi/say.ts";
 import { type AdvisorRuntime, currentConfig, reconcile, reloadConfig, unusableSelection } from "./activation-state.ts";
@@ -37,7 +43,7 @@ import { showStats } from "./stats-view.ts";
 
 export const ADVISOR_COMMAND = "advisor";
 export const ADVISOR_COMMAND_DESCRIPTION =
-	"Choose the advisor model and effort (or turn the advisor off); /advisor stats: what it has cost";
+	"Choose the advisor model and effort (or turn the advisor off); /advisor stats: what it has cost; /advisor watch: review unasked";
 
 /** The `No advisor` row; model keys are never empty, so it cannot collide with one. */
 const NO_ADVISOR_VALUE = "";
@@ -74,6 +80,7 @@ export function modelPickerSpec(
 	current: Model<Api> | undefined,
 	executor?: Pick<Model<Api>, "id">,
 	saved?: SavedRow,
+	watch = false,
 ): PickerSpec {
 	const items: PickerItem[] = [{ value: NO_ADVISOR_VALUE, label: NO_ADVISOR, description: NO_ADVISOR_DESCRIPTION }];
 	if (saved !== undefined) {
@@ -90,7 +97,7 @@ export function modelPickerSpec(
 		items.push(item);
 	}
 	return {
-		title: MODEL_PICKER_TITLE,
+		title: modelPickerTitle(watch),
 		items,
 		initialValue:
 			saved !== undefined ? SAVED_VALUE : current ? formatModelKey(modelKeyOf(current)) : NO_ADVISOR_VALUE,
@@ -131,28 +138,60 @@ export interface AdvisorCommandDeps {
 	onInvoke?: () => void | Promise<void>;
 	/** Where a headless /advisor says it needs a UI, or names an unknown argument; default the process's stderr. */
 	stderr?: LineWriter;
-	/** Where a headless `/advisor stats` prints; default the process's stderr (Pi keeps stdout for the answer). */
+	/** Where a headless `/advisor stats` (and `/advisor watch`) prints; default the process's stderr (Pi keeps stdout for the answer). */
 	print?: (text: string) => void;
+	/** Re-registers advisor() when its guidance changed (lifecycle.ts `syncToolGuidance`): the watch changes it. */
+	refreshTool?: () => void;
 }
 
-/** The arguments `/advisor` completes. */
-const ARGUMENTS: readonly AutocompleteItem[] = [{ value: "stats", label: "stats", description: STATS_COMPLETION }];
+/** The arguments `/advisor` completes: `watch` says what it would do now; after `watch `, `on` and `off`. */
+function argumentCompletions(prefix: string, watching: boolean): AutocompleteItem[] {
+	const typed = prefix.trimStart();
+	if (/^watch\s/.test(typed)) {
+		const wanted = typed.replace(/^watch\s+/, "");
+		return (["on", "off"] as const)
+			.filter((state) => state.startsWith(wanted))
+			.map((state) => ({
+				value: `watch ${state}`,
+				label: `watch ${state}`,
+				description: watchSetCompletion(state === "on"),
+			}));
+	}
+	const items: AutocompleteItem[] = [
+		{ value: "stats", label: "stats", description: STATS_COMPLETION },
+		{ value: "watch", label: "watch", description: watchCompletion(watching) },
+	];
+	return items.filter((item) => item.value.startsWith(typed.trim()));
+}
+
+/** `watch`, `watch on`, `watch off`: what to set (undefined: the other state); null when it is no watch argument. */
+function watchArgument(argument: string): { to: boolean | undefined } | null {
+	const match = /^watch(?:\s+(on|off))?$/.exec(argument);
+	if (match === null) return null;
+	return { to: match[1] === undefined ? undefined : match[1] === "on" };
+}
 
 /**
  * `/advisor` dispatches on its argument first: none opens the pickers, `stats` shows what the advisor
- * has cost (host/stats-view.ts), anything else is answered with the usage.
+ * has cost (host/stats-view.ts), `watch [on|off]` turns the watch on or off, anything else is
+ * answered with the usage.
  */
 export function createAdvisorCommand(deps: AdvisorCommandDeps) {
 	return {
 		description: ADVISOR_COMMAND_DESCRIPTION,
 		getArgumentCompletions: (prefix: string): AutocompleteItem[] | null => {
-			const matching = ARGUMENTS.filter((item) => item.value.startsWith(prefix.trim()));
-			return matching.length > 0 ? [...matching] : null;
+			const matching = argumentCompletions(prefix, currentConfig(deps.runtime).watch.enabled);
+			return matching.length > 0 ? matching : null;
 		},
 		handler: async (args: string, ctx: ExtensionCommandContext): Promise<void> => {
 			const argument = args.trim();
 			if (argument === "stats") {
 				await showStats({ pi: deps.pi, ...(deps.print !== undefined ? { print: deps.print } : {}) }, ctx);
+				return;
+			}
+			const watch = watchArgument(argument);
+			if (watch !== null) {
+				setWatch(deps, ctx, watch.to ?? !currentConfig(deps.runtime).watch.enabled);
 				return;
 			}
 			if (argument !== "") {
@@ -184,7 +223,7 @@ async function chooseAdvisor(deps: AdvisorCommandDeps, ctx: ExtensionCommandCont
 	const unusable = unusableSelection(runtime, ctx.modelRegistry);
 	const savedChoice = unusable === undefined ? undefined : savedRow(unusable, current);
 
-	const chosen = await pick(ctx.ui, modelPickerSpec(models, current, ctx.model, savedChoice));
+	const chosen = await pick(ctx.ui, modelPickerSpec(models, current, ctx.model, savedChoice, config.watch.enabled));
 	if (chosen === undefined) return;
 	if (chosen === SAVED_VALUE && unusable !== undefined) {
 		// Nothing to save: the file already holds it. Say again why it is off.
@@ -224,4 +263,24 @@ async function chooseAdvisor(deps: AdvisorCommandDeps, ctx: ExtensionCommandCont
 	if (!activation.active && activation.reason === "same-model") {
 		ctx.ui.notify(advisorSameModel(modelDisplayName(model)), "warning");
 	}
+}
+
+/**
+ * `/advisor watch [on|off]`: `watch.enabled` saved first (a failed save changes nothing), then the
+ * file re-read like any other save (its warnings shown) and advisor() re-registered when its
+ * guidance changes with the watch (config/guidance.ts `resolveGuidance`). What it did is said with a
+ * UI as a notice, without one on stderr (the user asked: it is the command's answer).
+ */
+function setWatch(deps: AdvisorCommandDeps, ctx: ExtensionCommandContext, enabled: boolean): void {
+	const { runtime } = deps;
+	const saved = saveWatchEnabled(runtime.location, enabled);
+	if (!saved.ok) {
+		say(ctx, watchSaveFailed(saved.message), "error", deps.stderr);
+		return;
+	}
+	for (const warning of reloadConfig(runtime)) say(ctx, warning, "warning", deps.stderr);
+	deps.refreshTool?.();
+	const notice = watchTurned(currentConfig(runtime).watch.enabled, runtime.activation?.active === true, saved.path);
+	if (ctx.hasUI) ctx.ui.notify(notice, "info");
+	else (deps.print ?? ((text) => process.stderr.write(text)))(`${notice}\n`);
 }

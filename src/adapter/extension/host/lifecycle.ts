@@ -1,6 +1,6 @@
 /**
  * The lifecycle hooks (docs/architecture.md). Each one re-runs `reconcile` where the answer may have changed;
- * the work that later issues add (branch cost status, cache warming, completion review) plugs in
+ * the work that later issues add (branch cost status, cache warming, completion review, the watch) plugs in
  * through `LifecycleHooks` without touching the wiring (`composeHooks` runs several sets in order).
  */
 
@@ -20,6 +20,12 @@ export interface LifecycleHooks {
 	 * not here: agent_end ends every chain, so a run starts with none.
 	 */
 	agentStart?(ctx: ExtensionContext): void | Promise<void>;
+	/**
+	 * turn_end: an executor turn (its message and every tool result) is on the branch; the watch
+	 * decides there (docs/configuration.md#the-watch). Not awaited by Pi 0.73's run; awaited by Pi
+	 * 1.x's, so it must return at once.
+	 */
+	turnEnd?(ctx: ExtensionContext): void | Promise<void>;
 	/** agent_end: cancel warming, run the completion review. */
 	agentEnd?(event: AgentEndEvent, ctx: ExtensionContext): void | Promise<void>;
 	/**
@@ -87,20 +93,32 @@ export function showConfigWarnings(
 	});
 }
 
+/**
+ * advisor() registered again when its guidance changed since it was last registered (advisor.json
+ * re-read, `/advisor watch`): the executor's system prompt says the new wording from its next request.
+ */
+export function syncToolGuidance(
+	pi: Pick<ExtensionAPI, "registerTool">,
+	runtime: AdvisorRuntime,
+	tool: () => AdvisorTool,
+): void {
+	const guidance = guidanceKey(currentConfig(runtime));
+	if (guidance === runtime.registeredGuidance) return;
+	pi.registerTool(tool());
+	runtime.registeredGuidance = guidance;
+}
+
 export function registerLifecycle(deps: LifecycleDeps): void {
 	const { pi, runtime } = deps;
 	const hooks = deps.hooks ?? {};
-	let registeredGuidance = guidanceKey(currentConfig(runtime));
+	// The tool was registered with the config the extension loaded with.
+	runtime.registeredGuidance ??= guidanceKey(currentConfig(runtime));
 
 	pi.on("session_start", async (event, ctx) => {
 		showConfigWarnings(ctx, reloadConfig(runtime), event.reason, deps.defer);
 		runtime.ledger.reset();
-		const guidance = guidanceKey(currentConfig(runtime));
-		if (guidance !== registeredGuidance) {
-			// Hand edits to the guidance since the extension loaded: the system prompt should say them.
-			pi.registerTool(deps.tool());
-			registeredGuidance = guidance;
-		}
+		// Hand edits to the guidance since the extension loaded: the system prompt should say them.
+		syncToolGuidance(pi, runtime, deps.tool);
 		// Said once per session start, where the config warnings are: an unusable saved modelKey.
 		runtime.unusableNotice = undefined;
 		const unusable: string[] = [];
@@ -132,6 +150,10 @@ export function registerLifecycle(deps: LifecycleDeps): void {
 
 	pi.on("agent_start", async (_event, ctx) => {
 		await hooks.agentStart?.(ctx);
+	});
+
+	pi.on("turn_end", async (_event, ctx) => {
+		await hooks.turnEnd?.(ctx);
 	});
 
 	pi.on("agent_end", async (event, ctx) => {
@@ -168,6 +190,9 @@ export function composeHooks(...sets: (LifecycleHooks | undefined)[]): Lifecycle
 		},
 		async agentStart(ctx) {
 			for (const h of all) await h.agentStart?.(ctx);
+		},
+		async turnEnd(ctx) {
+			for (const h of all) await h.turnEnd?.(ctx);
 		},
 		async agentEnd(event, ctx) {
 			for (const h of all) await h.agentEnd?.(event, ctx);

@@ -54,8 +54,28 @@ export const advisorToolLine = (summary: string) => `advisor: ${escapeControlCha
 export const STATS_HINT = "esc or enter to close";
 /** `/advisor` with an argument it does not know. */
 export const advisorUsage = (argument: string) =>
-	`/advisor: unknown argument ${JSON.stringify(argument)}. Usage: /advisor (choose the advisor model and effort) · /advisor stats (what the advisor has cost)`;
+	`/advisor: unknown argument ${JSON.stringify(argument)}. Usage: /advisor (choose the advisor model and effort) · /advisor stats (what the advisor has cost) · /advisor watch [on|off] (the advisor reviews unasked)`;
 export const STATS_COMPLETION = "what the advisor has cost on this branch and in the session";
+/** The `watch` completion, saying what it would do. */
+export const watchCompletion = (enabled: boolean) =>
+	enabled ? "turn the watch off (it is on)" : "turn the watch on: the advisor reviews unasked when a run goes wrong";
+export const watchSetCompletion = (enabled: boolean) => (enabled ? "the advisor reviews unasked" : "only when asked");
+
+// ---------------------------------------------------------------------------------------------
+// /advisor watch (docs/configuration.md#the-watch)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * What `/advisor watch` did. `active`: whether an advisor is active now (the watch needs one). The
+ * file is named so the user knows the setting outlives the session.
+ */
+export function watchTurned(enabled: boolean, active: boolean, path: string): string {
+	if (!enabled) return `Advisor watch off: the advisor reviews only when asked (saved in ${path})`;
+	const what =
+		"Advisor watch on: after each executor turn the advisor may review unasked — when a run keeps failing, edits go untested or a run goes long";
+	return `${what} (saved in ${path})${active ? "" : " — idle until an advisor is active (/advisor)"}`;
+}
+export const watchSaveFailed = (reason: string) => `Failed to save the watch setting (${reason}) — nothing changed`;
 
 export const SAVE_FAILED = "Failed to save advisor selection — selection not persisted";
 export const REQUIRES_INTERACTIVE = "/advisor requires interactive mode";
@@ -74,6 +94,8 @@ export const configInvalidKeys = (path: string, keys: readonly string[]) =>
 // ---------------------------------------------------------------------------------------------
 
 export const MODEL_PICKER_TITLE = "Advisor model";
+/** The model picker's title: the model, and whether the watch is on (`/advisor watch` toggles it). */
+export const modelPickerTitle = (watch: boolean) => `${MODEL_PICKER_TITLE} · watch ${watch ? "on" : "off"}`;
 export const effortPickerTitle = (label: string) => `Advisor effort for ${label}`;
 export const PICKER_HINT = "type to filter • ↑↓ navigate • enter select • esc cancel";
 export const PICKER_NO_MATCH = "No matching entries";

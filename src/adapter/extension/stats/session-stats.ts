@@ -2,7 +2,8 @@
  * `/advisor stats` and `advisor-ledger stats`: what the advisor has cost, for the current branch and
  * for the whole session (every branch of the file), read from the session's own records — the spend
  * fold's records summed (reducers/spend-summary.ts) — and what the full-context request would have
- * cost at the same consultations (full-context.ts). docs/configuration.md, "What the advisor has cost".
+ * cost at the same consultations (full-context.ts), and the watch's figures with the background
+ * reviews' health (watch-stats.ts). docs/configuration.md, "What the advisor has cost".
  */
 
 import type { UserMessage } from "@mariozechner/pi-ai";
@@ -17,6 +18,7 @@ import {
 } from "../../../reducers/index.ts";
 import { ordinalId } from "../../../render/index.ts";
 import { type CursorMemo, type FullContextCost, fullContextCost, type PriceOf } from "./full-context.ts";
+import { backgroundStats, sumWatchStats, type Unusable, type WatchStats } from "./watch-stats.ts";
 
 /** How many of the costliest consultations are listed. */
 export const BIGGEST = 3;
@@ -26,7 +28,7 @@ export interface CostlyConsultation {
 	entryId: string;
 	/** How the request names the entry (`#2u`) when it is on the current branch; else null. */
 	ordinal: string | null;
-	kind: "consultation" | "review";
+	kind: "consultation" | "review" | "watch";
 	model: string | null;
 	usd: number;
 	requests: number;
@@ -34,6 +36,9 @@ export interface CostlyConsultation {
 }
 
 export interface ScopeStats extends Omit<SpendSummary, "biggest"> {
+	watch: WatchStats;
+	/** The newest background reviews that answered nothing usable, in a row; null in a sum of sessions. */
+	unusable: Unusable | null;
 	fullContext: FullContextCost;
 	biggest: CostlyConsultation[];
 }
@@ -59,7 +64,7 @@ function costly(record: SpendRecord, positions: ReadonlyMap<string, number>): Co
 	return {
 		entryId: record.entryId,
 		ordinal: position === undefined ? null : `#${ordinalId(position + 1)}`,
-		kind: record.source === "review" ? "review" : "consultation",
+		kind: record.source === "review" || record.source === "watch" ? record.source : "consultation",
 		model: record.model ?? null,
 		usd: record.usage.usd,
 		requests: record.requests.length,
@@ -74,8 +79,10 @@ function scope(
 	memo: CursorMemo,
 	path: readonly EntryRecord[] | undefined,
 ): ScopeStats {
-	const spend = spendOf(normalizeBranch(onPath, input.entries));
+	const events = normalizeBranch(onPath, input.entries);
+	const spend = spendOf(events);
 	const summary = summarizeSpend(spend, BIGGEST);
+	const background = backgroundStats(events);
 	const fullContext = fullContextCost({
 		entries: input.entries,
 		...(path !== undefined ? { path } : {}),
@@ -84,7 +91,8 @@ function scope(
 		price: input.price,
 		memo,
 	});
-	return { ...summary, fullContext, biggest: summary.biggest.map((record) => costly(record, positions)) };
+	const { biggest, ...figures } = summary;
+	return { ...figures, ...background, fullContext, biggest: biggest.map((record) => costly(record, positions)) };
 }
 
 /** The figures a sum of scopes adds, each record's keys in the order stats --json writes them. */
@@ -97,7 +105,14 @@ const FULL_CONTEXT_FIELDS = ["points", "priced", "ledgerTokens", "baselineTokens
 export function sumScopes(scopes: readonly ScopeStats[]): ScopeStats {
 	// The costliest come last in a sum, after the full-context figures.
 	const { biggest: _costliest, ...empty } = emptySpendSummary();
-	const out: ScopeStats = { ...empty, fullContext: zeroFields(FULL_CONTEXT_FIELDS), biggest: [] };
+	const out: ScopeStats = {
+		...empty,
+		watch: sumWatchStats(scopes.map((s) => s.watch)),
+		// A streak is one session's: several sessions' say nothing about the newest answers.
+		unusable: null,
+		fullContext: zeroFields(FULL_CONTEXT_FIELDS),
+		biggest: [],
+	};
 	for (const s of scopes) {
 		out.consultations = sumFields(CONSULTATION_FIELDS, out.consultations, s.consultations);
 		Object.assign(out, sumFields(COUNT_FIELDS, out, s));

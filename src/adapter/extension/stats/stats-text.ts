@@ -6,6 +6,7 @@
 import { formatUsd } from "../../../policy/index.ts";
 import { costLine, formatCacheReadShare } from "../pi/notices.ts";
 import type { ScopeStats, SessionStats } from "./session-stats.ts";
+import { UNUSABLE_STREAK, type Unusable, type WatchStats } from "./watch-stats.ts";
 
 const count = (n: number) => Math.round(n).toLocaleString("en-US");
 const plural = (n: number, one: string, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`;
@@ -34,9 +35,53 @@ function fullContextLine(s: ScopeStats): string | undefined {
 	);
 }
 
+/** `failure-streak 2, long-run 1`: the counts that are not zero, in their order. */
+function counted(counts: Readonly<Record<string, number>>, names: Readonly<Record<string, string>> = {}): string {
+	return Object.entries(counts)
+		.filter(([, n]) => n > 0)
+		.map(([key, n]) => `${names[key] ?? key} ${count(n)}`)
+		.join(", ");
+}
+
+/** What the watch cost as a share of the executor's spend, as the user reads it: `4%`. */
+const formatSpendShare = (share: number) => `${Math.round(100 * share)}%`;
+
+/** The watch's lines (docs/configuration.md#the-watch); none when it never woke. */
+function watchLines(w: WatchStats): string[] {
+	const skipped = counted(w.skipped);
+	if (w.reviews === 0 && skipped === "") return [];
+	const signals = counted(w.bySignal);
+	const share =
+		w.executorUsd > 0
+			? `, ${formatSpendShare(w.usd / w.executorUsd)} of the executor's ${formatUsd(w.executorUsd)}`
+			: " (the executor's turns recorded no cost)";
+	const lines = [
+		`  watch: ${plural(w.reviews, "review")}${signals === "" ? "" : ` (${signals})`}, ${formatUsd(w.usd)}${share}`,
+	];
+	const severities = counted(w.bySeverity);
+	if (severities !== "") lines.push(`    answers: ${severities} — ${counted(w.byDelivery)}`);
+	const unanswered = counted(
+		{ failed: w.failed, timeout: w.timeout, cancelled: w.cancelled },
+		{ timeout: "timed out" },
+	);
+	if (unanswered !== "") lines.push(`    no answer: ${unanswered}`);
+	if (skipped !== "") lines.push(`    skipped: ${skipped}`);
+	return lines;
+}
+
+/** Said when the newest background reviews answered nothing usable, several in a row; never a word of health. */
+function unusableLine(u: Unusable | null): string[] {
+	if (u === null || u.count < UNUSABLE_STREAK) return [];
+	const why = counted({ failed: u.failed, timeout: u.timeout, empty: u.empty }, { timeout: "timed out" });
+	return [
+		`  the advisor answered nothing usable in its last ${count(u.count)} background reviews (${why}): check its model, its key and budget.timeoutSec`,
+	];
+}
+
 export function scopeLines(title: string, s: ScopeStats): string[] {
 	const lines = [title, `  ${consultationsLine(s)}`];
-	if (s.requests === 0 && s.usd === 0) return [...lines, "  nothing billed"];
+	const background = [...watchLines(s.watch), ...unusableLine(s.unusable)];
+	if (s.requests === 0 && s.usd === 0) return [...lines, "  nothing billed", ...background];
 	const t = s.tokens;
 	lines.push(
 		`  ${plural(s.requests, "request")}: ${count(t.fresh)} fresh + ${count(t.cacheRead)} cache read + ${count(t.cacheWrite)} cache write prompt tokens, ${count(t.output)} output`,
@@ -44,11 +89,14 @@ export function scopeLines(title: string, s: ScopeStats): string[] {
 	);
 	const full = fullContextLine(s);
 	if (full !== undefined) lines.push(`  ${full}`);
+	lines.push(...background);
 	if (s.biggest.length > 0) {
 		lines.push("  costliest:");
 		for (const b of s.biggest) {
 			const where = b.ordinal ?? `entry ${b.entryId} (another branch)`;
-			lines.push(`    ${costLine(b.usd, b.requests, b.cacheShare)} — ${b.kind} at ${where}`);
+			lines.push(
+				`    ${costLine(b.usd, b.requests, b.cacheShare)} — ${b.kind === "watch" ? "watch review" : b.kind} at ${where}`,
+			);
 		}
 	}
 	return lines;

@@ -1,4 +1,4 @@
-// The guidance section: a string or a list as written, the built-in wording by review.enabled.
+// The guidance section: a string or a list as written, the built-in wording by review.enabled and watch.enabled.
 import { describe, expect, it } from "vitest";
 import { resolveGuidance } from "../../../../src/adapter/extension/config/guidance.ts";
 import { parseConfig } from "../../../../src/adapter/extension/config/load.ts";
@@ -6,6 +6,7 @@ import {
 	DEFAULT_PROMPT_GUIDELINES,
 	DEFAULT_PROMPT_SNIPPET,
 	REVIEW_PROMPT_GUIDELINES,
+	WATCH_PROMPT_GUIDELINE,
 } from "../../../../src/render/index.ts";
 import { DEFAULTS } from "./support.ts";
 
@@ -33,6 +34,19 @@ describe("guidance", () => {
 	it("configured guidelines win over the review wording", () => {
 		const { config } = parseConfig({ guidance: { promptGuidelines: ["mine"] }, review: { enabled: true } });
 		expect(resolveGuidance(config).promptGuidelines).toEqual(["mine"]);
+	});
+
+	it("with the watch on, the built-in guidelines end with the watch's; the snippet and configured guidelines stay", () => {
+		const watching = { ...DEFAULTS, watch: { ...DEFAULTS.watch, enabled: true } };
+		expect(resolveGuidance(watching)).toEqual({
+			promptSnippet: DEFAULT_PROMPT_SNIPPET,
+			promptGuidelines: [...DEFAULT_PROMPT_GUIDELINES, WATCH_PROMPT_GUIDELINE],
+		});
+		const both = resolveGuidance({ ...watching, review: { enabled: true, minToolCalls: 1 } }).promptGuidelines;
+		expect(both).toEqual([...REVIEW_PROMPT_GUIDELINES, WATCH_PROMPT_GUIDELINE]);
+		const { config } = parseConfig({ guidance: { promptGuidelines: ["mine"] }, watch: { enabled: true } });
+		expect(resolveGuidance(config).promptGuidelines).toEqual(["mine"]);
+		expect(resolveGuidance(DEFAULTS).promptGuidelines).not.toContain(WATCH_PROMPT_GUIDELINE);
 	});
 
 	it("a bad value falls back per key", () => {

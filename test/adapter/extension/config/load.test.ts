@@ -328,6 +328,13 @@ describe("per-key fallback", () => {
 		["warming", "maxDurationSec", fc.nat(), fc.constant([])],
 		["review", "enabled", fc.boolean(), fc.constant("true")],
 		["review", "minToolCalls", fc.nat(20), fc.constant(-2)],
+		["watch", "enabled", fc.boolean(), fc.constant("on")],
+		["watch", "failureStreak", fc.nat(10), fc.oneof(fc.constant(-1), fc.constant(2.5))],
+		["watch", "untestedFiles", fc.nat(50), fc.constant("8")],
+		["watch", "longRunRounds", fc.nat(200), fc.constant(-40)],
+		["watch", "cooldownRounds", fc.nat(20), fc.constant(1.5)],
+		["watch", "maxNotesPerPrompt", fc.nat(5), fc.constant(true)],
+		["watch", "maxShare", fc.double({ min: 0, max: 5, noNaN: true }), fc.constant(-0.1)],
 	];
 
 	it("property: valid leaves always survive, bad leaves always fall back, one warning at most", () => {

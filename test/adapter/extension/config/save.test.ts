@@ -1,4 +1,4 @@
-// Saving the /advisor selection: only modelKey and effort are rewritten, atomically, mode 0600.
+// Saving what /advisor changes: the selection (modelKey, effort) and watch.enabled, nothing else, atomically, mode 0600.
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConfigLocation } from "../../../../src/adapter/extension/config/file.ts";
 import { loadConfig } from "../../../../src/adapter/extension/config/load.ts";
-import { saveSelection } from "../../../../src/adapter/extension/config/save.ts";
+import { saveSelection, saveWatchEnabled } from "../../../../src/adapter/extension/config/save.ts";
 import { ledgerPathIn, makeHome, modeOf, readJson, rpivPathIn, writeJson } from "./support.ts";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
@@ -216,6 +216,93 @@ describe("saveSelection", () => {
 					expect(rest).toEqual(JSON.parse(JSON.stringify(hand)));
 					expect(savedKey).toBe(modelKey === null ? undefined : modelKey.replace(":", "/"));
 					expect(savedEffort).toBe(modelKey === null || effort === "off" ? undefined : (effort ?? undefined));
+				},
+			),
+			{ numRuns: 100 },
+		);
+	});
+});
+
+describe("saveWatchEnabled", () => {
+	it("sets watch.enabled in place: the section keeps its other keys and its place, every other key survives", () => {
+		const hand = {
+			modelKey: "a/b",
+			watch: { failureStreak: 4, enabled: false, maxShare: 0.2 },
+			budget: { sessionUsd: 3 },
+			unknown: ["kept"],
+		};
+		writeJson(ledgerPath(), hand);
+		expect(saveWatchEnabled(opts, true)).toMatchObject({ ok: true, path: ledgerPath() });
+		const saved = readJson(ledgerPath());
+		expect(saved).toEqual({ ...hand, watch: { failureStreak: 4, enabled: true, maxShare: 0.2 } });
+		expect(Object.keys(saved)).toEqual(Object.keys(hand));
+		expect(Object.keys(saved.watch as object)).toEqual(["failureStreak", "enabled", "maxShare"]);
+		expect(modeOf(ledgerPath())).toBe(0o600);
+		expect(loadConfig(opts).config.watch).toMatchObject({ enabled: true, failureStreak: 4, maxShare: 0.2 });
+	});
+
+	it("adds the key after the section's others, or the section at the end, and turns it off again", () => {
+		writeJson(ledgerPath(), { modelKey: "a/b", watch: { cooldownRounds: 2 } });
+		saveWatchEnabled(opts, true);
+		expect(readJson(ledgerPath())).toEqual({ modelKey: "a/b", watch: { cooldownRounds: 2, enabled: true } });
+		writeJson(ledgerPath(), { modelKey: "a/b" });
+		saveWatchEnabled(opts, true);
+		expect(Object.keys(readJson(ledgerPath()))).toEqual(["modelKey", "watch"]);
+		saveWatchEnabled(opts, false);
+		expect(readJson(ledgerPath())).toEqual({ modelKey: "a/b", watch: { enabled: false } });
+	});
+
+	it("re-reads the file first, carries rpiv-advisor's keys over once, and writes through a symlink", () => {
+		writeJson(rpivPath(), { modelKey: "openai:gpt-5", budget: { sessionUsd: 3 } });
+		expect(saveWatchEnabled(opts, true).ok).toBe(true);
+		expect(readJson(ledgerPath())).toEqual({
+			modelKey: "openai:gpt-5",
+			budget: { sessionUsd: 3 },
+			watch: { enabled: true },
+		});
+		rmSync(ledgerPath());
+		const real = join(home, "dotfiles", "advisor.json");
+		writeJson(real, { review: { enabled: true } });
+		symlinkSync(real, ledgerPath());
+		expect(saveWatchEnabled(opts, true).ok).toBe(true);
+		expect(lstatSync(ledgerPath()).isSymbolicLink()).toBe(true);
+		expect(readJson(real)).toEqual({ review: { enabled: true }, watch: { enabled: true } });
+	});
+
+	it("refuses a malformed file and a `watch` that is not an object, leaving the file byte for byte", () => {
+		writeJson(ledgerPath(), '{"watch": {"enabled": true},');
+		expect(saveWatchEnabled(opts, false)).toMatchObject({ ok: false });
+		expect(readFileSync(ledgerPath(), "utf8")).toBe('{"watch": {"enabled": true},');
+		for (const bad of ['{"watch": "on"}', '{"watch": [true]}', '{"watch": null}']) {
+			writeJson(ledgerPath(), bad);
+			const result = saveWatchEnabled(opts, true);
+			expect(result.ok, bad).toBe(false);
+			if (!result.ok) expect(result.message).toContain("watch is not an object");
+			expect(readFileSync(ledgerPath(), "utf8")).toBe(bad);
+		}
+	});
+
+	it("property: every key but watch.enabled survives, in value and order", () => {
+		const handKey = fc.string({ minLength: 1 }).filter((k) => k !== "watch");
+		fc.assert(
+			fc.property(
+				fc.dictionary(handKey, fc.jsonValue()),
+				fc.option(fc.dictionary(fc.string({ minLength: 1 }), fc.jsonValue())),
+				fc.boolean(),
+				(hand, watch, enabled) => {
+					const before = watch === null ? hand : { ...hand, watch };
+					writeJson(ledgerPath(), JSON.stringify(before));
+					expect(saveWatchEnabled(opts, enabled).ok).toBe(true);
+					const saved = readJson(ledgerPath());
+					const { watch: savedWatch, ...rest } = saved;
+					expect(rest).toEqual(JSON.parse(JSON.stringify(hand)));
+					const { enabled: savedEnabled, ...others } = savedWatch as Record<string, unknown>;
+					expect(savedEnabled).toBe(enabled);
+					const { enabled: _was, ...othersBefore } = JSON.parse(JSON.stringify(watch ?? {}));
+					expect(others).toEqual(othersBefore);
+					expect(Object.keys(saved).filter((k) => k !== "watch")).toEqual(
+						Object.keys(JSON.parse(JSON.stringify(hand))),
+					);
 				},
 			),
 			{ numRuns: 100 },

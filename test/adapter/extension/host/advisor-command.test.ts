@@ -105,7 +105,7 @@ describe("effort levels", () => {
 describe("the picker", () => {
 	const many = Array.from({ length: 14 }, (_, i) => model(`model-${String(i).padStart(2, "0")}`));
 
-	it("lists `No advisor` first and at most ten rows, with the hint", () => {
+	it("lists `No advisor` first and at most ten rows, with the hint; the title says whether the watch is on", () => {
 		const picker = new FilterPicker(
 			modelPickerSpec(many, undefined),
 			plain,
@@ -113,7 +113,15 @@ describe("the picker", () => {
 			() => {},
 		);
 		const lines = picker.render(100);
-		expect(lines[0]).toBe("Advisor model");
+		expect(lines[0]).toBe("Advisor model · watch off");
+		expect(
+			new FilterPicker(
+				modelPickerSpec(many, undefined, undefined, undefined, true),
+				plain,
+				() => {},
+				() => {},
+			).render(100)[0],
+		).toBe("Advisor model · watch on");
 		expect(lines.at(-1)).toBe(PICKER_HINT);
 		const rows = lines.slice(2, -1);
 		expect(rows.filter((r) => !r.trimStart().startsWith("("))).toHaveLength(PICKER_MAX_ROWS);

@@ -125,7 +125,7 @@ describe("/advisor dispatches on its argument first", () => {
 		await ui.command.handler("frob nicate", ui.ctx as never);
 		expect(ui.notes).toEqual([[advisorUsage("frob nicate"), "warning"]]);
 		expect(advisorUsage("x")).toBe(
-			'/advisor: unknown argument "x". Usage: /advisor (choose the advisor model and effort) · /advisor stats (what the advisor has cost)',
+			'/advisor: unknown argument "x". Usage: /advisor (choose the advisor model and effort) · /advisor stats (what the advisor has cost) · /advisor watch [on|off] (the advisor reviews unasked)',
 		);
 	});
 
@@ -136,10 +136,10 @@ describe("/advisor dispatches on its argument first", () => {
 		expect(h.printed).toEqual([]);
 	});
 
-	it("completes its one argument", () => {
+	it("completes its arguments", () => {
 		const { command } = host(false);
 		expect(command.getArgumentCompletions("st")?.map((item) => item.value)).toEqual(["stats"]);
-		expect(command.getArgumentCompletions("")?.map((item) => item.value)).toEqual(["stats"]);
+		expect(command.getArgumentCompletions("")?.map((item) => item.value)).toEqual(["stats", "watch"]);
 		expect(command.getArgumentCompletions("x")).toBeNull();
 	});
 

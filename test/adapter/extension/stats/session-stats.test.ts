@@ -409,6 +409,8 @@ describe("the text", () => {
 			"tokens",
 			"usd",
 			"cacheShare",
+			"watch",
+			"unusable",
 			"fullContext",
 			"biggest",
 		]);
