@@ -95,7 +95,7 @@ function total(m: Measured): { reviews: number; usd: number; executor: number; s
 function cell(w: SessionWatch): string {
 	const s = w.bySignal;
 	const held = w.skipped.cooldown + w.skipped.promptCap + w.skipped.overShare;
-	return `${w.reviews} (${s["failure-streak"]}/${s["untested-edits"]}/${s["long-run"]}${held > 0 ? `, ${held} held` : ""}) ${fmt(w.share, 4)} ${fmt(w.reuse.p50, 2)}`;
+	return `${w.reviews} (${s["failure-streak"]}/${s["untested-edits"]}/${s["long-run"]}${held > 0 ? `, ${held} held` : ""}) ${fmt(w.share, 3)} ${fmt(w.reuse.p50, 3)}`;
 }
 
 function label(settings: WatchSettings): string {

@@ -17,9 +17,15 @@ import {
 	type WatchPricing,
 	type WatchSettings,
 	type WatchSkipReason,
-	watchFindings,
+	watchDecision,
 } from "../../../policy/index.ts";
-import { emptyLedger, foldLedger, type LedgerState, type WatchFinding } from "../../../reducers/index.ts";
+import {
+	emptyLedger,
+	foldLedger,
+	type LedgerState,
+	type WatchFacts,
+	type WatchFinding,
+} from "../../../reducers/index.ts";
 import {
 	DEFAULT_LEDGER_CONFIG,
 	type LedgerConfig,
@@ -135,16 +141,21 @@ export function replayWatch(input: BranchInput, options: WatchReplayOptions): Se
 	};
 	const requests = branchRequests(input, render, options.memo);
 	let candidate: Candidate | undefined;
+	const executorUsd = (facts: WatchFacts) => executorSpend(facts.executor, price).usd;
+	// No review costs less than its answer: what the decision is first asked with.
+	const floor = (outputTokens * price.cost.output) / 1e6;
 	const pricing: WatchPricing = {
-		executorUsd: (facts) => executorSpend(facts.executor, price).usd,
-		// The review it would send now, if any finding stands: rendered and priced once, kept for the decision.
+		executorUsd,
+		// The review it would send now, rendered and priced only when the decision could ask for it: a
+		// review at the floor that would not be asked for is not asked for at any dearer price (the
+		// decision's only use of the figure is the share cap), so the floor answers then.
 		expectedUsd: (facts) => {
-			const finding = watchFindings(facts, settings)[0];
-			if (finding === undefined) return 0;
+			const probe = watchDecision({ facts, settings, executorUsd: executorUsd(facts), expectedUsd: floor });
+			if (!probe.review) return floor;
 			const pos = facts.position;
 			const previous = requests.previousAt(pos);
-			const request = renderRequest(requests.stateAt(pos), { ...render, watch: finding }, options.memo);
-			candidate = { pos, finding, request, cost: reviewCost(previous, request, price, outputTokens) };
+			const request = renderRequest(requests.stateAt(pos), { ...render, watch: probe.finding }, options.memo);
+			candidate = { pos, finding: probe.finding, request, cost: reviewCost(previous, request, price, outputTokens) };
 			return dearer(candidate.cost.usd);
 		},
 	};
