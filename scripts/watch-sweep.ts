@@ -1,7 +1,7 @@
 /**
  * The measurement behind the watch's defaults (docs/decisions.md, "The watch's defaults, measured"):
- * `replay --watch` over every bundled session (samples/, samples/long/) and the shared ones
- * (../shared/sessions/, when present) at a few values of each knob, one knob at a time around the
+ * `replay --watch` over every bundled session (samples/, samples/long/) and the shared real sessions
+ * beside the checkout, when present, at a few values of each knob, one knob at a time around the
  * defaults, then every combination. Prints Markdown tables; with `--findings` also every review the
  * defaults ask for, by session, with its card id and why it woke.
  *

@@ -77,6 +77,8 @@ describe("assistant messages split into prose, reasoning and tool calls", () => 
 			errorMessage: undefined,
 			provider: "anthropic",
 			model: "claude",
+			// The message's usage, untouched: what the watch measures its share against.
+			usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { total: 0 } },
 		});
 	});
 
