@@ -31,6 +31,7 @@ import { measureMemory, memorySection, withMemorySection } from "./memory.ts";
 import { droppedNote, droppedRows, REAL_SESSIONS } from "./rows.ts";
 import { v3ChoicesSection } from "./v3-choices.ts";
 import { v4ChoicesSection } from "./v4-choices.ts";
+import { watchSection } from "./watch.ts";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BENCHMARKS = path.join(repoRoot, "BENCHMARKS.md");
@@ -262,6 +263,8 @@ function sessionVerdicts(name: string, s: SessionReport): string[] {
 	return out;
 }
 
+const readSample = (name: string) => readFileSync(path.join(repoRoot, name), "utf8");
+
 /** Every bundled sample the fact audit also covers (the real sessions are rows of their own). */
 function sampleCases(): Case[] {
 	const out: Case[] = [];
@@ -398,6 +401,12 @@ function main(): void {
 		WARM_UP,
 	);
 
+	console.error("bench: the watch …");
+	const watch = watchSection([
+		...cases,
+		{ name: "samples/long/taskq.jsonl", text: readSample("samples/long/taskq.jsonl") },
+	]);
+
 	const generatedRow = rows.at(-1)!;
 	const verdicts: string[] = [];
 	const incRatio = generatedRow.incremental / generatedRow.scratch;
@@ -451,6 +460,8 @@ function main(): void {
 		...facts.table,
 		"",
 		...v4Choices,
+		"",
+		...watch,
 		"",
 		...v3ChoicesSection(),
 		"",

@@ -17,6 +17,7 @@ import {
 } from "../events/index.ts";
 import { completedAdvice, partsText, reviewAdvice } from "./advisor-result.ts";
 import { type CaseReducers, evolve, foldEvents, nothing } from "./case-reducers.ts";
+import { isErrorLine } from "./error-line.ts";
 import { changedPaths } from "./hidden-work.ts";
 import type { Draft } from "./immer.ts";
 import { relativePath } from "./paths.ts";
@@ -159,7 +160,10 @@ function failed(
 	at: FailedRound,
 ): void {
 	const keys: [string, string][] = [[`subject\u0000${subject.key}`, subject.label]];
-	if (error !== undefined) keys.push([`error\u0000${error}`, error]);
+	// Only a line that says what went wrong joins different runs: a placeholder a host left where the
+	// output was ("[Compacted history content evicted …]") is the same for any failure
+	// (docs/configuration.md#the-watch).
+	if (error !== undefined && isErrorLine(error)) keys.push([`error\u0000${error}`, error]);
 	for (const [key, label] of keys) {
 		const before = draft.streaks.get(key);
 		const rounds = [...(before?.rounds ?? []), at].slice(-STREAK_ROUNDS);

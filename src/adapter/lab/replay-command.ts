@@ -14,6 +14,7 @@ import type { Io } from "./cli/io.ts";
 import { forceOverrides, refusalLine, svgOutputRefusal } from "./cli/output-guard.ts";
 import { replayParsed } from "./replay/engine.ts";
 import { createWarmUp } from "./replay/timing-samples.ts";
+import { WATCH_OUTPUT_TOKENS } from "./replay/watch-cost.ts";
 import { noEntriesReason, SHOWN_DIAGNOSTICS } from "./report/diagnostics.ts";
 import { writeJson } from "./report/json-stream.ts";
 import { DEFAULT_PRICE_MODEL, resolvePriceModel, resolveRegistryModel } from "./report/price-lookup.ts";
@@ -21,6 +22,7 @@ import { type FileDiagnostics, REPORT_LAYOUT, type ReplayReport, type SessionRep
 import { buildReport } from "./report/report-totals.ts";
 import { renderSvg } from "./report/svg.ts";
 import { renderTextReport } from "./report/text-report.ts";
+import { watchTotals } from "./report/watch-report.ts";
 
 export interface ReplayRun {
 	report: ReplayReport;
@@ -92,6 +94,7 @@ export function replayPaths(
 				privacy: privacyOf(config),
 				tools: config.tools,
 				cost: { price, config },
+				...(args.watch ? { watch: config.watch } : {}),
 			});
 		} catch (error) {
 			// The reader never throws on content; anything else is reported like an unreadable file.
@@ -114,6 +117,12 @@ export function replayPaths(
 		{ every: args.every, allLeaves: args.allLeaves, inputs: paths.map((p) => displayPath(p, io.cwd)) },
 		resolvePriceModel(priceKey),
 	);
+	if (args.watch)
+		report.watch = watchTotals(
+			sessions.flatMap((s) => (s.watch === undefined ? [] : [s.watch])),
+			{ ...config.watch, enabled: true },
+			WATCH_OUTPUT_TOKENS,
+		);
 	let exitCode: number = EXIT.ok;
 	if (unreadable.length > 0) exitCode = EXIT.unreadable;
 	else if (report.points === 0) exitCode = EXIT.nothingToReplay;

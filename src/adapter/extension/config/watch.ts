@@ -25,12 +25,16 @@ export type WatchConfig = Static<typeof WatchSchema>;
 /** The policy reads these keys as WatchSettings: the schema must describe exactly that. */
 export type WatchFitsPolicy = Assert<Same<WatchConfig, WatchSettings>>;
 
+/**
+ * Chosen by measurement (`replay --watch` over the bundled and shared sessions): docs/decisions.md,
+ * "The watch's defaults, measured".
+ */
 export const DEFAULT_WATCH_CONFIG: Readonly<WatchConfig> = Object.freeze({
 	enabled: false,
 	failureStreak: 3,
 	untestedFiles: 8,
-	longRunRounds: 40,
-	cooldownRounds: 5,
+	longRunRounds: 50,
+	cooldownRounds: 0,
 	maxNotesPerPrompt: 2,
 	maxShare: 0.1,
 });

@@ -34,7 +34,7 @@ export function errorPrefix(command?: string): string {
 export const MAIN_HELP = `advisor-ledger — replay recorded Pi sessions through the advisor ledger
 
 Usage:
-  advisor-ledger replay [PATH…] [--every N] [--all-leaves] [--json | --wide] [--svg FILE [--force]] [--price PROVIDER/MODEL] [--config FILE]
+  advisor-ledger replay [PATH…] [--every N] [--all-leaves] [--watch] [--json | --wide] [--svg FILE [--force]] [--price PROVIDER/MODEL] [--config FILE]
   advisor-ledger render FILE [--leaf ID] [--at ENTRY] [--json] [--config FILE]
   advisor-ledger stats [PATH…] [--json]
   advisor-ledger eval [PATH…] --advisor PROVIDER/MODEL [--judge PROVIDER/MODEL] [--points N] [options]
@@ -72,6 +72,12 @@ what the call was billed where the session recorded it.
 Options:
   --every N       simulated consultation every N tool rounds (default ${DEFAULT_EVERY})
   --all-leaves    replay every leaf of each session tree, not only the current one
+  --watch         also run the watch over each branch as if it had been on (advisor.json's
+                  watch section; its enabled key ignored): the reviews it would have asked
+                  for, by signal, what they would cost (each request after the branch's
+                  previous advisor request, in both cache models, plus 2,000 output tokens)
+                  and that as a share of the executor's own spend at the same prices, and
+                  how much of one review's request the next one repeats
   --json          print one JSON object instead of the text report (every point's figures)
   --wide          the text report's per-session columns in one table, file names whole
                   (by default it fits 100 columns: two narrower tables)
@@ -203,6 +209,8 @@ export interface ReplayArgs {
 	paths: string[];
 	every: number;
 	allLeaves: boolean;
+	/** Also replay the watch, as if it had been on (docs/cli.md, "replay --watch"). */
+	watch: boolean;
 	json: boolean;
 	/** The text report's per-session columns in one table, as wide as it needs (default: within 100 columns). */
 	wide: boolean;
@@ -249,6 +257,7 @@ export const COMMAND_FLAGS = {
 	replay: {
 		"--every": { value: "N" },
 		"--all-leaves": {},
+		"--watch": {},
 		"--json": {},
 		"--wide": {},
 		"--svg": { value: "FILE" },
@@ -360,6 +369,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 				paths: s.positional,
 				every,
 				allLeaves: s.flags.has("--all-leaves"),
+				watch: s.flags.has("--watch"),
 				json: s.flags.has("--json"),
 				wide: s.flags.has("--wide"),
 				svg: stringFlag(s.flags, "--svg"),

@@ -11,6 +11,8 @@ import type { CacheSplit, PromptPrices } from "../../extension/baseline/cache-sp
 import type { FactCounts, FactTally } from "../audit/index.ts";
 import type { UnreadableInput } from "../cli/inputs.ts";
 import type { JsonLayout } from "./json-stream.ts";
+import type { PointShares } from "./point-shares.ts";
+import type { ReplayWatch, SessionWatch } from "./watch-report.ts";
 
 /**
  * 2: the breakpoint figures apply Anthropic's 20-block lookback; the figures without bridges are added.
@@ -22,11 +24,11 @@ export const REPORT_VERSION = 4;
 
 /**
  * How `replay --json` lays the report out: indented by two, as `JSON.stringify(report, null, 2)`,
- * but each `points[]` item on one line, so a report of tens of thousands of points stays a file
+ * but each `points[]` item (and with `--watch` each `watch.reviewed[]` item) on one line, so a report of tens of thousands of points stays a file
  * one can page through (docs/cli.md, "replay --json"). The layout is not the format: parsed, it is
  * the same object.
  */
-export const REPORT_LAYOUT: JsonLayout = { rowsUnder: new Set(["points"]) };
+export const REPORT_LAYOUT: JsonLayout = { rowsUnder: new Set(["points", "reviewed"]) };
 
 export interface TokenStats {
 	total: number;
@@ -51,12 +53,7 @@ export interface CacheShare {
 	breakpointNoBridges: ShareStats;
 }
 
-/** Shares of the previous request reused by this one, in each caching model. */
-export interface PointShares {
-	tokenPrefix: number;
-	breakpoint: number;
-	breakpointNoBridges: number;
-}
+export type { PointShares };
 
 export interface PointReport {
 	/** The request is what a consultation dispatched right after this entry sends. */
@@ -288,6 +285,8 @@ export interface SessionReport extends ReportTotals {
 	pathEntries: number;
 	pointKind: "advisor" | "simulated" | "none";
 	points: PointReport[];
+	/** `replay --watch` only: the watch over this branch (watch-report.ts). */
+	watch?: SessionWatch;
 }
 
 export interface ReplayReport extends ReportTotals {
@@ -307,6 +306,8 @@ export interface ReplayReport extends ReportTotals {
 		unreadable: UnreadableInput[];
 	};
 	options: { every: number; allLeaves: boolean; inputs: string[] };
+	/** `replay --watch` only: every session's watch summed (watch-report.ts). */
+	watch?: ReplayWatch;
 }
 
 /** Tokens of one or more requests as the provider billed them, with their prompt summed. */

@@ -26,6 +26,7 @@ import {
 } from "./text-format.ts";
 import { sessionTables, wideSessionTable } from "./text-sessions.ts";
 import { summaryLines } from "./text-summary.ts";
+import { watchLines } from "./text-watch.ts";
 
 export {
 	formatPerMillion,
@@ -166,6 +167,7 @@ export function renderTextReport(report: ReplayReport, style: Style = plain, opt
 		...section(wide ? reuseLines(report, style) : []),
 		...section(factLines(report, style)),
 		...section(consultationLines(report, style, { wide })),
+		...section(watchLines(report, style, { wide })),
 		...listLines(report, style),
 		...diagnosticLines(report.diagnostics, style, { wide, expected, files: filesWithDiagnostics(report) }),
 		"",

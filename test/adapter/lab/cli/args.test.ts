@@ -9,6 +9,7 @@ describe("arguments", () => {
 			paths: [],
 			every: 10,
 			allLeaves: false,
+			watch: false,
 			json: false,
 			wide: false,
 			svg: undefined,
@@ -21,6 +22,7 @@ describe("arguments", () => {
 			paths: ["a", "--b"],
 			every: 3,
 			allLeaves: true,
+			watch: false,
 			json: true,
 			wide: false,
 			svg: "c.svg",
@@ -32,6 +34,7 @@ describe("arguments", () => {
 			config: "my.json",
 		});
 		expect(parseArgs(["replay", "--wide"])).toMatchObject({ wide: true, json: false });
+		expect(parseArgs(["replay", "--watch", "--json"])).toMatchObject({ watch: true, json: true });
 		for (const bad of [
 			["replay", "--every", "1.5"],
 			["replay", "--json", "--json"],
