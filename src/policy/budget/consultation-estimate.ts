@@ -169,20 +169,20 @@ export function estimateConsultation(input: ConsultationEstimateInput): Consulta
 	// Within what the loop allows now, whatever earlier limits allowed: no answer past the cap, no round
 	// larger than a full answer and a result at its cap.
 	const shape = followUps(input);
-	const f = {
+	const withinCap = {
 		...shape,
 		growth: Math.min(shape.growth, input.outputCap + input.callTokens),
 		output: Math.min(shape.output, input.outputCap),
 		firstOutput: Math.min(shape.firstOutput, input.outputCap),
 	};
-	const firstUsd = first.promptCostUsd + (f.firstOutput * pricing.output) / 1e6;
+	const firstUsd = first.promptCostUsd + (withinCap.firstOutput * pricing.output) / 1e6;
 	// A mean count of follow-ups: whole ones, then the fraction of the next.
 	let expectedUsd = firstUsd;
 	let prompt = first.promptTokens;
-	for (let k = 0; k < Math.ceil(f.count); k++) {
-		const weight = Math.min(1, f.count - k);
-		expectedUsd += weight * followUpUsd(pricing, caching, prompt, f.growth, f.output);
-		prompt += f.growth;
+	for (let k = 0; k < Math.ceil(withinCap.count); k++) {
+		const weight = Math.min(1, withinCap.count - k);
+		expectedUsd += weight * followUpUsd(pricing, caching, prompt, withinCap.growth, withinCap.output);
+		prompt += withinCap.growth;
 	}
 	const outputCapUsd = (input.outputCap * pricing.output) / 1e6;
 	let largest = first.promptCostUsd + outputCapUsd;
@@ -200,10 +200,10 @@ export function estimateConsultation(input: ConsultationEstimateInput): Consulta
 	return {
 		firstUsd: costOrInfinity(firstUsd),
 		expectedUsd: costOrInfinity(expectedUsd),
-		expectedRounds: f.count,
+		expectedRounds: withinCap.count,
 		maxRounds: input.maxCalls,
 		atMostUsd: costOrInfinity(Math.max(atMostUsd, expectedUsd)),
-		basis: f.basis,
+		basis: withinCap.basis,
 		outputCapUsd: costOrInfinity(outputCapUsd),
 	};
 }

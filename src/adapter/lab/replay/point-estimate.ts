@@ -70,8 +70,8 @@ export function estimateAt(
 	context: { result: ToolResultEvent | undefined; sessionId: string | null; render: RenderOptions },
 	setup: CostSetup,
 ): PointEstimate {
-	const who = advisorAt(context.result, spend, setup);
-	const effort = effortOf(who.effort);
+	const advisor = advisorAt(context.result, spend, setup);
+	const effort = effortOf(advisor.effort);
 	const routingKey = `advisor:${context.sessionId ?? ""}`;
 	const bounds = planBounds({
 		config: setup.config,
@@ -79,13 +79,13 @@ export function estimateAt(
 		effort,
 		renderOptions: context.render,
 	});
-	const previous = previousRequest(spend, who.model);
+	const previous = previousRequest(spend, advisor.model);
 	const { first, consultation } = estimateWholeConsultation(
 		{
 			...planModel(setup.price, effort, routingKey),
 			// The recorded model's history and previous request, at the report model's prices.
-			model: who.model,
-			effort: who.effort,
+			model: advisor.model,
+			effort: advisor.effort,
 			...bounds,
 			spend,
 			budget: setup.config.budget,
@@ -95,7 +95,7 @@ export function estimateAt(
 		request,
 	);
 	return {
-		model: who.model,
+		model: advisor.model,
 		basis: consultation.basis,
 		first: {
 			promptTokens: first.promptTokens,
