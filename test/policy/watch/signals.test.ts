@@ -19,9 +19,15 @@ function failing(n: number, command: string, error: string, from = 1): LedgerEve
 
 describe("failure streaks", () => {
 	it("a run and its error line reaching the threshold together: the run's names the finding", () => {
-		const facts = watchFactsOf([user("u1", "fix it"), ...failing(3, "npx vitest run src/a.test.ts", "AssertionError: boom")]);
+		const facts = watchFactsOf([
+			user("u1", "fix it"),
+			...failing(3, "npx vitest run src/a.test.ts", "AssertionError: boom"),
+		]);
 		const findings = watchFindings(facts, SETTINGS);
-		expect(findings.map((f) => f.signal === "failure-streak" && f.label)).toEqual(["test src/a.test.ts", "AssertionError: boom"]);
+		expect(findings.map((f) => f.signal === "failure-streak" && f.label)).toEqual([
+			"test src/a.test.ts",
+			"AssertionError: boom",
+		]);
 		expect(findings[0]).toMatchObject({ count: 3, error: "AssertionError: boom", firstId: "r1" });
 	});
 
