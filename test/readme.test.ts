@@ -75,13 +75,22 @@ describe("the CLI as the README shows it", () => {
 		const shown = [README, ...docs.map((name) => codeBlocks(read(`docs/${name}`)))].flatMap(npmRunForms);
 		expect(shown).toContain("replay -- [flags]");
 		for (const form of shown) {
-			const [, ...args] = form.split(/\s+/);
+			// npm's own -s (silent: no banner on stdout) comes before the script's name.
+			const [, ...args] = form.replace(/^-s\s+/, "").split(/\s+/);
 			const beforeDashes = args.slice(0, args.indexOf("--") === -1 ? args.length : args.indexOf("--"));
 			expect(
 				beforeDashes.filter((arg) => arg.startsWith("-")),
 				`npm run ${form}`,
 			).toEqual([]);
 		}
+	});
+
+	it("every `npm run … --json` a reader copies is npm's silent form, -s (else npm's banner precedes the JSON: npm-run.e2e.test.ts)", () => {
+		const docs = readdirSync(new URL("../docs/", import.meta.url)).filter((name) => name.endsWith(".md"));
+		const shown = [README, ...docs.map((name) => read(`docs/${name}`))].map(codeBlocks).flatMap(npmRunForms);
+		const json = shown.filter((form) => /(^|\s)--json(\s|$)/.test(form));
+		expect(json.length).toBeGreaterThan(0);
+		for (const form of json) expect(form, `npm run ${form}`).toMatch(/^-s /);
 	});
 
 	it("names every exit code, as --help does", () => {

@@ -247,7 +247,7 @@ export function describeEachHost(title: string, body: (host: PiHost) => void): v
 		}
 		process.stderr.write(`[hosts] ${title} — ${slot.label}: SKIPPED, ${slot.reason}\n`);
 		describe(`${title} — ${slot.label}`, () => {
-			it.skip(`SKIPPED: ${slot.reason}`, () => {});
+			it(`SKIPPED: ${slot.label} is not available`, (ctx) => ctx.skip(slot.reason));
 		});
 	}
 }

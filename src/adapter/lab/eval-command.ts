@@ -171,7 +171,8 @@ export async function runEval(args: EvalArgs, io: Io, deps: EvalDeps = {}): Prom
 		advisor.model,
 	);
 	const estimate = estimateRun(plan.points, advisor.model, judge.model, doneIn(store));
-	io.stderr(visible(renderEstimate(estimate, plan.points.length, DEFAULT_TOOLS_CONFIG.maxRounds)));
+	const drawn = { points: plan.points.length, asked: args.points, available: plan.available, tooLarge: plan.tooLarge };
+	io.stderr(visible(renderEstimate(estimate, drawn, DEFAULT_TOOLS_CONFIG.maxRounds)));
 	const requests = Object.values(estimate.arms).reduce((n, line) => n + line.requests, estimate.judge.requests);
 	if (requests > 0 && !(await confirmed(args, io, deps, `$${estimate.usd.toFixed(3)}`))) return EXIT.notConfirmed;
 

@@ -60,7 +60,7 @@ describeEachHost("pi -p with a broken advisor.json key", (host) => {
 	it("prints the warning once on stderr and answers as usual", () => {
 		const file = `${sandbox.home}/.config/pi-advisor-ledger/advisor.json`;
 		expect(result.stderr).toBe(
-			`advisor.json: invalid value for ledger.tailToolCalls in ${file} — using the defaults for that key\n`,
+			`advisor.json: invalid value for ledger.tailToolCalls (a whole number ≥ 0) in ${file} — using the defaults for that key\n`,
 		);
 		expect(result.stdout.trim()).toBe("Hello.");
 		expect(result.code).toBe(0);

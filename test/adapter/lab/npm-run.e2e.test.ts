@@ -42,12 +42,15 @@ afterAll(() => {
 	if (pkg !== undefined) rmSync(pkg, { recursive: true, force: true });
 });
 
-/** `npm run replay <args>` in the package, with a HOME of its own and no npm update check. */
-function npmRun(args: readonly string[]): Promise<RunResult> {
+/**
+ * `npm run [npm's flags] replay <args>` in the package, with a HOME of its own and no npm update
+ * check.
+ */
+function npmRun(args: readonly string[], npmFlags: readonly string[] = []): Promise<RunResult> {
 	return new Promise((resolve) => {
 		execFile(
 			"npm",
-			["run", "replay", ...args],
+			["run", ...npmFlags, "replay", ...args],
 			{
 				cwd: pkg,
 				env: { PATH: process.env.PATH, HOME: path.join(pkg, "home"), npm_config_update_notifier: "false" },
@@ -67,12 +70,12 @@ const cliLines = (stderr: string) => stderr.split("\n").filter((line) => line.st
 
 describe("npm run replay, flags before --: npm keeps them, the CLI says how to pass them", () => {
 	it(
-		"--json: one line naming the flag and `npm run replay -- --json`, exit 1, no report",
+		"--json: one line naming the flag and `npm run -s replay -- --json`, exit 1, no report",
 		async () => {
 			const r = await npmRun(["--json"]);
 			expect(r.code).toBe(1);
 			expect(cliLines(r.stderr)).toEqual([
-				"advisor-ledger replay: npm took --json for itself (npm_config_json) and did not pass it on; put the flags after --: npm run replay -- --json",
+				"advisor-ledger replay: npm took --json for itself (npm_config_json) and did not pass it on; put the flags after --: npm run -s replay -- --json",
 			]);
 			expect(r.stdout).not.toContain('"sessions"');
 		},
@@ -109,11 +112,22 @@ describe("npm run replay, flags before --: npm keeps them, the CLI says how to p
 
 describe("npm run replay -- …: every flag reaches the CLI", () => {
 	it(
-		"-- samples/tools.jsonl --json prints the JSON report after npm's banner",
+		"-- samples/tools.jsonl --json prints the JSON report after npm's banner (so the docs show -s)",
 		async () => {
 			const r = await npmRun(["--", "samples/tools.jsonl", "--json"]);
 			expect(r.code).toBe(0);
 			const report = JSON.parse(r.stdout.slice(r.stdout.indexOf("\n{") + 1)) as ReplayReport;
+			expect(report.sessions.map((s) => s.file)).toEqual(["samples/tools.jsonl"]);
+		},
+		RUN_MS,
+	);
+
+	it(
+		"-s replay -- --json samples/tools.jsonl, as docs/cli.md shows it: stdout is the JSON report alone",
+		async () => {
+			const r = await npmRun(["--", "--json", "samples/tools.jsonl"], ["-s"]);
+			expect(r.code).toBe(0);
+			const report = JSON.parse(r.stdout) as ReplayReport;
 			expect(report.sessions.map((s) => s.file)).toEqual(["samples/tools.jsonl"]);
 		},
 		RUN_MS,

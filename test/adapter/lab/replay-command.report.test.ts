@@ -57,10 +57,12 @@ describe("the first report opens on its summary, at 100 columns", () => {
 		const report = JSON.parse((await replay(["--json"])).stdout) as ReplayReport;
 		expect(summary[0]).toContain(`${report.points} consultation points in ${report.sessions.length} session files`);
 		expect(summary[1]).toContain(` ${report.tokens.ratio!.toFixed(3)} of the baseline's`);
+		// The dollar ratios (price.*.ratio), not the token-weighted ones (cache.effectiveRatio*).
 		expect(summary[2]).toContain(
-			`${report.price!.tokenPrefix.ratio!.toFixed(3)} of the baseline's with a token-prefix cache`,
+			`${report.price!.tokenPrefix.ratio!.toFixed(3)} of the baseline's dollars with a token-prefix cache`,
 		);
-		expect(summary[2]).toContain(`${report.price!.breakpoint.ratio!.toFixed(3)} with Anthropic's breakpoints`);
+		expect(summary[2]).toContain(`${report.price!.breakpoint.ratio!.toFixed(3)} with breakpoints`);
+		expect(report.cache.effectiveRatioBreakpoint!.toFixed(3)).not.toBe(report.price!.breakpoint.ratio!.toFixed(3));
 		expect(summary[3]).toContain(
 			`ledger ${report.facts.ledgerShare!.toFixed(3)}, Pi's context ${report.facts.baselineShare!.toFixed(3)}`,
 		);

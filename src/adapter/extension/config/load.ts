@@ -10,7 +10,7 @@ import type { ThinkingLevel } from "@mariozechner/pi-ai";
 import { Type } from "@sinclair/typebox";
 import { assertNever } from "../../../events/index.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig, LedgerSchema } from "../../../render/index.ts";
-import { configInvalidKeys, configPrivacyWarning, configUnreadable } from "../pi/notices.ts";
+import { configInvalidKeys, configPrivacyWarning, configUnknownKey, configUnreadable } from "../pi/notices.ts";
 import { DEFAULT_TOOLS_CONFIG, type ToolsConfig, ToolsSchema } from "../tools/tools-section.ts";
 import {
 	DisabledEntrySchema,
@@ -23,6 +23,7 @@ import {
 import { type AdviceConfig, AdviceSchema, DEFAULT_ADVICE_CONFIG } from "./advice.ts";
 import { type BudgetConfig, BudgetSchema, DEFAULT_BUDGET_CONFIG } from "./budget.ts";
 import { type ConfigLocation, configPaths, type JsonObject, readJsonObject } from "./file.ts";
+import { describeSchema, schemaAt, unknownKeys } from "./file-keys.ts";
 import { type GuidanceConfig, GuidanceFileSchema, resolveGuidanceSection } from "./guidance.ts";
 import { DEFAULT_PRIVACY, PrivacySchema, type PrivacySettings, readPrivacy } from "./privacy.ts";
 import { DEFAULT_REVIEW_CONFIG, type ReviewConfig, ReviewSchema } from "./review.ts";
@@ -85,6 +86,12 @@ function readGuidance(value: unknown, bad: string[]): GuidanceConfig {
 }
 
 /**
+ * rpiv-advisor's keys this extension does not read (`fallbackModels`): carried over from its file
+ * (docs/configuration.md, "Where the file lives"), so they are not warned about as typos.
+ */
+export const RPIV_ONLY_KEYS: readonly string[] = Object.freeze(["fallbackModels"]);
+
+/**
  * Validates a parsed file key by key. Unknown keys are ignored (they stay in `raw`). The privacy
  * section reports each bad entry itself (`privacyWarnings`), the rest by key (`invalidKeys`).
  */
@@ -120,6 +127,29 @@ export function parseConfig(raw: JsonObject): {
 	return { config, invalidKeys: bad, privacyWarnings };
 }
 
+/**
+ * The warnings a parsed file gives, in order: one naming every rejected key with what it allows,
+ * one per bad privacy entry, one per unknown key with the nearest known one.
+ */
+export function configWarnings(
+	path: string,
+	raw: JsonObject,
+	parsed: { invalidKeys: readonly string[]; privacyWarnings: readonly string[] },
+): string[] {
+	const warnings: string[] = [];
+	if (parsed.invalidKeys.length > 0) {
+		const keys = parsed.invalidKeys.map((key) => {
+			const schema = schemaAt(AdvisorFileSchema, key);
+			return schema === undefined ? { key } : { key, allowed: describeSchema(schema) };
+		});
+		warnings.push(configInvalidKeys(path, keys));
+	}
+	for (const warning of parsed.privacyWarnings) warnings.push(configPrivacyWarning(path, warning));
+	for (const { key, suggestion } of unknownKeys(raw, AdvisorFileSchema, RPIV_ONLY_KEYS))
+		warnings.push(configUnknownKey(path, key, suggestion));
+	return warnings;
+}
+
 export type ConfigSource = "ledger" | "rpiv" | "default";
 
 export interface LoadedConfig {
@@ -131,7 +161,7 @@ export interface LoadedConfig {
 	source: ConfigSource;
 	/**
 	 * Either the one line saying the file was unusable, or at most one naming the keys that fell
-	 * back followed by one per bad entry of the privacy section.
+	 * back, then one per bad entry of the privacy section, then one per unknown key.
 	 */
 	warnings: string[];
 }
@@ -161,10 +191,14 @@ export function loadConfig(opts: ConfigLocation = {}): LoadedConfig {
 					warnings: [configUnreadable(path, read.reason)],
 				};
 			case "ok": {
-				const { config, invalidKeys, privacyWarnings } = parseConfig(read.raw);
-				const warnings = invalidKeys.length > 0 ? [configInvalidKeys(path, invalidKeys)] : [];
-				for (const warning of privacyWarnings) warnings.push(configPrivacyWarning(path, warning));
-				return { config, raw: read.raw, path, source, warnings };
+				const parsed = parseConfig(read.raw);
+				return {
+					config: parsed.config,
+					raw: read.raw,
+					path,
+					source,
+					warnings: configWarnings(path, read.raw, parsed),
+				};
 			}
 			default:
 				return assertNever(read, "advisor.json read");

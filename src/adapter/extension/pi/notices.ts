@@ -86,8 +86,13 @@ export const configUnreadable = (path: string, reason: string) =>
 /** A bad entry of the privacy section (events/redact/settings.ts says what and what happens instead). */
 export const configPrivacyWarning = (path: string, warning: string) => `advisor.json: ${warning} (in ${path})`;
 
-export const configInvalidKeys = (path: string, keys: readonly string[]) =>
-	`advisor.json: invalid ${keys.length === 1 ? "value" : "values"} for ${keys.join(", ")} in ${path} — using the defaults for ${keys.length === 1 ? "that key" : "those keys"}`;
+/** Each rejected key with what it allows (config/file-keys.ts `describeSchema`). */
+export const configInvalidKeys = (path: string, keys: readonly { key: string; allowed?: string }[]) =>
+	`advisor.json: invalid ${keys.length === 1 ? "value" : "values"} for ${keys.map((k) => (k.allowed === undefined ? k.key : `${k.key} (${k.allowed})`)).join(", ")} in ${path} — using the defaults for ${keys.length === 1 ? "that key" : "those keys"}`;
+
+/** A key the file's schema does not name: ignored, and left in the file. */
+export const configUnknownKey = (path: string, key: string, suggestion: string | undefined) =>
+	`advisor.json: unknown key "${key}"${suggestion === undefined ? "" : ` — did you mean "${suggestion}"?`} (in ${path}, ignored)`;
 
 // ---------------------------------------------------------------------------------------------
 // /advisor

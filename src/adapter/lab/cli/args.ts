@@ -78,13 +78,14 @@ Options:
                   previous advisor request, in both cache models, plus 2,000 output tokens)
                   and that as a share of the executor's own spend at the same prices, and
                   how much of one review's request the next one repeats
-  --json          print one JSON object instead of the text report (every point's figures)
+  --json          print one JSON object instead of the text report (every point's figures;
+                  not with --wide)
   --wide          the text report's per-session columns in one table, file names whole
                   (by default it fits 100 columns: two narrower tables)
   --svg FILE      also write a chart: tokens per consultation, baseline vs ledger, per session.
                   Refused when FILE is one of the inputs, ends in .jsonl, or is an existing
                   file that is not an SVG
-  --force         write the chart even then
+  --force         write the chart even then (only with --svg)
   --price P/M     price the prompts with this model of pi-ai's registry
                   (default anthropic/claude-sonnet-4-5)
   --config FILE   read this advisor.json instead of your own (the ledger caps, privacy and
@@ -283,6 +284,26 @@ export const COMMAND_FLAGS = {
 
 export type CommandName = keyof typeof COMMAND_FLAGS;
 
+/**
+ * Flags that cannot be honoured together, and flags that do something only beside another: given
+ * anyway, one would be ignored without a word (docs/cli.md, "Running it").
+ */
+const CONFLICTS: Partial<Record<CommandName, readonly (readonly [string, string, string])[]>> = {
+	replay: [["--json", "--wide", "--wide shapes the text report, which --json replaces"]],
+};
+const NEEDS: Partial<Record<CommandName, readonly (readonly [string, string, string])[]>> = {
+	replay: [["--force", "--svg", "it lets --svg write over a file that is not an SVG"]],
+};
+
+function checkCombinations(flags: Map<string, string | true>, command: CommandName): void {
+	for (const [a, b, why] of CONFLICTS[command] ?? []) {
+		if (flags.has(a) && flags.has(b)) throw new UsageError(`${a} and ${b} cannot be used together: ${why}`, command);
+	}
+	for (const [flag, needed, why] of NEEDS[command] ?? []) {
+		if (flags.has(flag) && !flags.has(needed)) throw new UsageError(`${flag} needs ${needed}: ${why}`, command);
+	}
+}
+
 interface Scanned {
 	positional: string[];
 	flags: Map<string, string | true>;
@@ -327,6 +348,8 @@ function scan(argv: readonly string[], command: CommandName): Scanned {
 		if (value === undefined || value === "") throw new UsageError(`${name} needs a value`, command);
 		flags.set(name, value);
 	}
+	// --help wins: usage is what was asked for.
+	if (!help) checkCombinations(flags, command);
 	return { positional, flags, help };
 }
 

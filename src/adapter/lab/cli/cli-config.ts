@@ -8,8 +8,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { assertNever, type PrivacyOptions } from "../../../events/index.ts";
 import { readJsonObject } from "../../extension/config/file.ts";
-import { type AdvisorConfig, loadConfig, parseConfig } from "../../extension/config/load.ts";
-import { configInvalidKeys, configPrivacyWarning } from "../../extension/pi/notices.ts";
+import { type AdvisorConfig, configWarnings, loadConfig, parseConfig } from "../../extension/config/load.ts";
 import { visibleLine } from "./escape.ts";
 import type { Io } from "./io.ts";
 
@@ -35,10 +34,9 @@ export function cliConfig(command: string, named: string | undefined, io: Io): C
 		case "unusable":
 			return { ok: false, line: `--config ${named}: ${read.reason}` };
 		case "ok": {
-			const { config, invalidKeys, privacyWarnings } = parseConfig(read.raw);
-			if (invalidKeys.length > 0) warn(configInvalidKeys(named, invalidKeys));
-			for (const warning of privacyWarnings) warn(configPrivacyWarning(named, warning));
-			return { ok: true, config };
+			const parsed = parseConfig(read.raw);
+			for (const warning of configWarnings(named, read.raw, parsed)) warn(warning);
+			return { ok: true, config: parsed.config };
 		}
 		default:
 			return assertNever(read, "advisor.json read");

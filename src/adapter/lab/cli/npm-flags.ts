@@ -39,7 +39,9 @@ export function npmKeptFlagsLine(argv: readonly string[], env: NodeJS.ProcessEnv
 	}
 	if (kept.length === 0) return undefined;
 	const forms = kept.map((k) => k.form).join(" ");
-	const how = `npm run ${visibleLine(event)} -- ${forms}`;
+	// npm prints its banner on stdout before the script's: JSON is JSON only with npm's -s.
+	const silent = kept.some((k) => k.flag === "--json") ? "-s " : "";
+	const how = `npm run ${silent}${visibleLine(event)} -- ${forms}`;
 	const variables = kept.map((k) => npmVariable(k.flag)).join(", ");
 	return `npm took ${kept.map((k) => k.flag).join(", ")} for itself (${variables}) and did not pass ${kept.length === 1 ? "it" : "them"} on; put the flags after --: ${how}`;
 }

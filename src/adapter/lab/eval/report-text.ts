@@ -97,11 +97,34 @@ export function renderEvalReport(report: EvalReport, style: Style): string {
 	return `${out.join("\n")}\n`;
 }
 
+/** The points drawn against those asked (eval-plan.ts `RunPlan`). */
+export interface EstimatedPoints {
+	points: number;
+	/** `--points`. */
+	asked: number;
+	/** Consultation points found in the sessions read. */
+	available: number;
+	/** Drawn and skipped: too large for the advisor's window. */
+	tooLarge: number;
+}
+
+/** Why fewer points were drawn than `--points` asked for; undefined when there are as many. */
+export function fewerPointsLine(p: EstimatedPoints): string | undefined {
+	if (p.points >= p.asked) return undefined;
+	const found = `the sessions read hold ${p.available} consultation point${p.available === 1 ? "" : "s"}`;
+	const large =
+		p.tooLarge === 0 ? "" : `, ${p.tooLarge} of them skipped as too large for the advisor's context window`;
+	return `  ${p.points} of the ${p.asked} points asked (--points ${p.asked}): ${found}${large}.`;
+}
+
 /** The estimate shown before anything is sent. */
-export function renderEstimate(estimate: RunEstimate, points: number, expandRounds: number): string {
+export function renderEstimate(estimate: RunEstimate, drawn: EstimatedPoints, expandRounds: number): string {
+	const points = drawn.points;
 	const lines = [
 		`Estimate for ${points} point${points === 1 ? "" : "s"} (prompt estimated, output at its cap, no cache):`,
 	];
+	const fewer = fewerPointsLine(drawn);
+	if (fewer !== undefined) lines.push(fewer);
 	for (const [arm, line] of Object.entries(estimate.arms)) {
 		lines.push(
 			`  ${pad(arm, 8)}${padStart(String(line.requests), 4)} requests  ~${formatTokens(line.prompt)} prompt tokens  ≤${formatTokens(line.output)} output  ${formatUsd(line.usd)}`,

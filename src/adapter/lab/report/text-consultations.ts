@@ -5,7 +5,6 @@
  * the billed / estimated ratio, first requests apart from follow-ups.
  */
 
-import { PRIOR } from "../../../policy/index.ts";
 import { addUsageSplit } from "./consultation-totals.ts";
 import { DEFAULT_PRICE_MODEL } from "./price-lookup.ts";
 import type { BilledByRequest, EstimateTotals, PointReport, ReplayReport, UsageSplit } from "./replay-report.ts";
@@ -176,18 +175,6 @@ function fauxLines(report: ReplayReport): string[] {
 		`${plural(points.length, "call")} went to faux:…, pi-ai's scripted test model, which reports what it writes to its cache twice, as input and as cache write. Without the copy (${formatTokens(input)} input tokens, ${formatUsdFixed(copyUsd, 4)}): ${formatUsdFixed(billed, 4)} billed, ratio ${formatBilledRatio(billed, report.billed.estimateUsd)}.`,
 	);
 }
-
-/** Lines explaining the figures above: the estimate, the prior, and why follow-ups are mostly reads. */
-export const CONSULTATION_LEGEND: readonly string[] = [
-	"  whole consultations: the first request and the follow-ups after it (an investigation round,",
-	"  the request after the tool allowance is spent, a retry). Each follow-up re-sends the previous",
-	"  request with the advisor's reply and tool results appended: larger than the first request,",
-	"  but it starts with the previous one byte for byte, so where the provider caches it is mostly",
-	"  a cache read (0.1 × the input price). estimated: the extension's own estimate at that point;",
-	"  follow-ups as this session's earlier consultations of the model show (history), else the",
-	`  prior: ${PRIOR.rounds} of ${formatTokens(PRIOR.growthTokens)} tokens each, ${PRIOR.roundOutputTokens} output tokens. billed: what the results recorded`,
-	"  (details.attempts), priced the same way; ratio = billed / estimated.",
-];
 
 export function consultationLines(report: ReplayReport, style: Style, options: { wide?: boolean } = {}): string[] {
 	const model = report.price?.model ?? DEFAULT_PRICE_MODEL;

@@ -9,7 +9,7 @@
 import type { CacheSplit } from "../../extension/baseline/cache-split.ts";
 import { carriedShare, FACT_CATEGORIES, type FactCategory } from "../audit/index.ts";
 import type { PriceReport, ReplayReport, ShareStats, TokenStats, UsdPair } from "./replay-report.ts";
-import { CONSULTATION_LEGEND, consultationLines } from "./text-consultations.ts";
+import { consultationLines } from "./text-consultations.ts";
 import {
 	fixed,
 	formatBaselineRatio,
@@ -24,6 +24,7 @@ import {
 	WIDTH,
 	wrap,
 } from "./text-format.ts";
+import { LEGEND, WIDE_LEGEND } from "./text-legend.ts";
 import { sessionTables, wideSessionTable } from "./text-sessions.ts";
 import { summaryLines } from "./text-summary.ts";
 import { watchLines } from "./text-watch.ts";
@@ -50,42 +51,6 @@ export interface TextOptions {
 function statsRow(label: string, stats: TokenStats): string[] {
 	return [label, formatTokens(stats.total), formatTokens(stats.p50), formatTokens(stats.p90), formatTokens(stats.max)];
 }
-
-/** What the columns mean: short, and after the numbers so the report starts with the answer. */
-export const LEGEND: readonly string[] = [
-	"Legend:",
-	"  baseline  what rpiv-advisor 2.11 sends at the same point: Pi's own context + every tool's JSON",
-	"            schema (no system prompt counted: a lower bound); tokens are chars/4 on both sides",
-	"  masked    the baseline with observation masking (Lindenbauer et al. 2025): tool results older",
-	"            than the newest 10 assistant turns replaced by one line; the research baseline",
-	"  ledger    the request this extension sends; ratio = ledger / baseline tokens",
-	"  effect.   the same ratio with a prompt cache on both sides: uncached + 0.1 × cached tokens",
-	"  m.eff.    masked / baseline, cached the same way",
-	"  >base     consultations whose ledger request is larger than the baseline's",
-	"  users     user messages the requests had to carry; missing: absent from a request (must be 0)",
-	"  reuse     median share of the previous consultation's ledger request repeated as a prefix",
-	"            (token prefix / breakpoints)",
-	"  facts     share of the branch's facts (user words, paths, commands, failures, test summaries,",
-	"            prose, names, advice) each request carries as text, ledger / Pi's context",
-	"  first requests: the tables and ratios above the whole consultations count the request each",
-	"  consultation starts with, on every side; what follows it is counted under whole consultations.",
-	...CONSULTATION_LEGEND,
-	"  token prefix: the longest repeated prefix is read from the cache (OpenAI, Google)",
-	"  breakpoints: Anthropic's rule. A prefix is read only if it ends where the previous request set",
-	"  a breakpoint, at most 20 content blocks before one of this request's (at most 4 per request);",
-	"  the rest is written at the cache-write price. Ledger: pi-ai's marks (system, last tool, last",
-	"  block), the stable end, and a bridge at the previous stable end when it lies further back;",
-	"  baselines: pi-ai's marks on Pi's context. no bridges: the ledger without the bridge.",
-	"  A session's first consultation reads nothing; the cache is taken as warm between consultations.",
-	"  The first requests' dollars price prompts only (the answer is the same on both sides); the",
-	"  whole consultations' include the answers. Timings and every point's figures: --json.",
-];
-
-/** The legend's last word without `--wide`: what it would add. */
-const WIDE_LEGEND: readonly string[] = [
-	"  --wide adds tokens per request (p50, p90, max), every side's reuse, the ledger without",
-	"  bridges, the billed prompt tokens three ways and the reader's messages on the bundled samples.",
-];
 
 function splitCells(split: CacheSplit): string[] {
 	return [
@@ -245,9 +210,9 @@ function tokenLines(report: ReplayReport, style: Style): string[] {
 		row(statsRow("ledger", report.tokens.ledger), statWidths),
 		`ratio ledger/baseline (total): ${formatBaselineRatio(report.tokens.ratio, style)}`,
 		`ratio masked/baseline (total): ${formatBaselineRatio(report.tokens.maskedRatio, style)}`,
-		`effective cost ledger/baseline, both cached (uncached + 0.1 × cached): ${formatBaselineRatio(report.cache.effectiveRatio, style)}`,
-		`effective cost masked/baseline, both cached (uncached + 0.1 × cached): ${formatBaselineRatio(report.cache.maskedEffectiveRatio, style)}`,
-		`ledger/baseline with breakpoints (uncached + written + 0.1 × read): ${formatBaselineRatio(report.cache.effectiveRatioBreakpoint, style)}; without bridges ${formatBaselineRatio(report.cache.effectiveRatioNoBridges, style)}`,
+		`token-weighted ratio ledger/baseline, token prefix (uncached + 0.1 × cached): ${formatBaselineRatio(report.cache.effectiveRatio, style)}`,
+		`token-weighted ratio masked/baseline, token prefix (uncached + 0.1 × cached): ${formatBaselineRatio(report.cache.maskedEffectiveRatio, style)}`,
+		`token-weighted ratio ledger/baseline, breakpoints (uncached + written + 0.1 × read): ${formatBaselineRatio(report.cache.effectiveRatioBreakpoint, style)}; without bridges ${formatBaselineRatio(report.cache.effectiveRatioNoBridges, style)}`,
 	];
 }
 

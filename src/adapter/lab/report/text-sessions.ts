@@ -115,28 +115,28 @@ function pointsNote(report: ReplayReport, style: Style): string[] {
 	).map((line) => style.dim(line));
 }
 
+/** The default's two tables: the first requests' tokens, then what the requests carry. */
+const c = COLUMNS;
+const DEFAULT_TABLES: readonly (readonly Column[])[] = [
+	[c.session, c.points, c.baseline, c.ledger, c.ratio, c.effective, c.masked, c.maskedEffective],
+	[c.session, c.points, c.larger, c.users, c.missing, c.reuse, c.facts, c.lost, c.cuts],
+];
+
+/** The headers of the default tables, the report's first screen (the legend explains each). */
+export const FIRST_SCREEN_HEADERS: readonly string[] = [...new Set(DEFAULT_TABLES.flat().map((c) => c.header))];
+
 /** The default: the tokens of each session's first requests, then its checks, each table within WIDTH. */
 export function sessionTables(report: ReplayReport, style: Style): string[] {
-	const c = COLUMNS;
+	const [tokens, carried] = DEFAULT_TABLES as [Column[], Column[]];
 	const folder = commonFolder(report.sessions.map((s) => s.file));
 	const where = folder === "" ? "" : ` in ${folder}`;
 	return [
 		...wrap(`Tokens of the first requests (one per consultation), per session${where}`).map((l) => style.bold(l)),
-		...styledTable(
-			report,
-			style,
-			[c.session, c.points, c.baseline, c.ledger, c.ratio, c.effective, c.masked, c.maskedEffective],
-			folder,
-		),
+		...styledTable(report, style, tokens, folder),
 		...pointsNote(report, style),
 		"",
 		style.bold("What the requests carry, per session"),
-		...styledTable(
-			report,
-			style,
-			[c.session, c.points, c.larger, c.users, c.missing, c.reuse, c.facts, c.lost, c.cuts],
-			folder,
-		),
+		...styledTable(report, style, carried, folder),
 	];
 }
 

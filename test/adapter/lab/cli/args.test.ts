@@ -1,6 +1,9 @@
 // Argument parsing of the `advisor-ledger` command line.
 import { describe, expect, it } from "vitest";
 import { parseArgs, UsageError } from "../../../../src/adapter/lab/cli/args.ts";
+import type { Io } from "../../../../src/adapter/lab/cli/io.ts";
+import { styleFor } from "../../../../src/adapter/lab/report/text-report.ts";
+import { runCli } from "../../../../src/adapter/lab/run.ts";
 
 describe("arguments", () => {
 	it("replay: defaults, both value forms, repeated and unknown flags", () => {
@@ -47,6 +50,45 @@ describe("arguments", () => {
 		]) {
 			expect(() => parseArgs(bad)).toThrow(UsageError);
 		}
+	});
+
+	it("replay: flags that contradict, or do nothing without another, are usage errors naming both", () => {
+		const message = (argv: string[]) => {
+			try {
+				parseArgs(argv);
+			} catch (err) {
+				return err instanceof UsageError ? `${err.command}: ${err.message}` : String(err);
+			}
+			return "accepted";
+		};
+		const both =
+			"replay: --json and --wide cannot be used together: --wide shapes the text report, which --json replaces";
+		expect(message(["replay", "--json", "--wide"])).toBe(both);
+		expect(message(["replay", "--wide", "samples", "--json"])).toBe(both);
+		expect(message(["replay", "--force"])).toBe(
+			"replay: --force needs --svg: it lets --svg write over a file that is not an SVG",
+		);
+		expect(message(["replay", "--json", "--svg", "c.svg", "--force"])).toBe("accepted");
+		expect(parseArgs(["replay", "--json", "--wide", "--help"])).toMatchObject({ command: "help" });
+	});
+
+	it("replay --json --wide on the command line: one line and the --help hint on stderr, exit 1, nothing on stdout", async () => {
+		const out: string[] = [];
+		const err: string[] = [];
+		const io: Io = {
+			stdout: (t) => out.push(t),
+			stderr: (t) => err.push(t),
+			env: {},
+			cwd: "/nonexistent",
+			stderrIsTTY: false,
+			style: styleFor(false, {}),
+			now: () => 0,
+		};
+		expect(await runCli(["replay", "--json", "--wide"], io)).toBe(1);
+		expect(err.join("")).toBe(
+			"advisor-ledger replay: --json and --wide cannot be used together: --wide shapes the text report, which --json replaces\nRun `advisor-ledger replay --help` for usage.\n",
+		);
+		expect(out).toEqual([]);
 	});
 
 	it("render: one FILE, --leaf, --at and --config", () => {

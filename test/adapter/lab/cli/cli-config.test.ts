@@ -149,6 +149,17 @@ describe("render reads advisor.json", () => {
 		expect(r.stdout).toContain(token);
 	});
 
+	it("--config: a misspelt key is a warning line with the nearest known key, and is ignored", async () => {
+		const named = path.join(work, "typo.json");
+		writeFileSync(named, JSON.stringify({ privacy: { redakt: false } }));
+		const r = await cli(["render", session, "--config", named], home("none"));
+		expect(r.code).toBe(0);
+		expect(r.stderr).toBe(
+			`advisor-ledger render: advisor.json: unknown key "privacy.redakt" — did you mean "privacy.redact"? (in ${named}, ignored)\n`,
+		);
+		expect(r.stdout).not.toContain(token);
+	});
+
 	it("a named file that is missing or not JSON: one line, exit 1, nothing rendered", async () => {
 		for (const [file, why] of [
 			[path.join(work, "absent.json"), "no such file"],

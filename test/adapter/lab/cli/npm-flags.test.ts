@@ -7,9 +7,18 @@ import { npmKeptFlagsLine } from "../../../../src/adapter/lab/cli/npm-flags.ts";
 const underNpm = (vars: Record<string, string>): NodeJS.ProcessEnv => ({ npm_lifecycle_event: "replay", ...vars });
 
 describe("flags npm kept", () => {
-	it("a switch npm took (`npm run replay --json`): one line naming it and the form that passes it", () => {
+	it("a switch npm took (`npm run replay --json`): one line naming it and the form that passes it (silent for JSON)", () => {
 		expect(npmKeptFlagsLine(["replay"], underNpm({ npm_config_json: "true" }))).toBe(
-			"npm took --json for itself (npm_config_json) and did not pass it on; put the flags after --: npm run replay -- --json",
+			"npm took --json for itself (npm_config_json) and did not pass it on; put the flags after --: npm run -s replay -- --json",
+		);
+	});
+
+	it("--json with another flag: the form is npm's silent one (its banner would come before the JSON)", () => {
+		expect(npmKeptFlagsLine(["replay"], underNpm({ npm_config_json: "true", npm_config_wide: "true" }))).toContain(
+			"put the flags after --: npm run -s replay -- --json --wide",
+		);
+		expect(npmKeptFlagsLine(["replay"], underNpm({ npm_config_wide: "true" }))).toContain(
+			"put the flags after --: npm run replay -- --wide",
 		);
 	});
 
@@ -37,7 +46,10 @@ describe("flags npm kept", () => {
 			for (const flag of Object.keys(flags).filter((name) => name !== "--yes")) {
 				const variable = `npm_config_${flag.slice(2).replaceAll("-", "_")}`;
 				const env = { npm_lifecycle_event: "my-script", [variable]: "true" };
-				expect(npmKeptFlagsLine([command], env), `${command} ${flag}`).toContain(`npm run my-script -- ${flag}`);
+				const silent = flag === "--json" ? "-s " : "";
+				expect(npmKeptFlagsLine([command], env), `${command} ${flag}`).toContain(
+					`npm run ${silent}my-script -- ${flag}`,
+				);
 			}
 		}
 	});

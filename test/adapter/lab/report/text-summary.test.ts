@@ -34,11 +34,19 @@ describe("the summary", () => {
 		expect(lines).toEqual([
 			"Replayed       6 consultation points in 1 session file: 6 advisor calls",
 			`Tokens         the ledger sends ${r.tokens.ratio!.toFixed(3)} of the baseline's (Pi's full context + tool schemas)`,
-			`Cost, cached   ${r.price!.tokenPrefix.ratio!.toFixed(3)} of the baseline's with a token-prefix cache, ${r.price!.breakpoint.ratio!.toFixed(3)} with Anthropic's breakpoints`,
+			`Cost, cached   ${r.price!.tokenPrefix.ratio!.toFixed(3)} of the baseline's dollars with a token-prefix cache, ${r.price!.breakpoint.ratio!.toFixed(3)} with breakpoints`,
 			`Facts carried  ledger ${r.facts.ledgerShare!.toFixed(3)}, Pi's context ${r.facts.baselineShare!.toFixed(3)}; executor-lost ${r.facts.lost.ledgerShare!.toFixed(3)}; user messages: all 24`,
 			"Detail         per session, in dollars, by fact below; --wide shows more, --json every point",
 		]);
 		expect(opening(renderTextReport(r))).toEqual(lines);
+	});
+
+	it("without a price model the cost line gives the token-weighted ratios, and says so", () => {
+		const r = replay([{ name: "samples/long/taskq.jsonl", jsonl: sampleText("long/taskq.jsonl") }]);
+		const unpriced: ReplayReport = { ...r, price: undefined };
+		expect(summaryLines(unpriced, plain, { wide: false, expectedDiagnostics: false })[2]).toBe(
+			`Cost, cached   ${r.cache.effectiveRatio!.toFixed(3)} of the baseline's token-weighted cost with a token-prefix cache, ${r.cache.effectiveRatioBreakpoint!.toFixed(3)} with breakpoints`,
+		);
 	});
 
 	it("something to look at: a sixth line names it; every leaf replayed: branches of a file", () => {
