@@ -39,12 +39,11 @@ describe("compileGlob", () => {
 		expect(compileGlob(pattern)(path)).toBe(expected);
 	});
 
-	test("pathological patterns stay fast (no backtracking blow-up)", () => {
+	// A backtracking matcher would not finish these in the test's timeout; no duration is asserted.
+	test("pathological patterns finish (no backtracking blow-up)", () => {
 		const pattern = `${"*a".repeat(30)}b`;
 		const path = "a".repeat(5000);
-		const start = performance.now();
 		expect(compileGlob(pattern)(path)).toBe(false);
 		expect(compileGlob("**/".repeat(20) + "z")("a/".repeat(2000) + "y")).toBe(false);
-		expect(performance.now() - start).toBeLessThan(1000);
 	});
 });

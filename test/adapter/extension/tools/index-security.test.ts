@@ -263,13 +263,12 @@ describe("resource abuse", () => {
 		expect(grep).not.toContain("\u0000");
 	});
 
-	test("a regex that backtracks catastrophically elsewhere runs in linear time; unsupported syntax is a tool error", async () => {
+	// A backtracking engine would not finish this in the test's timeout; no duration is asserted.
+	test("a regex that backtracks catastrophically elsewhere finishes; unsupported syntax is a tool error", async () => {
 		box.write("re/aaa.txt", `${"a".repeat(50_000)}b\n`);
-		const started = Date.now();
 		const r = await run(tools, "grep", { pattern: "(a+)+$", path: "re" });
 		expect(r.isError).toBe(false);
 		expect(textOf(r)).toBe("No matches found");
-		expect(Date.now() - started).toBeLessThan(5000);
 		const backref = await run(tools, "grep", { pattern: "(a)\\1", path: "re" });
 		expect(backref.isError).toBe(true);
 		expect(textOf(backref)).toMatch(/backreferences are not supported/);
