@@ -5,9 +5,10 @@
  *
  * Inputs, all in the repository so a fresh clone measures every row: the two real sessions in
  * samples/long (pi-mono's own and a Pi fork's), a generated, deterministic 10 000-entry session; the
- * fact audit also covers the bundled samples; the memory rows (bench/memory.ts) replay and render a
- * generated 200 000-entry chain in child processes (`BENCH_ONLY=memory` measures only those). The
- * file is never rewritten with fewer rows than it has (bench/rows.ts).
+ * fact audit also covers the bundled samples; the memory rows (bench/memory.ts) replay and render
+ * generated 200 000-entry chains and a session with one 50 MB message in child processes
+ * (`BENCH_ONLY=memory` measures only those). The file is never rewritten with fewer rows than it
+ * has (bench/rows.ts).
  */
 
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -311,7 +312,9 @@ function factTable(rows: readonly Row[]): { table: string[]; verdicts: string[] 
 
 /** `BENCH_ONLY=memory`: the memory rows alone, written into their section of the existing BENCHMARKS.md. */
 function memoryOnly(): void {
-	console.error("bench: memory (replay and render of a 200,000-entry chain, in child processes) …");
+	console.error(
+		"bench: memory (replay and render of 200,000-entry chains and of one 50 MB message, in child processes) …",
+	);
 	const section = memorySection(measureMemory());
 	const previous = existsSync(BENCHMARKS) ? readFileSync(BENCHMARKS, "utf8") : "# Benchmarks\n";
 	writeFileSync(BENCHMARKS, withMemorySection(previous, section));
@@ -348,7 +351,9 @@ function main(): void {
 		replayRows.push(measureReplay("pi-mono session ×10", text, body.length * 10, false));
 	}
 	const maxRssMb = process.resourceUsage().maxRSS / 1024;
-	console.error("bench: memory (replay and render of a 200,000-entry chain, in child processes) …");
+	console.error(
+		"bench: memory (replay and render of 200,000-entry chains and of one 50 MB message, in child processes) …",
+	);
 	const memory = memorySection(measureMemory());
 	const replayTable: string[] = [
 		"| input | entries | branches | points | replay | per 10k entries |",

@@ -17,7 +17,7 @@
  */
 
 import { type ChunkedList, emptyList } from "../../../reducers/index.ts";
-import { type AnchorIndex, createAnchorIndex, dropAnchors, fileAnchors } from "./anchor-index.ts";
+import { type AnchorIndex, createAnchorIndex, dropAnchors, fileAnchors, isShortItem } from "./anchor-index.ts";
 import { addCounts, emptyCounts, type FactCounts, type FactTally } from "./fact-audit.ts";
 import { type AuditSide, anchors, forms } from "./fact-forms.ts";
 import {
@@ -27,15 +27,24 @@ import {
 	GONE,
 	isCarried,
 	MISSING,
+	oldKnown,
 	openAudit,
 	type Presence,
-	placeMany,
 	readUnits,
-	type ToPlace,
+	type Sought,
+	stands,
 	VOLATILE,
 	VOLATILE_ONLY,
 } from "./fact-presence.ts";
-import { type Fact, type FactState, type HorizonFacts, holdsFact, replacedFacts, replacedSources } from "./facts.ts";
+import {
+	type Fact,
+	type FactCategory,
+	type FactState,
+	type HorizonFacts,
+	holdsFact,
+	replacedFacts,
+	replacedSources,
+} from "./facts.ts";
 
 /** What the executor lost, and what that was worked out from. */
 interface LostSplit {
@@ -45,8 +54,8 @@ interface LostSplit {
 	kept: ChunkedList<Fact>;
 	/** Their replaced facts' sources, as last read. */
 	sources: readonly unknown[];
-	/** Lost facts of the appended categories, by `category\0text` (as the facts fold keys them). */
-	byKey: Map<string, Fact>;
+	/** Lost facts of the appended categories, by category and text (as the facts fold keys them). */
+	byKey: Map<FactCategory, Map<string, Fact>>;
 	tally: FactTally;
 }
 
@@ -65,8 +74,24 @@ interface Run {
 	byUnit: (Fact[] | undefined)[];
 	/** Facts only volatile units hold. */
 	volatile: Set<Fact>;
-	missing: AnchorIndex<Fact>;
+	/**
+	 * Every fact it counts, filed under its anchors once, when it is first counted: what a reading of
+	 * the units looks for, whichever facts it asks for.
+	 */
+	index: AnchorIndex<Fact>;
+	/** Facts no unit holds. */
+	missing: Set<Fact>;
+	/** Of those, the ones with a needle shorter than HEAD (the index does not file them: each is asked). */
+	shortMissing: Set<Fact>;
 	lost: LostSplit | undefined;
+}
+
+/** The facts one audit looks for, besides the missing ones. */
+interface Seeking {
+	/** In any unit: the facts new to the run, and those whose unit is gone. */
+	anywhere: Set<Fact>;
+	/** Only in the new units: those the previous audit found in no unit it had but volatile ones. */
+	inNew: Set<Fact>;
 }
 
 const runs = new WeakMap<AuditMemo, Run>();
@@ -103,16 +128,13 @@ export function auditBranch(
 ): BranchAudit {
 	const view = openAudit(units, stableUnits, memo, as);
 	const previous = runs.get(memo);
+	const current = previous !== undefined && previous.audit === view.audit - 1 && previous.as === as;
+	const shared = current ? previous.kept.sharedPrefix(facts.kept) : 0;
 	let run: Run;
 	let added: Fact[];
-	if (
-		previous !== undefined &&
-		previous.audit === view.audit - 1 &&
-		previous.as === as &&
-		extendsList(previous.kept, facts.kept)
-	) {
+	if (current && resumes(previous.kept.length, facts.kept.length, shared)) {
 		run = previous;
-		added = advance(run, view, memo, facts);
+		added = advance(run, view, memo, facts, shared);
 	} else {
 		run = start(view, memo, previous, facts);
 		runs.set(memo, run);
@@ -126,6 +148,15 @@ export function auditBranch(
 	};
 }
 
+/**
+ * Whether a run that counted `before` facts, `shared` of them the first of the `after` it is asked
+ * for, goes on from there: when it only grows (the next point of its branch), or when what it takes
+ * back and adds is less than all of them (a branch resumed where it parts from the one before).
+ */
+function resumes(before: number, after: number, shared: number): boolean {
+	return before === shared || before - shared + (after - shared) < after;
+}
+
 function newRun(view: AuditView): Run {
 	return {
 		id: view.audit,
@@ -137,7 +168,9 @@ function newRun(view: AuditView): Run {
 		counts: emptyCounts(),
 		byUnit: [],
 		volatile: new Set(),
-		missing: createAnchorIndex(),
+		index: createAnchorIndex(),
+		missing: new Set(),
+		shortMissing: new Set(),
 		lost: undefined,
 	};
 }
@@ -150,48 +183,80 @@ function start(view: AuditView, memo: AuditMemo, previous: Run | undefined, fact
 		p.audit === view.audit - 1 ||
 		(previous !== undefined && previous.audit === view.audit - 1 && p.run === previous.id && p.at !== GONE);
 	const replaced = replacedFacts(facts);
-	track(run, view, memo, [...facts.kept, ...replaced], current);
+	const seeking: Seeking = { anywhere: new Set(), inNew: new Set() };
+	track(run, view, memo, facts.kept, seeking, current);
+	track(run, view, memo, replaced, seeking, current);
+	seek(run, view, memo, seeking);
 	run.replaced = new Set(replaced);
 	run.kept = facts.kept;
 	run.sources = replacedSources(facts);
 	return run;
 }
 
-/** Counts facts the run did not count, placed at this audit. */
+/**
+ * Counts facts the run did not count: files them, and places those whose place at the previous
+ * audit (`current`) still stands; the others are for `seek`.
+ */
 function track(
 	run: Run,
 	view: AuditView,
 	memo: AuditMemo,
-	facts: readonly Fact[],
+	facts: Iterable<Fact>,
+	seeking: Seeking,
 	current: (p: Presence) => boolean = (p) => p.audit === view.audit - 1,
 ): void {
-	const records = facts.map((fact) => {
+	for (const fact of facts) {
 		let record = memo.presence.get(fact);
 		if (record === undefined) {
 			record = { at: GONE, key: undefined, audit: -1, run: run.id, lost: false };
 			memo.presence.set(fact, record);
 		}
-		return record;
-	});
-	const places = placeMany(
-		view,
-		facts.map((fact, j) => ({ forms: forms(fact), prior: records[j], current: current(records[j]!) })),
-	);
-	facts.forEach((fact, j) => {
-		const record = records[j]!;
-		// A place that stands is the record itself: read before the record is reset.
-		const { at, key } = places[j]!;
+		const now = current(record);
+		// A place that stands is the record's own: read before the record is reset.
+		const stood = stands(view, record, now) ? { at: record.at, key: record.key } : undefined;
+		const known = oldKnown(record, now);
 		record.at = GONE;
 		record.run = run.id;
 		record.lost = false;
 		run.counts[fact.category].total++;
-		settle(run, view, fact, record, at, key);
-	});
+		fileAnchors(run.index, fact, anchors(forms(fact), run.as));
+		if (stood !== undefined) settle(run, view, fact, record, stood.at, stood.key);
+		else (known ? seeking.inNew : seeking.anywhere).add(fact);
+	}
 }
 
-/** Records where a counted fact is now (its old place already left) and counts it carried or not. */
+/**
+ * Places the facts `seeking` names, and looks for the missing ones in the new units: the new units
+ * are read once for all of them, the units the previous audit had only for the facts that may be
+ * there (fact-presence.ts `place` says where each is looked for).
+ */
+function seek(run: Run, view: AuditView, memo: AuditMemo, seeking: Seeking): void {
+	const record = (fact: Fact) => memo.presence.get(fact)!;
+	const { anywhere, inNew } = seeking;
+	const shortOf = (set: Set<Fact>) => new Set([...set].filter((fact) => isShortItem(run.index, fact)));
+	const shortAnywhere = shortOf(anywhere);
+	const search: Sought<Fact> = {
+		index: run.index,
+		sets: [anywhere, inNew, run.missing],
+		short: [shortAnywhere, shortOf(inNew), run.shortMissing],
+		formsOf: forms,
+	};
+	const key = (at: number) => (at >= 0 ? view.units.key(at) : undefined);
+	// Called before the fact leaves its set: one not sought anywhere was in none of the previous units.
+	readUnits(view, search, view.kept, view.units.length, (fact, at) => {
+		const place = at === VOLATILE && !anywhere.has(fact) ? VOLATILE_ONLY : at;
+		settle(run, view, fact, record(fact), place, key(place));
+	});
+	readUnits(view, { ...search, sets: [anywhere], short: [shortAnywhere] }, 0, view.kept, (fact, at) =>
+		settle(run, view, fact, record(fact), at, key(at)),
+	);
+	for (const fact of [...anywhere, ...inNew]) settle(run, view, fact, record(fact), MISSING, undefined);
+}
+
+/** Records where a counted fact is now (leaving where it was) and counts it carried or not. */
 function settle(run: Run, view: AuditView, fact: Fact, record: Presence, at: number, key: unknown): void {
 	const was = isCarried(record);
+	leave(run, fact, record);
 	record.at = at;
 	record.key = key;
 	record.audit = view.audit;
@@ -200,8 +265,10 @@ function settle(run: Run, view: AuditView, fact: Fact, record: Presence, at: num
 		const there = run.byUnit[at];
 		if (there === undefined) run.byUnit[at] = [fact];
 		else there.push(fact);
-	} else if (at === MISSING) fileAnchors(run.missing, fact, anchors(forms(fact), run.as));
-	else run.volatile.add(fact);
+	} else if (at === MISSING) {
+		run.missing.add(fact);
+		if (isShortItem(run.index, fact)) run.shortMissing.add(fact);
+	} else run.volatile.add(fact);
 	const is = isCarried(record);
 	if (was === is) return;
 	const step = is ? 1 : -1;
@@ -209,40 +276,31 @@ function settle(run: Run, view: AuditView, fact: Fact, record: Presence, at: num
 	if (record.lost && run.lost !== undefined) run.lost.tally.carried += step;
 }
 
-/** Moves the run on by one point; returns the facts it counts from now on. */
-function advance(run: Run, view: AuditView, memo: AuditMemo, facts: FactState): Fact[] {
+/**
+ * Moves the run on by one point; returns the facts it counts from now on. `shared`: how many of the
+ * facts it counted the branch still holds first (fewer when the branch was resumed where it parts
+ * from the one audited before: those after go).
+ */
+function advance(run: Run, view: AuditView, memo: AuditMemo, facts: FactState, shared: number): Fact[] {
 	const record = (fact: Fact) => memo.presence.get(fact)!;
-	// The missing facts a new unit holds; they leave the index as they are found.
-	const found: [Fact, number][] = [];
-	readUnits(view, run.missing, forms, view.kept, view.units.length, (fact, at) =>
-		found.push([fact, at === VOLATILE ? VOLATILE_ONLY : at]),
-	);
-	const moved = movedFacts(run, view, record);
-	const places = placeMany(
-		view,
-		moved.map((fact): ToPlace => ({ forms: forms(fact), prior: record(fact), current: true })),
-	);
-	for (const [fact, at] of found) settle(run, view, fact, record(fact), at, at >= 0 ? view.units.key(at) : undefined);
-	moved.forEach((fact, j) => {
-		const r = record(fact);
-		if (r.at < 0) run.volatile.delete(fact);
-		const { at, key } = places[j]!;
-		settle(run, view, fact, r, at, key);
-	});
-	const added: Fact[] = [];
-	for (let i = run.kept.length; i < facts.kept.length; i++) added.push(facts.kept.at(i)!);
-	track(run, view, memo, added);
-	run.kept = facts.kept;
+	for (let i = shared; i < run.kept.length; i++) untrack(run, run.kept.at(i)!, record(run.kept.at(i)!));
 	const sources = replacedSources(facts);
-	if (!sameSources(sources, run.sources)) {
-		const now = new Set(replacedFacts(facts));
-		for (const fact of run.replaced) if (!now.has(fact)) untrack(run, fact, record(fact));
+	const changed = !sameSources(sources, run.sources);
+	const now = changed ? new Set(replacedFacts(facts)) : run.replaced;
+	for (const fact of run.replaced) if (!now.has(fact)) untrack(run, fact, record(fact));
+	const seeking = movedFacts(run, view, record);
+	const added: Fact[] = [];
+	for (let i = shared; i < facts.kept.length; i++) added.push(facts.kept.at(i)!);
+	track(run, view, memo, added, seeking);
+	run.kept = facts.kept;
+	if (changed) {
 		const fresh = [...now].filter((fact) => !run.replaced.has(fact));
-		track(run, view, memo, fresh);
+		track(run, view, memo, fresh, seeking);
 		added.push(...fresh);
 		run.replaced = now;
 		run.sources = sources;
 	}
+	seek(run, view, memo, seeking);
 	return added;
 }
 
@@ -250,24 +308,27 @@ function advance(run: Run, view: AuditView, memo: AuditMemo, facts: FactState): 
  * The counted facts this audit may place elsewhere, besides the missing ones: those a stable unit
  * held that is not kept at its place, and those only volatile units held.
  */
-function movedFacts(run: Run, view: AuditView, record: (fact: Fact) => Presence): Fact[] {
-	const out = new Set<Fact>();
+function movedFacts(run: Run, view: AuditView, record: (fact: Fact) => Presence): Seeking {
+	const out: Seeking = { anywhere: new Set(), inNew: new Set() };
 	for (let p = view.kept; p < run.byUnit.length; p++)
-		for (const fact of run.byUnit[p] ?? []) if (record(fact).at === p) out.add(fact);
+		for (const fact of run.byUnit[p] ?? []) if (record(fact).at === p) out.anywhere.add(fact);
 	run.byUnit.length = Math.min(run.byUnit.length, view.kept);
-	for (const fact of run.volatile) out.add(fact);
-	return [...out];
+	for (const fact of run.volatile) (record(fact).at === VOLATILE_ONLY ? out.inNew : out.anywhere).add(fact);
+	return out;
 }
 
 /** Takes a fact out of the structure that holds it by its place (a unit's list is left to pass it over). */
 function leave(run: Run, fact: Fact, record: Presence): void {
-	if (record.at === MISSING) dropAnchors(run.missing, fact);
-	else if (record.at < 0) run.volatile.delete(fact);
+	if (record.at === MISSING) {
+		run.missing.delete(fact);
+		run.shortMissing.delete(fact);
+	} else if (record.at === VOLATILE || record.at === VOLATILE_ONLY) run.volatile.delete(fact);
 }
 
-/** Stops counting a fact (a replaced fact the branch no longer holds). */
+/** Stops counting a fact (a replaced fact the branch no longer holds, or one of a branch left). */
 function untrack(run: Run, fact: Fact, record: Presence): void {
 	leave(run, fact, record);
+	dropAnchors(run.index, fact);
 	const tally = run.counts[fact.category];
 	tally.total--;
 	const carried = isCarried(record);
@@ -280,8 +341,9 @@ function untrack(run: Run, fact: Fact, record: Presence): void {
 	record.lost = false;
 }
 
-function factKey(fact: Fact): string {
-	return `${fact.category}\u0000${fact.text}`;
+/** The lost fact of `fact`'s category and text, if any. */
+function lostByKey(split: LostSplit, fact: Fact): Fact | undefined {
+	return split.byKey.get(fact.category)?.get(fact.text);
 }
 
 /** Marks a counted fact lost or not, and counts it; an appended one (`keyed`) is filed by its key. */
@@ -292,8 +354,13 @@ function setLost(split: LostSplit, fact: Fact, record: Presence, lost: boolean, 
 	split.tally.total += step;
 	if (isCarried(record)) split.tally.carried += step;
 	if (!keyed) return;
-	if (lost) split.byKey.set(factKey(fact), fact);
-	else split.byKey.delete(factKey(fact));
+	let texts = split.byKey.get(fact.category);
+	if (texts === undefined) {
+		texts = new Map();
+		split.byKey.set(fact.category, texts);
+	}
+	if (lost) texts.set(fact.text, fact);
+	else texts.delete(fact.text);
 }
 
 /**
@@ -330,7 +397,7 @@ function splitLost(run: Run, memo: AuditMemo, since: HorizonFacts | undefined, a
 	const open = run.lost;
 	// Facts seen again from the horizon on are held again.
 	for (let i = open.kept.length; i < since.facts.kept.length; i++) {
-		const fact = open.byKey.get(factKey(since.facts.kept.at(i)!));
+		const fact = lostByKey(open, since.facts.kept.at(i)!);
 		if (fact !== undefined) setLost(open, fact, record(fact), false, true);
 	}
 	open.kept = since.facts.kept;

@@ -56,9 +56,10 @@ export function forms(fact: Fact): Forms {
 	if (f === undefined) {
 		const max = JUDGED_CHARS[fact.category];
 		const cut = (text: string) => (text.length > max ? text.slice(0, max).trimEnd() : text);
+		const collapsed = judgedPrefix(fact.text, max, collapse, ANY);
 		f = {
-			collapsed: cut(collapse(fact.text)),
-			shown: cut(collapse(neutralise(fact.text))),
+			collapsed,
+			shown: neutralise(fact.text) === fact.text ? collapsed : judgedPrefix(fact.text, max, shownForm, SETTLED),
 			written: cut(fact.text.trim()),
 			token: TOKEN_CATEGORIES.has(fact.category),
 		};
@@ -72,6 +73,36 @@ export function forms(fact: Fact): Forms {
 		formsOf.set(fact, f);
 	}
 	return f;
+}
+
+const shownForm = (text: string) => collapse(neutralise(text));
+
+/** Any character: collapsing a prefix of a text gives a prefix of the collapsed text, wherever it ends. */
+const ANY = /[\s\S]/g;
+
+/**
+ * A character no pattern of `neutralise` is in the middle of: not blank, not part of a name or an
+ * id, not framing. Every rewrite of a text up to and including one is decided there.
+ */
+const SETTLED = /[^\s\w.:\-<>[\]#/»]/g;
+
+/**
+ * `form(text)` cut to its first `max` characters (`JUDGED_CHARS`), computed from as little of the
+ * text as decides them: a fact can be a pasted log of many megabytes, and its forms are judged on a
+ * few hundred characters (docs/request-format.md#the-fact-audit). `form` maps a prefix of the text
+ * that ends in a character `end` matches to a prefix of what it maps the whole text to; once that is
+ * longer than `max`, the rest of the text cannot change the cut.
+ */
+function judgedPrefix(text: string, max: number, form: (text: string) => string, end: RegExp): string {
+	const cut = (t: string) => (t.length > max ? t.slice(0, max).trimEnd() : t);
+	for (let want = Math.max(256, 2 * max); want < text.length; want *= 4) {
+		end.lastIndex = want - 1;
+		const at = end.exec(text)?.index;
+		if (at === undefined || at > 4 * want) break;
+		const prefix = form(text.slice(0, at + 1));
+		if (prefix.length > max) return cut(prefix);
+	}
+	return cut(form(text));
 }
 
 const NAME_CHAR = /[A-Za-z0-9_$]/;

@@ -81,8 +81,11 @@ export interface FactState {
 	 * folds): a chunked list (chunked.ts), so a fold does not copy them all.
 	 */
 	readonly kept: ChunkedList<Fact>;
-	/** `category\0text` of every kept fact: a set shared between states, like `kept` (key-set.ts). */
-	readonly seen: KeySet;
+	/**
+	 * The text of every kept fact, by category: sets shared between states, like `kept` (key-set.ts).
+	 * Keyed by the text itself, so that a fact of many megabytes is not copied into a key.
+	 */
+	readonly seen: Readonly<Partial<Record<FactCategory, KeySet>>>;
 	/** Failures no later success of the same run resolved, by run key. */
 	readonly failures: ReadonlyMap<string, Fact>;
 	/** The newest summary line of each test command, by its command fact. */
@@ -99,7 +102,7 @@ export function emptyFacts(cwd?: string): FactState {
 	return {
 		cwd,
 		kept: emptyList(),
-		seen: emptyKeySet(),
+		seen: {},
 		failures: new Map(),
 		tests: new Map(),
 		prose: undefined,
@@ -113,10 +116,10 @@ type FactDraft = Draft<FactState>;
 
 function keep(draft: FactDraft, category: FactCategory, text: string): void {
 	if (text.trim().length === 0) return;
-	const before = draft.seen;
-	const seen = before.with(`${category}\u0000${text}`);
+	const before = draft.seen[category] ?? emptyKeySet();
+	const seen = before.with(text);
 	if (seen === before) return;
-	draft.seen = seen;
+	draft.seen[category] = seen;
 	draft.kept = draft.kept.appended([Object.freeze({ category, text })]);
 }
 
@@ -273,7 +276,7 @@ export function holdsFact(state: FactState, fact: Fact): boolean {
 		case "command":
 		case "identifier":
 		case "advice":
-			return state.seen.has(`${fact.category}\u0000${fact.text}`);
+			return state.seen[fact.category]?.has(fact.text) === true;
 		case "failure":
 		case "test": {
 			let texts = heldTexts.get(state);

@@ -33,14 +33,13 @@ import {
 } from "../../../render/index.ts";
 import { type AdvisorConfig, DEFAULT_ADVISOR_CONFIG } from "../../extension/config/load.ts";
 import {
-	auditRequest,
-	branchFacts,
+	auditBranch,
 	createAuditMemo,
 	emptyFacts,
 	FACT_CATEGORIES,
 	factsSinceHorizon,
 	foldFacts,
-	lostFacts,
+	requestUnits,
 } from "../audit/index.ts";
 import { EXIT } from "../cli/args.ts";
 import { privacyOf } from "../cli/cli-config.ts";
@@ -310,7 +309,10 @@ export function renderSession(
 	};
 }
 
-/** The fact audit of the request, and its split at the executor's horizon. */
+/**
+ * The fact audit of the request, and its split at the executor's horizon: the branch's audit at one
+ * point, which reads the request once for all the facts (adapter/lab/audit/branch-audit.ts).
+ */
 function factsOf(
 	events: readonly LedgerEvent[],
 	state: LedgerState,
@@ -318,11 +320,14 @@ function factsOf(
 	cwd: string | undefined,
 ): Pick<RenderSummary, "facts" | "lostFacts"> {
 	const since = factsSinceHorizon(undefined, state.horizon, events, 0, events.length, cwd);
-	const audit = auditRequest(
-		request,
-		branchFacts(foldFacts(emptyFacts(cwd), events)),
+	const facts = foldFacts(emptyFacts(cwd), events);
+	const audit = auditBranch(
+		requestUnits(request),
+		request.stable.unitCount,
+		facts,
+		since,
 		createAuditMemo(),
-		lostFacts(since),
+		"ledger",
 	);
 	let carried = 0;
 	let total = 0;
@@ -332,7 +337,10 @@ function factsOf(
 	}
 	return {
 		facts: { carried, total },
-		lostFacts: since === undefined ? null : { horizon: `#${ordinalId(since.from)}`, ...audit.lost },
+		lostFacts:
+			since === undefined || audit.lost === undefined
+				? null
+				: { horizon: `#${ordinalId(since.from)}`, ...audit.lost },
 	};
 }
 
