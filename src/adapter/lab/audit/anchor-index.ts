@@ -22,7 +22,7 @@ const NARROW = HEAD;
 const WIDE = 8;
 /** Windows of a needle considered for filing: the first ones. */
 const WINDOWS = 48;
-const MIN_FILTER_BITS = 10;
+const MIN_BITS = 10;
 const BASE = 0x01000193;
 /** BASE to the power WIDE (mod 2³²): what the character leaving a wide window weighs once the next is in. */
 const OUT_WEIGHT = (() => {
@@ -39,18 +39,39 @@ interface Needle<T> {
 	readonly offset: number;
 	readonly table: Table<T>;
 	readonly hash: number;
-	/** The reading of a text that needs it no more (`eachNeedle`'s visitor said so): passed over there. */
-	done: number;
+	/** Its place in its table (`Table.needles`). */
+	readonly id: number;
 }
 
-/** Needles filed under windows of one width. */
+/**
+ * Needles filed under windows of one width: a hash table of chains in typed arrays, so that the
+ * window at each character of a text costs a few array reads (a `Map` look-up there cost more than
+ * the rest of the reading). Most windows of a text land on an empty slot.
+ */
 interface Table<T> {
 	readonly width: number;
-	/** Needles by the hash of the window they are filed under. */
-	readonly buckets: Map<number, Needle<T>[]>;
-	/** How many needles each slot has (a slot is a window's hash, hashed again): most windows of a text are in none. */
-	filter: Uint16Array;
-	filterBits: number;
+	/** Slots by a window's hash hashed again: 1 + the id of the first needle of its chain, 0 for none. */
+	heads: Int32Array;
+	bits: number;
+	/** By needle id: 1 + the id of the next needle of its chain, 0 for none. */
+	next: number[];
+	/**
+	 * By needle id, read before the needle itself: the hash of its window, and two of its characters
+	 * (the last and the middle one) with their places. A text made of the same few words as its
+	 * needles (a generated session's) matches a window at most characters, and comparing whole
+	 * needles there cost more than all the rest of a reading.
+	 */
+	hashes: number[];
+	lastAt: number[];
+	lastChar: number[];
+	midAt: number[];
+	midChar: number[];
+	/** By id (ids from 1): the needle, undefined for a free id. */
+	readonly needles: (Needle<T> | undefined)[];
+	/** Ids free to use again. */
+	readonly free: number[];
+	/** While a text is read: the needles it needs no more, out of their chains until the reading ends. */
+	readonly unlinked: number[];
 	entries: number;
 }
 
@@ -63,18 +84,24 @@ export interface AnchorIndex<T> {
 	readonly entriesOf: Map<T, Needle<T>[]>;
 	/** Items with a needle shorter than HEAD: the caller asks of each whether a text holds it. */
 	readonly short: Set<T>;
-	/** Needles left without items while a text was being read: taken out when the reading ends. */
+	/** While a text is read: needles left without items, taken out when the reading ends. */
 	emptied: Needle<T>[] | undefined;
-	/** Texts read so far: the number of the current reading (`Needle.done`). */
-	readings: number;
 }
 
 function table<T>(width: number): Table<T> {
 	return {
 		width,
-		buckets: new Map(),
-		filter: new Uint16Array(1 << MIN_FILTER_BITS),
-		filterBits: MIN_FILTER_BITS,
+		heads: new Int32Array(1 << MIN_BITS),
+		bits: MIN_BITS,
+		next: [0],
+		hashes: [0],
+		lastAt: [0],
+		lastChar: [0],
+		midAt: [0],
+		midChar: [0],
+		needles: [undefined],
+		free: [],
+		unlinked: [],
 		entries: 0,
 	};
 }
@@ -87,7 +114,6 @@ export function createAnchorIndex<T>(): AnchorIndex<T> {
 		entriesOf: new Map(),
 		short: new Set(),
 		emptied: undefined,
-		readings: 0,
 	};
 }
 
@@ -112,63 +138,82 @@ export function isShortItem<T>(index: AnchorIndex<T>, item: T): boolean {
 	return index.short.has(item);
 }
 
+/**
+ * A hash as a key: its low 30 bits, which V8 keeps as a small integer. A 32-bit one would be boxed
+ * as a heap number at every character read: an allocation, and a slower map look-up.
+ */
+const KEY = 0x3fffffff;
+
 /** A narrow window's hash: the low bytes of its characters, packed. */
 function narrowAt(text: string, at: number): number {
 	let h = 0;
 	for (let i = at; i < at + NARROW; i++) h = (h << 8) | (text.charCodeAt(i) & 0xff);
-	return h;
+	return h & KEY;
 }
 
 /** A wide window's hash: its characters as the digits of a number in BASE (mod 2³²). */
 function wideAt(text: string, at: number): number {
 	let h = 0;
 	for (let i = at; i < at + WIDE; i++) h = (Math.imul(h, BASE) + text.charCodeAt(i)) | 0;
-	return h;
+	return h & KEY;
 }
 
 function slot(hash: number, bits: number): number {
 	return Math.imul(hash, 0x9e3779b1) >>> (32 - bits);
 }
 
-function count(t: Table<unknown>, hash: number, step: 1 | -1): void {
-	const s = slot(hash, t.filterBits);
-	// A full slot stays full: it only costs a map look-up.
-	if (t.filter[s]! < 0xffff) t.filter[s]! += step;
+/** How many needles of `t` are filed under `hash`. */
+function bucketSize(t: Table<unknown>, hash: number): number {
+	let size = 0;
+	for (let id = t.heads[slot(hash, t.bits)]!; id !== 0; id = t.next[id]!) if (t.hashes[id] === hash) size++;
+	return size;
 }
 
-/** Keeps the filter at most a quarter full: a bigger one, counted again, when the entries outgrow it. */
-function growFilter(t: Table<unknown>): void {
-	if (t.entries * 4 <= 1 << t.filterBits) return;
-	let bits = t.filterBits;
-	while (t.entries * 4 > 1 << bits) bits++;
-	t.filterBits = bits;
-	t.filter = new Uint16Array(1 << bits);
-	for (const [hash, there] of t.buckets) for (let k = 0; k < there.length; k++) count(t, hash, 1);
+/** Puts needle `id` at the head of its slot's chain. */
+function link(t: Table<unknown>, id: number): void {
+	const s = slot(t.hashes[id]!, t.bits);
+	t.next[id] = t.heads[s]!;
+	t.heads[s] = id;
+}
+
+/** Keeps the table at most half full: a bigger one, every needle linked again, when the entries outgrow it. */
+function grow(t: Table<unknown>): void {
+	if (t.entries * 2 <= 1 << t.bits) return;
+	while (t.entries * 2 > 1 << t.bits) t.bits++;
+	t.heads = new Int32Array(1 << t.bits);
+	for (let id = 1; id < t.needles.length; id++) if (t.needles[id] !== undefined) link(t, id);
 }
 
 /** Files a needle no item has filed yet, under its window with the smallest bucket. */
 function fileNeedle<T>(index: AnchorIndex<T>, needle: string): Needle<T> {
+	if (index.emptied !== undefined) throw new Error("anchor index: a needle filed while a text is read");
 	const t = needle.length >= WIDE ? index.wide : index.narrow;
 	const hashAt = t === index.wide ? wideAt : narrowAt;
 	let best = 0;
 	let bestHash = hashAt(needle, 0);
-	let bestSize = t.buckets.get(bestHash)?.length ?? 0;
+	let bestSize = bucketSize(t, bestHash);
 	for (let offset = 1; offset <= Math.min(needle.length - t.width, WINDOWS - 1) && bestSize > 0; offset++) {
 		const hash = hashAt(needle, offset);
-		const size = t.buckets.get(hash)?.length ?? 0;
+		const size = bucketSize(t, hash);
 		if (size < bestSize) {
 			best = offset;
 			bestHash = hash;
 			bestSize = size;
 		}
 	}
-	const entry: Needle<T> = { needle, items: new Set(), offset: best, table: t, hash: bestHash, done: 0 };
-	const there = t.buckets.get(bestHash);
-	if (there === undefined) t.buckets.set(bestHash, [entry]);
-	else there.push(entry);
+	const id = t.free.pop() ?? t.needles.length;
+	const entry: Needle<T> = { needle, items: new Set(), offset: best, table: t, hash: bestHash, id };
+	t.needles[id] = entry;
+	t.next[id] = 0;
+	// Places from the start of the window the needle is filed under.
+	t.hashes[id] = bestHash;
+	t.lastAt[id] = needle.length - 1 - best;
+	t.lastChar[id] = needle.charCodeAt(needle.length - 1);
+	t.midAt[id] = (needle.length >> 1) - best;
+	t.midChar[id] = needle.charCodeAt(needle.length >> 1);
 	t.entries++;
-	count(t, bestHash, 1);
-	growFilter(t);
+	link(t, id);
+	grow(t);
 	index.needles.set(needle, entry);
 	return entry;
 }
@@ -179,13 +224,16 @@ function unfileNeedle<T>(index: AnchorIndex<T>, entry: Needle<T>): void {
 	if (entry.items.size > 0 || index.needles.get(entry.needle) !== entry) return;
 	index.needles.delete(entry.needle);
 	const t = entry.table;
-	const there = t.buckets.get(entry.hash)!;
-	const at = there.indexOf(entry);
-	there[at] = there[there.length - 1]!;
-	there.pop();
-	if (there.length === 0) t.buckets.delete(entry.hash);
+	const s = slot(entry.hash, t.bits);
+	if (t.heads[s] === entry.id) t.heads[s] = t.next[entry.id]!;
+	else {
+		let id = t.heads[s]!;
+		while (t.next[id] !== entry.id) id = t.next[id]!;
+		t.next[id] = t.next[entry.id]!;
+	}
+	t.needles[entry.id] = undefined;
+	t.free.push(entry.id);
 	t.entries--;
-	count(t, entry.hash, -1);
 }
 
 /** Files `item` under its needles; one needle shorter than HEAD makes it a short item. Drop it first to file it again. */
@@ -225,24 +273,40 @@ export function dropAnchors<T>(index: AnchorIndex<T>, item: T): void {
  */
 export type NeedleVisit<T> = (items: ReadonlySet<T>, needle: string, at: number) => boolean | undefined;
 
-/** The needles of `t` filed under `hash`, compared where the window ending before `end` stands. */
-function visitBucket<T>(
-	t: Table<T>,
-	hash: number,
-	text: string,
-	end: number,
-	reading: number,
-	visit: NeedleVisit<T>,
-): void {
-	if (t.filter[slot(hash, t.filterBits)] === 0) return;
-	const there = t.buckets.get(hash);
-	if (there === undefined) return;
+/**
+ * The needles of `t` filed under `hash`, compared where the window ending before `end` stands. A
+ * needle the visitor needs no more leaves its chain for the rest of the reading: in a text made of
+ * the same few words as the needles (a generated session's), those found once are met again at most
+ * characters, and passing over them there cost more than all the rest of a reading.
+ */
+function visitBucket<T>(t: Table<T>, hash: number, text: string, end: number, visit: NeedleVisit<T>): void {
 	const start = end - t.width;
-	for (let k = 0; k < there.length; k++) {
-		const entry = there[k]!;
-		const at = start - entry.offset;
-		if (entry.done === reading || entry.items.size === 0 || at < 0 || !text.startsWith(entry.needle, at)) continue;
-		if (visit(entry.items, entry.needle, at) === true) entry.done = reading;
+	const s = slot(hash, t.bits);
+	let prev = 0;
+	for (let id = t.heads[s]!; id !== 0; ) {
+		const next = t.next[id]!;
+		if (
+			t.hashes[id] === hash &&
+			text.charCodeAt(start + t.lastAt[id]!) === t.lastChar[id] &&
+			text.charCodeAt(start + t.midAt[id]!) === t.midChar[id]
+		) {
+			const entry = t.needles[id]!;
+			const at = start - entry.offset;
+			if (
+				entry.items.size > 0 &&
+				at >= 0 &&
+				text.startsWith(entry.needle, at) &&
+				visit(entry.items, entry.needle, at) === true
+			) {
+				if (prev === 0) t.heads[s] = next;
+				else t.next[prev] = next;
+				t.unlinked.push(id);
+				id = next;
+				continue;
+			}
+		}
+		prev = id;
+		id = next;
 	}
 }
 
@@ -254,9 +318,8 @@ function visitBucket<T>(
 export function eachNeedle<T>(index: AnchorIndex<T>, text: string, visit: NeedleVisit<T>): void {
 	const { narrow, wide } = index;
 	if (narrow.entries === 0 && wide.entries === 0) return;
-	const reading = ++index.readings;
-	const outer = index.emptied;
-	index.emptied ??= [];
+	if (index.emptied !== undefined) throw new Error("anchor index: a text read while another is");
+	index.emptied = [];
 	try {
 		let n = 0;
 		let w = 0;
@@ -265,15 +328,17 @@ export function eachNeedle<T>(index: AnchorIndex<T>, text: string, visit: Needle
 			n = (n << 8) | (c & 0xff);
 			w = (Math.imul(w, BASE) + c) | 0;
 			if (i >= WIDE) w = (w - Math.imul(text.charCodeAt(i - WIDE), OUT_WEIGHT)) | 0;
-			if (i >= NARROW - 1 && narrow.entries > 0) visitBucket(narrow, n, text, i + 1, reading, visit);
-			if (i >= WIDE - 1 && wide.entries > 0) visitBucket(wide, w, text, i + 1, reading, visit);
+			if (i >= NARROW - 1 && narrow.entries > 0) visitBucket(narrow, n & KEY, text, i + 1, visit);
+			if (i >= WIDE - 1 && wide.entries > 0) visitBucket(wide, w & KEY, text, i + 1, visit);
 		}
 	} finally {
-		if (outer === undefined) {
-			const emptied = index.emptied;
-			index.emptied = undefined;
-			for (const entry of emptied) unfileNeedle(index, entry);
+		for (const t of [narrow, wide]) {
+			for (const id of t.unlinked) link(t, id);
+			t.unlinked.length = 0;
 		}
+		const emptied = index.emptied;
+		index.emptied = undefined;
+		for (const entry of emptied) unfileNeedle(index, entry);
 	}
 }
 

@@ -19,7 +19,7 @@
 import { type ChunkedList, emptyList } from "../../../reducers/index.ts";
 import { type AnchorIndex, createAnchorIndex, dropAnchors, fileAnchors, isShortItem } from "./anchor-index.ts";
 import { addCounts, emptyCounts, type FactCounts, type FactTally } from "./fact-audit.ts";
-import { type AuditSide, anchors, forms } from "./fact-forms.ts";
+import { type AuditSide, anchors, forms, type Holding } from "./fact-forms.ts";
 import {
 	type AuditMemo,
 	type AuditUnits,
@@ -37,14 +37,16 @@ import {
 	VOLATILE_ONLY,
 } from "./fact-presence.ts";
 import {
+	emptyFacts,
 	type Fact,
 	type FactCategory,
 	type FactState,
 	type HorizonFacts,
 	holdsFact,
-	replacedFacts,
 	replacedSources,
 } from "./facts.ts";
+import { followFacts } from "./follow.ts";
+import { type ReplacedRead, readReplaced, replacedSince } from "./replaced.ts";
 
 /** What the executor lost, and what that was worked out from. */
 interface LostSplit {
@@ -67,18 +69,20 @@ interface Run {
 	/** The last audit it made. */
 	audit: number;
 	kept: ChunkedList<Fact>;
-	sources: readonly unknown[];
-	replaced: Set<Fact>;
+	/** The replaced facts it counts, as last read (replaced.ts). */
+	replaced: ReplacedRead;
 	counts: FactCounts;
 	/** Facts by the stable unit that holds them (an entry whose fact has moved is passed over). */
 	byUnit: (Fact[] | undefined)[];
 	/** Facts only volatile units hold. */
 	volatile: Set<Fact>;
+	/** The length of each stable unit's text where it placed facts: a long one rewritten is followed (follow.ts). */
+	lengths: number[];
 	/**
-	 * Every fact it counts, filed under its anchors once, when it is first counted: what a reading of
-	 * the units looks for, whichever facts it asks for.
+	 * The facts no unit holds, filed under their anchors (what a new unit is read for), and while an
+	 * audit looks for them, the facts it places.
 	 */
-	index: AnchorIndex<Fact>;
+	seeking: AnchorIndex<Fact>;
 	/** Facts no unit holds. */
 	missing: Set<Fact>;
 	/** Of those, the ones with a needle shorter than HEAD (the index does not file them: each is asked). */
@@ -163,12 +167,12 @@ function newRun(view: AuditView): Run {
 		as: view.as,
 		audit: view.audit,
 		kept: emptyList(),
-		sources: [],
-		replaced: new Set(),
+		replaced: readReplaced(emptyFacts()),
 		counts: emptyCounts(),
 		byUnit: [],
 		volatile: new Set(),
-		index: createAnchorIndex(),
+		lengths: [],
+		seeking: createAnchorIndex(),
 		missing: new Set(),
 		shortMissing: new Set(),
 		lost: undefined,
@@ -182,14 +186,12 @@ function start(view: AuditView, memo: AuditMemo, previous: Run | undefined, fact
 	const current = (p: Presence): boolean =>
 		p.audit === view.audit - 1 ||
 		(previous !== undefined && previous.audit === view.audit - 1 && p.run === previous.id && p.at !== GONE);
-	const replaced = replacedFacts(facts);
+	run.replaced = readReplaced(facts);
 	const seeking: Seeking = { anywhere: new Set(), inNew: new Set() };
 	track(run, view, memo, facts.kept, seeking, current);
-	track(run, view, memo, replaced, seeking, current);
+	track(run, view, memo, run.replaced.all, seeking, current);
 	seek(run, view, memo, seeking);
-	run.replaced = new Set(replaced);
 	run.kept = facts.kept;
-	run.sources = replacedSources(facts);
 	return run;
 }
 
@@ -213,14 +215,13 @@ function track(
 		}
 		const now = current(record);
 		// A place that stands is the record's own: read before the record is reset.
-		const stood = stands(view, record, now) ? { at: record.at, key: record.key } : undefined;
+		const stood = stands(view, record, now) ? { at: record.at, key: record.key, holding: record.holding } : undefined;
 		const known = oldKnown(record, now);
 		record.at = GONE;
 		record.run = run.id;
 		record.lost = false;
 		run.counts[fact.category].total++;
-		fileAnchors(run.index, fact, anchors(forms(fact), run.as));
-		if (stood !== undefined) settle(run, view, fact, record, stood.at, stood.key);
+		if (stood !== undefined) settle(run, view, fact, record, stood.at, stood.key, stood.holding);
 		else (known ? seeking.inNew : seeking.anywhere).add(fact);
 	}
 }
@@ -233,41 +234,56 @@ function track(
 function seek(run: Run, view: AuditView, memo: AuditMemo, seeking: Seeking): void {
 	const record = (fact: Fact) => memo.presence.get(fact)!;
 	const { anywhere, inNew } = seeking;
-	const shortOf = (set: Set<Fact>) => new Set([...set].filter((fact) => isShortItem(run.index, fact)));
+	for (const set of [anywhere, inNew])
+		for (const fact of set) fileAnchors(run.seeking, fact, anchors(forms(fact), run.as));
+	const shortOf = (set: Set<Fact>) => new Set([...set].filter((fact) => isShortItem(run.seeking, fact)));
 	const shortAnywhere = shortOf(anywhere);
 	const search: Sought<Fact> = {
-		index: run.index,
+		index: run.seeking,
 		sets: [anywhere, inNew, run.missing],
 		short: [shortAnywhere, shortOf(inNew), run.shortMissing],
 		formsOf: forms,
 	};
 	const key = (at: number) => (at >= 0 ? view.units.key(at) : undefined);
 	// Called before the fact leaves its set: one not sought anywhere was in none of the previous units.
-	readUnits(view, search, view.kept, view.units.length, (fact, at) => {
+	readUnits(view, search, view.kept, view.units.length, (fact, at, holding) => {
 		const place = at === VOLATILE && !anywhere.has(fact) ? VOLATILE_ONLY : at;
-		settle(run, view, fact, record(fact), place, key(place));
+		dropAnchors(run.seeking, fact);
+		settle(run, view, fact, record(fact), place, key(place), holding);
 	});
-	readUnits(view, { ...search, sets: [anywhere], short: [shortAnywhere] }, 0, view.kept, (fact, at) =>
-		settle(run, view, fact, record(fact), at, key(at)),
-	);
+	readUnits(view, { ...search, sets: [anywhere], short: [shortAnywhere] }, 0, view.kept, (fact, at, holding) => {
+		dropAnchors(run.seeking, fact);
+		settle(run, view, fact, record(fact), at, key(at), holding);
+	});
+	// What is still sought stays filed: it is missing.
 	for (const fact of [...anywhere, ...inNew]) settle(run, view, fact, record(fact), MISSING, undefined);
 }
 
 /** Records where a counted fact is now (leaving where it was) and counts it carried or not. */
-function settle(run: Run, view: AuditView, fact: Fact, record: Presence, at: number, key: unknown): void {
+function settle(
+	run: Run,
+	view: AuditView,
+	fact: Fact,
+	record: Presence,
+	at: number,
+	key: unknown,
+	holding?: Holding,
+): void {
 	const was = isCarried(record);
 	leave(run, fact, record);
 	record.at = at;
 	record.key = key;
 	record.audit = view.audit;
+	record.holding = at >= 0 ? holding : undefined;
 	if (at >= 0) {
 		// Most of Pi's messages hold no fact: a place without one stays a hole.
 		const there = run.byUnit[at];
 		if (there === undefined) run.byUnit[at] = [fact];
 		else there.push(fact);
+		run.lengths[at] = view.text(at).length;
 	} else if (at === MISSING) {
 		run.missing.add(fact);
-		if (isShortItem(run.index, fact)) run.shortMissing.add(fact);
+		if (isShortItem(run.seeking, fact)) run.shortMissing.add(fact);
 	} else run.volatile.add(fact);
 	const is = isCarried(record);
 	if (was === is) return;
@@ -284,22 +300,21 @@ function settle(run: Run, view: AuditView, fact: Fact, record: Presence, at: num
 function advance(run: Run, view: AuditView, memo: AuditMemo, facts: FactState, shared: number): Fact[] {
 	const record = (fact: Fact) => memo.presence.get(fact)!;
 	for (let i = shared; i < run.kept.length; i++) untrack(run, run.kept.at(i)!, record(run.kept.at(i)!));
-	const sources = replacedSources(facts);
-	const changed = !sameSources(sources, run.sources);
-	const now = changed ? new Set(replacedFacts(facts)) : run.replaced;
-	for (const fact of run.replaced) if (!now.has(fact)) untrack(run, fact, record(fact));
+	const { gone, fresh } = replacedSince(run.replaced, facts);
+	for (const fact of gone) untrack(run, fact, record(fact));
 	const seeking = movedFacts(run, view, record);
+	// The lengths of the units it leaves, from `kept` on: what tells a long unit rewritten in place.
+	const lengths = run.lengths.splice(view.kept);
+	for (const [fact, place] of followFacts(view, [...seeking.anywhere], record, lengths)) {
+		seeking.anywhere.delete(fact);
+		settle(run, view, fact, record(fact), place.at, place.key, place.holding);
+	}
 	const added: Fact[] = [];
 	for (let i = shared; i < facts.kept.length; i++) added.push(facts.kept.at(i)!);
 	track(run, view, memo, added, seeking);
 	run.kept = facts.kept;
-	if (changed) {
-		const fresh = [...now].filter((fact) => !run.replaced.has(fact));
-		track(run, view, memo, fresh, seeking);
-		added.push(...fresh);
-		run.replaced = now;
-		run.sources = sources;
-	}
+	track(run, view, memo, fresh, seeking);
+	added.push(...fresh);
 	seek(run, view, memo, seeking);
 	return added;
 }
@@ -320,6 +335,7 @@ function movedFacts(run: Run, view: AuditView, record: (fact: Fact) => Presence)
 /** Takes a fact out of the structure that holds it by its place (a unit's list is left to pass it over). */
 function leave(run: Run, fact: Fact, record: Presence): void {
 	if (record.at === MISSING) {
+		dropAnchors(run.seeking, fact);
 		run.missing.delete(fact);
 		run.shortMissing.delete(fact);
 	} else if (record.at === VOLATILE || record.at === VOLATILE_ONLY) run.volatile.delete(fact);
@@ -328,7 +344,6 @@ function leave(run: Run, fact: Fact, record: Presence): void {
 /** Stops counting a fact (a replaced fact the branch no longer holds, or one of a branch left). */
 function untrack(run: Run, fact: Fact, record: Presence): void {
 	leave(run, fact, record);
-	dropAnchors(run.index, fact);
 	const tally = run.counts[fact.category];
 	tally.total--;
 	const carried = isCarried(record);
@@ -370,7 +385,7 @@ function setLost(split: LostSplit, fact: Fact, record: Presence, lost: boolean, 
  */
 function splitLost(run: Run, memo: AuditMemo, since: HorizonFacts | undefined, added: readonly Fact[]): void {
 	const record = (fact: Fact) => memo.presence.get(fact)!;
-	const keyed = (fact: Fact) => !run.replaced.has(fact);
+	const keyed = (fact: Fact) => !run.replaced.all.has(fact);
 	const split = run.lost;
 	if (
 		split !== undefined &&
@@ -403,12 +418,12 @@ function splitLost(run: Run, memo: AuditMemo, since: HorizonFacts | undefined, a
 	open.kept = since.facts.kept;
 	for (const fact of added) setLost(open, fact, record(fact), !holdsFact(since.facts, fact), keyed(fact));
 	if (!sameSources(sources, open.sources)) {
-		for (const fact of run.replaced) setLost(open, fact, record(fact), !holdsFact(since.facts, fact), false);
+		for (const fact of run.replaced.all) setLost(open, fact, record(fact), !holdsFact(since.facts, fact), false);
 		open.sources = sources;
 	}
 }
 
 function* countedFacts(run: Run): Iterable<Fact> {
 	yield* run.kept;
-	yield* run.replaced;
+	yield* run.replaced.all;
 }

@@ -206,6 +206,40 @@ export function holdsAt(
 	return fact.grouped?.some((g) => g.open === anchor && listedIn(lists, text, at, g.open).has(g.name)) === true;
 }
 
+/** Where `anchor` first stands at or after `from` in `text` such that the text holds the fact there (`holdsAt`); -1 for nowhere. */
+export function holdingAt(
+	text: string,
+	fact: Forms,
+	as: AuditSide,
+	anchor: string,
+	from: number,
+	lists: FolderLists = new Map(),
+): number {
+	for (let at = text.indexOf(anchor, from); at !== -1; at = text.indexOf(anchor, at + 1))
+		if (holdsAt(text, fact, as, anchor, at, lists)) return at;
+	return -1;
+}
+
+/** A place where a text holds a fact: the anchor that stands there, and where it starts. */
+export interface Holding {
+	anchor: string;
+	at: number;
+}
+
+/** Where `text` holds the fact (`holds`), found one anchor at a time; undefined where it does not. */
+export function holdingIn(
+	text: string,
+	fact: Forms,
+	as: AuditSide,
+	lists: FolderLists = new Map(),
+): Holding | undefined {
+	for (const anchor of anchors(fact, as)) {
+		const at = holdingAt(text, fact, as, anchor, 0, lists);
+		if (at !== -1) return { anchor, at };
+	}
+	return undefined;
+}
+
 /**
  * The folder lists of one text by where they open (and the opening's length), read once: every path fact of a folder is filed
  * under the same opening (`src/{`), and a list read again for each of them made the audit quadratic.

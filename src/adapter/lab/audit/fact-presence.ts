@@ -12,7 +12,16 @@
 
 import { collapse } from "../../../reducers/index.ts";
 import { type AnchorIndex, createAnchorIndex, eachNeedle, fileAnchors, HEAD } from "./anchor-index.ts";
-import { type AuditSide, anchors, type FolderLists, type Forms, holds, holdsAt } from "./fact-forms.ts";
+import {
+	type AuditSide,
+	anchors,
+	type FolderLists,
+	type Forms,
+	type Holding,
+	holdingIn,
+	holds,
+	holdsAt,
+} from "./fact-forms.ts";
 import type { Fact } from "./facts.ts";
 
 /**
@@ -49,6 +58,8 @@ export interface Presence extends Place {
 	run: number;
 	/** Whether the executor lost it (branch-audit.ts): set only while a branch audit counts it. */
 	lost: boolean;
+	/** Where in its stable unit's text it stands, when known (branch-audit.ts follows it there when the unit is rewritten). */
+	holding?: Holding | undefined;
 }
 
 export function isCarried(place: Place): boolean {
@@ -274,45 +285,47 @@ function isSought<T>(sought: Sought<T>, item: T): boolean {
 }
 
 /**
- * Reads units `from` to `to`, in order, for the items `sought` looks for: `found(item, at)` for each
- * at the first unit that holds it (`at` its position when stable, VOLATILE when not), and then it
- * leaves its sets.
+ * Reads units `from` to `to`, in order, for the items `sought` looks for: `found(item, at, holding)`
+ * for each at the first unit that holds it (`at` its position when stable, VOLATILE when not;
+ * `holding` where in its text), and then it leaves its sets.
  */
 export function readUnits<T>(
 	view: AuditView,
 	sought: Sought<T>,
 	from: number,
 	to: number,
-	found: (item: T, at: number) => void,
+	found: (item: T, at: number, holding: Holding) => void,
 ): void {
 	for (let i = from; i < to; i++) {
 		const left = soughtCount(sought);
 		if (left === 0) return;
 		const text = view.text(i);
 		const at = i < view.stable ? i : VOLATILE;
-		const hit = (item: T) => {
-			found(item, at);
+		const lists: FolderLists = new Map();
+		const hit = (item: T, holding: Holding) => {
+			found(item, at, holding);
 			for (const set of sought.sets) set.delete(item);
 			for (const set of sought.short) set.delete(item);
 		};
+		const ask = (item: T) => {
+			const holding = holdingIn(text, sought.formsOf(item), view.as, lists);
+			if (holding !== undefined) hit(item, holding);
+		};
 		// Few needles: one native search each reads the text faster than the rolling hash does once.
 		if (left <= FEW_NEEDLES) {
-			for (const set of sought.sets)
-				for (const item of [...set]) if (holds(text, sought.formsOf(item), view.as)) hit(item);
+			for (const set of sought.sets) for (const item of [...set]) ask(item);
 			continue;
 		}
-		const lists: FolderLists = new Map();
 		// A needle none of whose items is still sought is not compared again in this text.
 		eachNeedle(sought.index, text, (items, anchor, at) => {
 			let open = false;
 			for (const item of items) {
 				if (!isSought(sought, item)) continue;
-				if (holdsAt(text, sought.formsOf(item), view.as, anchor, at, lists)) hit(item);
+				if (holdsAt(text, sought.formsOf(item), view.as, anchor, at, lists)) hit(item, { anchor, at });
 				else open = true;
 			}
 			return !open;
 		});
-		for (const set of sought.short)
-			for (const item of [...set]) if (holds(text, sought.formsOf(item), view.as)) hit(item);
+		for (const set of sought.short) for (const item of [...set]) ask(item);
 	}
 }

@@ -69,6 +69,12 @@ export interface Fact {
 	text: string;
 }
 
+/** One change to the open failures: the run key and its failure now (undefined: resolved). */
+export interface FailureChange {
+	readonly key: string;
+	readonly fact: Fact | undefined;
+}
+
 /** A call waiting for its result: what its result is judged against. */
 interface OpenCall {
 	call: ToolCallInfo;
@@ -88,6 +94,12 @@ export interface FactState {
 	readonly seen: Readonly<Partial<Record<FactCategory, KeySet>>>;
 	/** Failures no later success of the same run resolved, by run key. */
 	readonly failures: ReadonlyMap<string, Fact>;
+	/**
+	 * Every change to `failures`, in order: the run key and the failure it now has (undefined: none).
+	 * Shared between states like `kept`, so a reader that kept an earlier state's log reads only what
+	 * changed since (the audit along a branch: branch-audit.ts), never all the open failures.
+	 */
+	readonly failureLog: ChunkedList<FailureChange>;
 	/** The newest summary line of each test command, by its command fact. */
 	readonly tests: ReadonlyMap<string, Fact>;
 	/** The newest executor prose. */
@@ -104,6 +116,7 @@ export function emptyFacts(cwd?: string): FactState {
 		kept: emptyList(),
 		seen: {},
 		failures: new Map(),
+		failureLog: emptyList(),
 		tests: new Map(),
 		prose: undefined,
 		calls: new Map(),
@@ -138,17 +151,22 @@ function onResult(draft: FactDraft, call: ToolCallInfo, isError: boolean, text: 
 	const path = pathArgument(call.arguments);
 	if (READING_TOOLS.has(call.name.toLowerCase()) && path !== undefined) keep(draft, "read", relativePath(path, cwd));
 	const key = sameRunKey(call, cwd);
-	if (failed) {
-		const line = failureLine(text);
-		if (line.length > 0) draft.failures.set(key, Object.freeze({ category: "failure", text: line }));
-		else draft.failures.delete(key);
-	} else draft.failures.delete(key);
+	const line = failed ? failureLine(text) : "";
+	if (line.length > 0) setFailure(draft, key, Object.freeze({ category: "failure", text: line }));
+	else if (draft.failures.has(key)) setFailure(draft, key, undefined);
 	const command = shellCommand(call);
 	if (command !== undefined && isTestCommand(command)) {
 		const summary = testSummaryLine(text);
 		if (summary !== undefined)
 			draft.tests.set(commandFact(command, cwd), Object.freeze({ category: "test", text: summary }));
 	}
+}
+
+/** Sets or resolves the open failure of a run, and logs the change. */
+function setFailure(draft: FactDraft, key: string, fact: Fact | undefined): void {
+	if (fact === undefined) draft.failures.delete(key);
+	else draft.failures.set(key, fact);
+	draft.failureLog = draft.failureLog.appended([Object.freeze({ key, fact })]);
 }
 
 /** What each kind of event adds to the facts. */
@@ -243,6 +261,19 @@ export function replacedFacts(state: FactState): Fact[] {
 /** What `replacedFacts` is made from: while each is the same object, so are the facts. */
 export function replacedSources(state: FactState): readonly unknown[] {
 	return [state.failures, state.tests, state.prose, state.system];
+}
+
+/** The facts that replace and are replaced, but the open failures (read from `failureLog`): few, and each source changes seldom. */
+export function otherReplacedFacts(state: FactState): Fact[] {
+	const out: Fact[] = [...state.tests.values()];
+	if (state.prose !== undefined) out.push(state.prose);
+	if (state.system !== undefined) out.push(...instructionFacts(state.system));
+	return out;
+}
+
+/** What `otherReplacedFacts` is made from. */
+export function otherReplacedSources(state: FactState): readonly unknown[] {
+	return [state.tests, state.prose, state.system];
 }
 
 const instructionFactsOf = new WeakMap<object, Fact[]>();

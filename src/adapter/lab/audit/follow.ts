@@ -1,0 +1,104 @@
+/**
+ * Facts whose unit changed, followed to where they stand now rather than looked for again
+ * (docs/decisions.md, "A replay's work follows the change"). A cut of the log rewrites the part
+ * that stands in for what it leaves out: the same long text with the newly left-out entries' facts
+ * added to it, every fact it held before still in it, in the same order. Looking for all of them
+ * again read that part once per cut with every fact of the branch in the index, which made the
+ * audit quadratic in the facts. Here each is looked for from where the one before it was found,
+ * with a native search, and checked there as the audit checks any place (`holdsAt`): a fact found
+ * so is carried, one not found is left to the reading of the units, as before.
+ *
+ * A compaction keeps Pi's newest messages (the same objects) at new places: a fact a kept message
+ * held is where that message is now.
+ */
+
+import { type FolderLists, forms, type Holding, holdingAt, holdingIn } from "./fact-forms.ts";
+import type { AuditView, Presence } from "./fact-presence.ts";
+import type { Fact } from "./facts.ts";
+
+/** A unit at least this long (in characters), rewritten in place, has its facts followed; a shorter one is read again. */
+const LONG = 8192;
+
+/**
+ * Facts of one unit not found after the one found before them that are looked for in the whole unit;
+ * past that many, the unit's other facts are left to the reading (an order that changed costs a
+ * reading, never more).
+ */
+const MISSES = 16;
+
+/** Where a followed fact stands now. */
+export interface Followed {
+	at: number;
+	key: unknown;
+	holding: Holding;
+}
+
+/**
+ * Of `facts` — counted facts whose stable unit, at or after `view.kept`, this audit no longer has at
+ * its place — those found again: in the unit with the same key (moved), or in the long unit that
+ * replaced a long one at the same place. `lengths[p - view.kept]`: the length of the text of the
+ * unit the previous audit had at `p`.
+ */
+export function followFacts(
+	view: AuditView,
+	facts: readonly Fact[],
+	record: (fact: Fact) => Presence,
+	lengths: readonly (number | undefined)[],
+): Map<Fact, Followed> {
+	const out = new Map<Fact, Followed>();
+	let byKey: Map<unknown, number> | undefined;
+	const byPlace = new Map<number, Fact[]>();
+	for (const fact of facts) {
+		const r = record(fact);
+		if (r.at < view.kept || r.holding === undefined) continue;
+		byKey ??= stableKeys(view);
+		const moved = byKey.get(r.key);
+		if (moved !== undefined) {
+			out.set(fact, { at: moved, key: r.key, holding: r.holding });
+			continue;
+		}
+		const old = lengths[r.at - view.kept];
+		if (old === undefined || old < LONG || r.at >= view.stable || view.text(r.at).length < LONG) continue;
+		const list = byPlace.get(r.at);
+		if (list === undefined) byPlace.set(r.at, [fact]);
+		else list.push(fact);
+	}
+	for (const [at, list] of byPlace) followInUnit(view, at, list, record, out);
+	return out;
+}
+
+/** The new stable units by key. */
+function stableKeys(view: AuditView): Map<unknown, number> {
+	const out = new Map<unknown, number>();
+	for (let i = view.kept; i < view.stable; i++) out.set(view.units.key(i), i);
+	return out;
+}
+
+/** The facts the previous unit at `at` held, in the order they stood there, found in the unit there now. */
+function followInUnit(
+	view: AuditView,
+	at: number,
+	facts: Fact[],
+	record: (fact: Fact) => Presence,
+	out: Map<Fact, Followed>,
+): void {
+	const text = view.text(at);
+	const key = view.units.key(at);
+	const lists: FolderLists = new Map();
+	facts.sort((a, b) => record(a).holding!.at - record(b).holding!.at);
+	let from = 0;
+	let misses = 0;
+	for (const fact of facts) {
+		const f = forms(fact);
+		const { anchor } = record(fact).holding!;
+		const next = holdingAt(text, f, view.as, anchor, from, lists);
+		if (next !== -1) {
+			from = next;
+			out.set(fact, { at, key, holding: { anchor, at: next } });
+			continue;
+		}
+		if (++misses > MISSES) return;
+		const anywhere = holdingIn(text, f, view.as, lists);
+		if (anywhere !== undefined) out.set(fact, { at, key, holding: anywhere });
+	}
+}
