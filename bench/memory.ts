@@ -77,32 +77,43 @@ function runChild(main: string, args: readonly string[]): { seconds: number; pea
 	return { seconds, peakMb: Number(kb) / 1024, stdout: child.stdout };
 }
 
-/** Generates the chains, builds the CLI, and runs each command once in its own process (a few minutes). */
-export function measureMemory(): MemoryRow[] {
+/**
+ * Generates the chains, builds the CLI, and runs each command once in its own process (a few
+ * minutes). `only`: the rows whose name holds it, and only the chains they read (`BENCH_ROW`, bench/run.ts).
+ */
+export function measureMemory(only?: string): MemoryRow[] {
 	mkdirSync(path.join(repoRoot, ".tmp"), { recursive: true });
 	const dir = mkdtempSync(path.join(repoRoot, ".tmp", "bench-memory-"));
-	const built = buildCli();
 	const T = MEMORY_TARGETS;
+	const chattyOptions = { consultations: false, textScale: TEXT_SCALE, userEvery: USER_EVERY };
+	// Written when a row first reads it: a filtered run generates only what its rows read.
+	const lazy = (make: () => Chain) => {
+		let chain: Chain | undefined;
+		return () => (chain ??= make());
+	};
+	const chain = lazy(() => writeChain(dir, "chain.jsonl", { consultations: false, textScale: TEXT_SCALE }));
+	const chatty = lazy(() => writeChain(dir, "chatty.jsonl", chattyOptions));
+	const newFiles = lazy(() => writeChain(dir, "new-files.jsonl", { ...chattyOptions, newFiles: true }));
+	const long = lazy(() => writeSession(dir, "long-message.jsonl", generateLongMessage(LONG_MESSAGE)));
+	// The names carry no measured figure: a row is matched by its name from run to run (bench/rows.ts).
+	const name = `generated ${MEMORY_ENTRIES}-entry chain`;
+	const chattyName = `generated ${MEMORY_ENTRIES}-entry chain, a user message every five rounds`;
+	const newFilesName = `generated ${MEMORY_ENTRIES}-entry chain, a new file every round and a user every five`;
+	const longName = `one ${LONG_MESSAGE / 1e6} MB user message`;
+	const rows: [() => Chain, MemoryRow["command"], string, MemoryTarget][] = [
+		[chain, "replay", `${name}: replay`, T.replay],
+		[chain, "render", `${name}: render at the last entry`, T.render],
+		[chatty, "replay", `${chattyName}: replay`, T.replay],
+		[newFiles, "replay", `${newFilesName}: replay`, T.newFilesReplay],
+		[newFiles, "render", `${newFilesName}: render at the last entry`, T.newFilesRender],
+		[long, "replay", `${longName}: replay`, T.longMessage],
+		[long, "render", `${longName}: render at the last entry`, T.longMessage],
+	];
+	const chosen = rows.filter(([, , rowName]) => only === undefined || rowName.includes(only));
+	if (chosen.length === 0) return [];
+	const built = buildCli();
 	try {
-		const chain = writeChain(dir, "chain.jsonl", { consultations: false, textScale: TEXT_SCALE });
-		// The name carries no measured figure: a row is matched by its name from run to run (bench/rows.ts).
-		const name = `generated ${chain.entries}-entry chain`;
-		const chattyOptions = { consultations: false, textScale: TEXT_SCALE, userEvery: USER_EVERY };
-		const chatty = writeChain(dir, "chatty.jsonl", chattyOptions);
-		const chattyName = `generated ${chatty.entries}-entry chain, a user message every five rounds`;
-		const newFiles = writeChain(dir, "new-files.jsonl", { ...chattyOptions, newFiles: true });
-		const newFilesName = `generated ${newFiles.entries}-entry chain, a new file every round and a user every five`;
-		const long = writeSession(dir, "long-message.jsonl", generateLongMessage(LONG_MESSAGE));
-		const longName = `one ${LONG_MESSAGE / 1e6} MB user message`;
-		return [
-			commandRow(built.main, chain, "replay", `${name}: replay`, T.replay),
-			commandRow(built.main, chain, "render", `${name}: render at the last entry`, T.render),
-			commandRow(built.main, chatty, "replay", `${chattyName}: replay`, T.replay),
-			commandRow(built.main, newFiles, "replay", `${newFilesName}: replay`, T.newFilesReplay),
-			commandRow(built.main, newFiles, "render", `${newFilesName}: render at the last entry`, T.newFilesRender),
-			commandRow(built.main, long, "replay", `${longName}: replay`, T.longMessage),
-			commandRow(built.main, long, "render", `${longName}: render at the last entry`, T.longMessage),
-		];
+		return chosen.map(([read, command, rowName, target]) => commandRow(built.main, read(), command, rowName, target));
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
 		built.dispose();

@@ -7,7 +7,7 @@
  * samples/long (pi-mono's own and a Pi fork's), a generated, deterministic 10 000-entry session; the
  * fact audit also covers the bundled samples; the memory rows (bench/memory.ts) replay and render
  * generated 200 000-entry chains and a session with one 50 MB message in child processes
- * (`BENCH_ONLY=memory` measures only those). The file is never rewritten with fewer rows than it
+ * (`BENCH_ONLY=memory` measures only those; `BENCH_ROW=<text>` only the rows named so, unwritten). The file is never rewritten with fewer rows than it
  * has (bench/rows.ts).
  */
 
@@ -28,7 +28,7 @@ import { normalizeBranch, readSession } from "../src/events/index.ts";
 import { foldLedger, ledgerOf } from "../src/reducers/index.ts";
 import { createRenderMemo, DEFAULT_LEDGER_CONFIG, type RenderOptions, renderRequest } from "../src/render/index.ts";
 import { COMPACTED, generateCompacted, generateSession, generateTree } from "./generate.ts";
-import { measureMemory, memorySection, withMemorySection } from "./memory.ts";
+import { measureMemory, memorySection, memoryTable, memoryVerdicts, withMemorySection } from "./memory.ts";
 import { droppedNote, droppedRows, REAL_SESSIONS } from "./rows.ts";
 import { v3ChoicesSection } from "./v3-choices.ts";
 import { v4ChoicesSection } from "./v4-choices.ts";
@@ -509,5 +509,31 @@ function writeBenchmarks(md: string): boolean {
 	return true;
 }
 
-if (process.env.BENCH_ONLY === "memory") memoryOnly();
+/**
+ * `BENCH_ROW=<text>`: only the whole-replay and memory rows whose name holds the text, printed and
+ * not written (a file of some rows would not be the bench's), so one row can be measured while it is
+ * worked on.
+ */
+function rowOnly(only: string): void {
+	const replays: [string, () => { jsonl: string; entries: number }, boolean][] = [
+		[`generated ${GENERATED_ENTRIES}-entry session`, () => generateSession(GENERATED_ENTRIES), false],
+		[`generated ${COMPACTED.entries}-entry compacted session`, generateCompacted, false],
+		["6,000-entry trunk + 2,000 leaves, --all-leaves", () => generateTree(6000, 2000), true],
+	];
+	for (const [name, make, allLeaves] of replays) {
+		if (!name.includes(only)) continue;
+		console.error(`bench: ${name} …`);
+		const input = make();
+		const r = measureReplay(name, input.jsonl, input.entries, allLeaves);
+		console.log(
+			`${name}: ${r.branches} branches, ${r.points} points, ${fmt(r.seconds, 2)} s, ${fmt((r.seconds * 10_000) / r.entries, 2)} s per 10k entries`,
+		);
+	}
+	const memory = measureMemory(only);
+	if (memory.length > 0) console.log([...memoryTable(memory), "", ...memoryVerdicts(memory)].join("\n"));
+}
+
+const only = process.env.BENCH_ROW;
+if (only !== undefined && only !== "") rowOnly(only);
+else if (process.env.BENCH_ONLY === "memory") memoryOnly();
 else main();
