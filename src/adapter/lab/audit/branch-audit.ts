@@ -305,10 +305,11 @@ function advance(run: Run, view: AuditView, memo: AuditMemo, facts: FactState, s
 	const seeking = movedFacts(run, view, record);
 	// The lengths of the units it leaves, from `kept` on: what tells a long unit rewritten in place.
 	const lengths = run.lengths.splice(view.kept);
-	for (const [fact, place] of followFacts(view, [...seeking.anywhere], record, lengths)) {
+	const moved = [...seeking.anywhere].map((fact) => [fact, record(fact)] as const);
+	followFacts(view, moved, lengths, (fact, r, at, key, holding) => {
 		seeking.anywhere.delete(fact);
-		settle(run, view, fact, record(fact), place.at, place.key, place.holding);
-	}
+		settle(run, view, fact, r, at, key, holding);
+	});
 	const added: Fact[] = [];
 	for (let i = shared; i < facts.kept.length; i++) added.push(facts.kept.at(i)!);
 	track(run, view, memo, added, seeking);

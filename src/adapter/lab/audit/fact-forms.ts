@@ -105,14 +105,20 @@ function judgedPrefix(text: string, max: number, form: (text: string) => string,
 	return cut(form(text));
 }
 
-const NAME_CHAR = /[A-Za-z0-9_$]/;
-const PATH_LEAD = /[A-Za-z0-9_$./\\-]/;
+/** A name character: `[A-Za-z0-9_$]`. */
+function isNameChar(c: number): boolean {
+	return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
+}
+
+/** A name or path character: `[A-Za-z0-9_$./\\-]`. */
+function isPathLead(c: number): boolean {
+	return isNameChar(c) || c === 46 || c === 47 || c === 92 || c === 45;
+}
 
 /** Does the `length` characters at `at` stand as a token: no name character after, no name or path character before? */
 function tokenAt(text: string, at: number, length: number): boolean {
-	const before = at === 0 ? "" : text[at - 1]!;
-	const after = text[at + length] ?? "";
-	return (before === "" || !PATH_LEAD.test(before)) && (after === "" || !NAME_CHAR.test(after));
+	// charCodeAt past either end is NaN: neither kind of character.
+	return !isPathLead(text.charCodeAt(at - 1)) && !isNameChar(text.charCodeAt(at + length));
 }
 
 /** `needle` in `text` with no name character right after it and no name or path character right before. */
@@ -127,9 +133,8 @@ function containsToken(text: string, needle: string): boolean {
 
 /** The names of the folder list opening at `at` (`open`, `src/{`); undefined where none opens there. */
 function listAt(text: string, at: number, open: string): readonly string[] | undefined {
-	const before = at === 0 ? "" : text[at - 1]!;
 	const end = text.indexOf("}", at);
-	if (end === -1 || (before !== "" && PATH_LEAD.test(before))) return undefined;
+	if (end === -1 || isPathLead(text.charCodeAt(at - 1))) return undefined;
 	return text.slice(at + open.length, end).split(", ");
 }
 

@@ -47,6 +47,7 @@ import {
 	testSummaryLine,
 } from "../../../reducers/index.ts";
 import { backtickedNames } from "../../../render/index.ts";
+import { emptyKeyMap, type KeyMap } from "./key-map.ts";
 
 export const FACT_CATEGORIES = [
 	"user",
@@ -92,8 +93,8 @@ export interface FactState {
 	 * Keyed by the text itself, so that a fact of many megabytes is not copied into a key.
 	 */
 	readonly seen: Readonly<Partial<Record<FactCategory, KeySet>>>;
-	/** Failures no later success of the same run resolved, by run key. */
-	readonly failures: ReadonlyMap<string, Fact>;
+	/** Failures no later success of the same run resolved, by run key: a map shared between states (key-map.ts). */
+	readonly failures: KeyMap<Fact>;
 	/**
 	 * Every change to `failures`, in order: the run key and the failure it now has (undefined: none).
 	 * Shared between states like `kept`, so a reader that kept an earlier state's log reads only what
@@ -115,7 +116,7 @@ export function emptyFacts(cwd?: string): FactState {
 		cwd,
 		kept: emptyList(),
 		seen: {},
-		failures: new Map(),
+		failures: emptyKeyMap(),
 		failureLog: emptyList(),
 		tests: new Map(),
 		prose: undefined,
@@ -164,8 +165,7 @@ function onResult(draft: FactDraft, call: ToolCallInfo, isError: boolean, text: 
 
 /** Sets or resolves the open failure of a run, and logs the change. */
 function setFailure(draft: FactDraft, key: string, fact: Fact | undefined): void {
-	if (fact === undefined) draft.failures.delete(key);
-	else draft.failures.set(key, fact);
+	draft.failures = draft.failures.with(key, fact);
 	draft.failureLog = draft.failureLog.appended([Object.freeze({ key, fact })]);
 }
 
@@ -313,7 +313,7 @@ export function holdsFact(state: FactState, fact: Fact): boolean {
 			let texts = heldTexts.get(state);
 			if (texts === undefined) {
 				texts = {
-					failures: new Set([...state.failures.values()].map((f) => f.text)),
+					failures: new Set(state.failures.values().map((f) => f.text)),
 					tests: new Set([...state.tests.values()].map((f) => f.text)),
 				};
 				heldTexts.set(state, texts);

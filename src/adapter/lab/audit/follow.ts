@@ -12,7 +12,7 @@
  * held is where that message is now.
  */
 
-import { type FolderLists, forms, type Holding, holdingAt, holdingIn } from "./fact-forms.ts";
+import { type FolderLists, forms, type Holding, holdingAt, holdingIn, holdsAt } from "./fact-forms.ts";
 import type { AuditView, Presence } from "./fact-presence.ts";
 import type { Fact } from "./facts.ts";
 
@@ -26,45 +26,38 @@ const LONG = 8192;
  */
 const MISSES = 16;
 
-/** Where a followed fact stands now. */
-export interface Followed {
-	at: number;
-	key: unknown;
-	holding: Holding;
-}
+/** Places a followed fact: at a unit, by its key, and where in its text (`holding`, the record's own, moved). */
+export type Follow = (fact: Fact, record: Presence, at: number, key: unknown, holding: Holding) => void;
 
 /**
  * Of `facts` — counted facts whose stable unit, at or after `view.kept`, this audit no longer has at
- * its place — those found again: in the unit with the same key (moved), or in the long unit that
- * replaced a long one at the same place. `lengths[p - view.kept]`: the length of the text of the
- * unit the previous audit had at `p`.
+ * its place, with their records — those found again: in the unit with the same key (moved), or in
+ * the long unit that replaced a long one at the same place; `follow` places each. `lengths[p -
+ * view.kept]`: the length of the text of the unit the previous audit had at `p`.
  */
 export function followFacts(
 	view: AuditView,
-	facts: readonly Fact[],
-	record: (fact: Fact) => Presence,
+	facts: readonly (readonly [Fact, Presence])[],
 	lengths: readonly (number | undefined)[],
-): Map<Fact, Followed> {
-	const out = new Map<Fact, Followed>();
+	follow: Follow,
+): void {
 	let byKey: Map<unknown, number> | undefined;
-	const byPlace = new Map<number, Fact[]>();
-	for (const fact of facts) {
-		const r = record(fact);
+	const byPlace = new Map<number, [Fact, Presence][]>();
+	for (const [fact, r] of facts) {
 		if (r.at < view.kept || r.holding === undefined) continue;
 		byKey ??= stableKeys(view);
 		const moved = byKey.get(r.key);
 		if (moved !== undefined) {
-			out.set(fact, { at: moved, key: r.key, holding: r.holding });
+			follow(fact, r, moved, r.key, r.holding);
 			continue;
 		}
 		const old = lengths[r.at - view.kept];
 		if (old === undefined || old < LONG || r.at >= view.stable || view.text(r.at).length < LONG) continue;
 		const list = byPlace.get(r.at);
-		if (list === undefined) byPlace.set(r.at, [fact]);
-		else list.push(fact);
+		if (list === undefined) byPlace.set(r.at, [[fact, r]]);
+		else list.push([fact, r]);
 	}
-	for (const [at, list] of byPlace) followInUnit(view, at, list, record, out);
-	return out;
+	for (const [at, list] of byPlace) followInUnit(view, at, list, follow);
 }
 
 /** The new stable units by key. */
@@ -74,31 +67,39 @@ function stableKeys(view: AuditView): Map<unknown, number> {
 	return out;
 }
 
-/** The facts the previous unit at `at` held, in the order they stood there, found in the unit there now. */
-function followInUnit(
-	view: AuditView,
-	at: number,
-	facts: Fact[],
-	record: (fact: Fact) => Presence,
-	out: Map<Fact, Followed>,
-): void {
+/**
+ * The facts the previous unit at `at` held, in the order they stood there, found in the unit there
+ * now: each first where it stood moved by as much as the one before it moved (text added before
+ * both), else from where the one before it is on.
+ */
+function followInUnit(view: AuditView, at: number, facts: [Fact, Presence][], follow: Follow): void {
 	const text = view.text(at);
 	const key = view.units.key(at);
 	const lists: FolderLists = new Map();
-	facts.sort((a, b) => record(a).holding!.at - record(b).holding!.at);
+	facts.sort((a, b) => a[1].holding!.at - b[1].holding!.at);
 	let from = 0;
+	let shift = 0;
 	let misses = 0;
-	for (const fact of facts) {
+	for (const [fact, r] of facts) {
 		const f = forms(fact);
-		const { anchor } = record(fact).holding!;
-		const next = holdingAt(text, f, view.as, anchor, from, lists);
-		if (next !== -1) {
-			from = next;
-			out.set(fact, { at, key, holding: { anchor, at: next } });
+		const holding = r.holding!;
+		const was = holding.at;
+		const guess = was + shift;
+		const stands =
+			guess >= from &&
+			text.startsWith(holding.anchor, guess) &&
+			holdsAt(text, f, view.as, holding.anchor, guess, lists);
+		let now = stands ? guess : -1;
+		if (now === -1) now = holdingAt(text, f, view.as, holding.anchor, from, lists);
+		if (now !== -1) {
+			from = now;
+			shift = now - was;
+			holding.at = now;
+			follow(fact, r, at, key, holding);
 			continue;
 		}
 		if (++misses > MISSES) return;
 		const anywhere = holdingIn(text, f, view.as, lists);
-		if (anywhere !== undefined) out.set(fact, { at, key, holding: anywhere });
+		if (anywhere !== undefined) follow(fact, r, at, key, anywhere);
 	}
 }

@@ -24,7 +24,7 @@ export interface ReplacedRead {
 }
 
 export function readReplaced(state: FactState): ReplacedRead {
-	const failures = new Map(state.failures);
+	const failures = new Map(state.failures.entries());
 	const others = new Set(otherReplacedFacts(state));
 	return {
 		failureLog: state.failureLog,
@@ -58,7 +58,7 @@ export function replacedSince(read: ReplacedRead, state: FactState): { gone: Fac
 		for (const [key, was] of before) change(was, read.failures.get(key));
 	} else {
 		// Another branch's state (a branch resumed where it parts from the one before): compared whole.
-		const now = new Map(state.failures);
+		const now = new Map(state.failures.entries());
 		for (const [key, was] of read.failures) change(was, now.get(key));
 		for (const [key, fact] of now) if (!read.failures.has(key)) change(undefined, fact);
 		read.failures = now;
