@@ -35,7 +35,7 @@ export const MAIN_HELP = `advisor-ledger — replay recorded Pi sessions through
 
 Usage:
   advisor-ledger replay [PATH…] [--every N] [--all-leaves] [--json | --wide] [--svg FILE [--force]] [--price PROVIDER/MODEL] [--config FILE]
-  advisor-ledger render FILE [--leaf ID] [--at ENTRY] [--json] [--config FILE]
+  advisor-ledger render FILE [--leaf ID] [--at ENTRY] [--json] [--facts] [--config FILE]
   advisor-ledger stats [PATH…] [--json]
   advisor-ledger eval [PATH…] --advisor PROVIDER/MODEL [--judge PROVIDER/MODEL] [--points N] [options]
   advisor-ledger <command> --help
@@ -108,6 +108,9 @@ Options:
                   or write --at=#a: a shell reads a leading # as a comment). Given an id
                   and no --leaf, the branch from the root to that entry
   --json          print {"request": {systemPrompt, tools, messages}, "stable": {…}, "summary": {…}}
+  --facts         also run the fact audit: how many of the branch's facts the request carries,
+                  and of those the executor lost at its newest compaction (it reads the whole
+                  request for every fact of the branch: on a long session, most of the time)
   --config FILE   read this advisor.json instead of your own
   -h, --help      this help
 
@@ -221,6 +224,8 @@ export interface RenderArgs {
 	leaf: string | undefined;
 	at: string | undefined;
 	json: boolean;
+	/** `--facts`: run the fact audit and report it (request/render-at.ts). */
+	facts: boolean;
 	/** `--config FILE`; undefined = the user's advisor.json. */
 	config: string | undefined;
 }
@@ -256,7 +261,13 @@ export const COMMAND_FLAGS = {
 		"--price": { value: "PROVIDER/MODEL" },
 		"--config": { value: "FILE" },
 	},
-	render: { "--leaf": { value: "ID" }, "--at": { value: "ENTRY" }, "--json": {}, "--config": { value: "FILE" } },
+	render: {
+		"--leaf": { value: "ID" },
+		"--at": { value: "ENTRY" },
+		"--json": {},
+		"--facts": {},
+		"--config": { value: "FILE" },
+	},
 	stats: { "--json": {} },
 	eval: {
 		"--advisor": { value: "PROVIDER/MODEL" },
@@ -383,6 +394,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 				leaf: stringFlag(s.flags, "--leaf"),
 				at: stringFlag(s.flags, "--at"),
 				json: s.flags.has("--json"),
+				facts: s.flags.has("--facts"),
 				config: stringFlag(s.flags, "--config"),
 			};
 		}
