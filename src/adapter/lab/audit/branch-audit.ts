@@ -72,8 +72,8 @@ interface Run {
 	/** The replaced facts it counts, as last read (replaced.ts). */
 	replaced: ReplacedRead;
 	counts: FactCounts;
-	/** Facts by the stable unit that holds them (an entry whose fact has moved is passed over). */
-	byUnit: (Fact[] | undefined)[];
+	/** The records of the facts by the stable unit that holds them (a record that has moved is passed over). */
+	byUnit: (Presence[] | undefined)[];
 	/** Facts only volatile units hold. */
 	volatile: Set<Fact>;
 	/** The length of each stable unit's text where it placed facts: a long one rewritten is followed (follow.ts). */
@@ -210,7 +210,7 @@ function track(
 	for (const fact of facts) {
 		let record = memo.presence.get(fact);
 		if (record === undefined) {
-			record = { at: GONE, key: undefined, audit: -1, run: run.id, lost: false };
+			record = { fact, at: GONE, key: undefined, audit: -1, run: run.id, lost: false };
 			memo.presence.set(fact, record);
 		}
 		const now = current(record);
@@ -278,8 +278,8 @@ function settle(
 	if (at >= 0) {
 		// Most of Pi's messages hold no fact: a place without one stays a hole.
 		const there = run.byUnit[at];
-		if (there === undefined) run.byUnit[at] = [fact];
-		else there.push(fact);
+		if (there === undefined) run.byUnit[at] = [record];
+		else there.push(record);
 		run.lengths[at] = view.text(at).length;
 	} else if (at === MISSING) {
 		run.missing.add(fact);
@@ -302,14 +302,15 @@ function advance(run: Run, view: AuditView, memo: AuditMemo, facts: FactState, s
 	for (let i = shared; i < run.kept.length; i++) untrack(run, run.kept.at(i)!, record(run.kept.at(i)!));
 	const { gone, fresh } = replacedSince(run.replaced, facts);
 	for (const fact of gone) untrack(run, fact, record(fact));
-	const seeking = movedFacts(run, view, record);
+	const { seeking, unitMoved } = movedFacts(run, view, record);
 	// The lengths of the units it leaves, from `kept` on: what tells a long unit rewritten in place.
 	const lengths = run.lengths.splice(view.kept);
-	const moved = [...seeking.anywhere].map((fact) => [fact, record(fact)] as const);
-	followFacts(view, moved, lengths, (fact, r, at, key, holding) => {
-		seeking.anywhere.delete(fact);
-		settle(run, view, fact, r, at, key, holding);
-	});
+	followFacts(view, unitMoved, lengths, (r, at, key, holding) => settle(run, view, r.fact, r, at, key, holding));
+	// A record followed is placed at this audit: the others are sought, before the volatile ones.
+	const anywhere = new Set<Fact>();
+	for (const r of unitMoved) if (r.audit !== view.audit) anywhere.add(r.fact);
+	for (const fact of seeking.anywhere) anywhere.add(fact);
+	seeking.anywhere = anywhere;
 	const added: Fact[] = [];
 	for (let i = shared; i < facts.kept.length; i++) added.push(facts.kept.at(i)!);
 	track(run, view, memo, added, seeking);
@@ -321,16 +322,25 @@ function advance(run: Run, view: AuditView, memo: AuditMemo, facts: FactState, s
 }
 
 /**
- * The counted facts this audit may place elsewhere, besides the missing ones: those a stable unit
- * held that is not kept at its place, and those only volatile units held.
+ * The counted facts this audit may place elsewhere, besides the missing ones: the records of those a
+ * stable unit held that is not kept at its place (`unitMoved`: to follow, follow.ts), and those only
+ * volatile units held (`seeking`). A cut of the log moves every fact of the log: the records are read
+ * as filed, without a look-up per fact.
  */
-function movedFacts(run: Run, view: AuditView, record: (fact: Fact) => Presence): Seeking {
-	const out: Seeking = { anywhere: new Set(), inNew: new Set() };
-	for (let p = view.kept; p < run.byUnit.length; p++)
-		for (const fact of run.byUnit[p] ?? []) if (record(fact).at === p) out.anywhere.add(fact);
+function movedFacts(
+	run: Run,
+	view: AuditView,
+	record: (fact: Fact) => Presence,
+): { seeking: Seeking; unitMoved: Presence[] } {
+	const seeking: Seeking = { anywhere: new Set(), inNew: new Set() };
+	const unitMoved: Presence[] = [];
+	for (let p = view.kept; p < run.byUnit.length; p++) {
+		const there = run.byUnit[p];
+		if (there !== undefined) for (const r of there) if (r.at === p) unitMoved.push(r);
+	}
 	run.byUnit.length = Math.min(run.byUnit.length, view.kept);
-	for (const fact of run.volatile) (record(fact).at === VOLATILE_ONLY ? out.inNew : out.anywhere).add(fact);
-	return out;
+	for (const fact of run.volatile) (record(fact).at === VOLATILE_ONLY ? seeking.inNew : seeking.anywhere).add(fact);
+	return { seeking, unitMoved };
 }
 
 /** Takes a fact out of the structure that holds it by its place (a unit's list is left to pass it over). */

@@ -52,6 +52,8 @@ export const GONE = -4;
 
 /** Where a fact was at the audit that last placed it, and what a branch's audit keeps of it. */
 export interface Presence extends Place {
+	/** The fact it places: a branch audit files the records by unit, and reads a unit's facts from them without a look-up each. */
+	readonly fact: Fact;
 	/** The audit that placed it. */
 	audit: number;
 	/** The branch audit that counts it (branch-audit.ts); 0 for none. */

@@ -14,7 +14,6 @@
 
 import { type FolderLists, forms, type Holding, holdingAt, holdingIn, holdsAt } from "./fact-forms.ts";
 import type { AuditView, Presence } from "./fact-presence.ts";
-import type { Fact } from "./facts.ts";
 
 /** A unit at least this long (in characters), rewritten in place, has its facts followed; a shorter one is read again. */
 const LONG = 8192;
@@ -26,8 +25,8 @@ const LONG = 8192;
  */
 const MISSES = 16;
 
-/** Places a followed fact: at a unit, by its key, and where in its text (`holding`, the record's own, moved). */
-export type Follow = (fact: Fact, record: Presence, at: number, key: unknown, holding: Holding) => void;
+/** Places a followed fact, by its record: at a unit, by its key, and where in its text (`holding`, the record's own, moved). */
+export type Follow = (record: Presence, at: number, key: unknown, holding: Holding) => void;
 
 /**
  * Of `facts` — counted facts whose stable unit, at or after `view.kept`, this audit no longer has at
@@ -37,25 +36,25 @@ export type Follow = (fact: Fact, record: Presence, at: number, key: unknown, ho
  */
 export function followFacts(
 	view: AuditView,
-	facts: readonly (readonly [Fact, Presence])[],
+	facts: readonly Presence[],
 	lengths: readonly (number | undefined)[],
 	follow: Follow,
 ): void {
 	let byKey: Map<unknown, number> | undefined;
-	const byPlace = new Map<number, [Fact, Presence][]>();
-	for (const [fact, r] of facts) {
+	const byPlace = new Map<number, Presence[]>();
+	for (const r of facts) {
 		if (r.at < view.kept || r.holding === undefined) continue;
 		byKey ??= stableKeys(view);
 		const moved = byKey.get(r.key);
 		if (moved !== undefined) {
-			follow(fact, r, moved, r.key, r.holding);
+			follow(r, moved, r.key, r.holding);
 			continue;
 		}
 		const old = lengths[r.at - view.kept];
 		if (old === undefined || old < LONG || r.at >= view.stable || view.text(r.at).length < LONG) continue;
 		const list = byPlace.get(r.at);
-		if (list === undefined) byPlace.set(r.at, [[fact, r]]);
-		else list.push([fact, r]);
+		if (list === undefined) byPlace.set(r.at, [r]);
+		else list.push(r);
 	}
 	for (const [at, list] of byPlace) followInUnit(view, at, list, follow);
 }
@@ -72,16 +71,16 @@ function stableKeys(view: AuditView): Map<unknown, number> {
  * now: each first where it stood moved by as much as the one before it moved (text added before
  * both), else from where the one before it is on.
  */
-function followInUnit(view: AuditView, at: number, facts: [Fact, Presence][], follow: Follow): void {
+function followInUnit(view: AuditView, at: number, facts: Presence[], follow: Follow): void {
 	const text = view.text(at);
 	const key = view.units.key(at);
 	const lists: FolderLists = new Map();
-	facts.sort((a, b) => a[1].holding!.at - b[1].holding!.at);
+	facts.sort((a, b) => a.holding!.at - b.holding!.at);
 	let from = 0;
 	let shift = 0;
 	let misses = 0;
-	for (const [fact, r] of facts) {
-		const f = forms(fact);
+	for (const r of facts) {
+		const f = forms(r.fact);
 		const holding = r.holding!;
 		const was = holding.at;
 		const guess = was + shift;
@@ -95,11 +94,11 @@ function followInUnit(view: AuditView, at: number, facts: [Fact, Presence][], fo
 			from = now;
 			shift = now - was;
 			holding.at = now;
-			follow(fact, r, at, key, holding);
+			follow(r, at, key, holding);
 			continue;
 		}
 		if (++misses > MISSES) return;
 		const anywhere = holdingIn(text, f, view.as, lists);
-		if (anywhere !== undefined) follow(fact, r, at, key, anywhere);
+		if (anywhere !== undefined) follow(r, at, key, anywhere);
 	}
 }
