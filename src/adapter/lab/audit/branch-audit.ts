@@ -280,7 +280,8 @@ function settle(
 		const there = run.byUnit[at];
 		if (there === undefined) run.byUnit[at] = [record];
 		else there.push(record);
-		run.lengths[at] = view.text(at).length;
+		// Cleared from `kept` on at every point (advance): a length set is this unit's.
+		run.lengths[at] ??= view.text(at).length;
 	} else if (at === MISSING) {
 		run.missing.add(fact);
 		if (isShortItem(run.seeking, fact)) run.shortMissing.add(fact);

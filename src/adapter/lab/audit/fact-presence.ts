@@ -62,6 +62,8 @@ export interface Presence extends Place {
 	lost: boolean;
 	/** Where in its stable unit's text it stands, when known (branch-audit.ts follows it there when the unit is rewritten). */
 	holding?: Holding | undefined;
+	/** The fact's forms, once a branch audit has followed it (a cut of the log follows every fact of the log again). */
+	forms?: Forms;
 }
 
 export function isCarried(place: Place): boolean {

@@ -80,7 +80,8 @@ function followInUnit(view: AuditView, at: number, facts: Presence[], follow: Fo
 	let shift = 0;
 	let misses = 0;
 	for (const r of facts) {
-		const f = forms(r.fact);
+		r.forms ??= forms(r.fact);
+		const f = r.forms;
 		const holding = r.holding!;
 		const was = holding.at;
 		const guess = was + shift;
