@@ -251,10 +251,20 @@ function seek(run: Run, view: AuditView, memo: AuditMemo, seeking: Seeking): voi
 		dropAnchors(run.seeking, fact);
 		settle(run, view, fact, record(fact), place, key(place), holding);
 	});
-	readUnits(view, { ...search, sets: [anywhere], short: [shortAnywhere] }, 0, view.kept, (fact, at, holding) => {
-		dropAnchors(run.seeking, fact);
-		settle(run, view, fact, record(fact), at, key(at), holding);
-	});
+	// Newest first: a fact sought here is one a branch resumed elsewhere adds again, or one whose unit
+	// went, and it stands mostly in the units just before the new ones; read from the oldest, each of
+	// a few dozen facts was asked of thousands of units on the bench's tree.
+	readUnits(
+		view,
+		{ ...search, sets: [anywhere], short: [shortAnywhere] },
+		0,
+		view.kept,
+		(fact, at, holding) => {
+			dropAnchors(run.seeking, fact);
+			settle(run, view, fact, record(fact), at, key(at), holding);
+		},
+		true,
+	);
 	// What is still sought stays filed: it is missing.
 	for (const fact of [...anywhere, ...inNew]) settle(run, view, fact, record(fact), MISSING, undefined);
 }

@@ -257,9 +257,17 @@ export function placeMany(view: AuditView, facts: readonly ToPlace[]): Place[] {
 		out[j] = unitPlace(at === VOLATILE && known(j) ? VOLATILE_ONLY : at);
 	});
 	for (const j of pending) if (known(j)) sought.delete(j);
-	readUnits(view, search, 0, view.kept, (j, at) => {
-		out[j] = unitPlace(at);
-	});
+	// Newest first, as `place` looks: see branch-audit.ts `seek`.
+	readUnits(
+		view,
+		search,
+		0,
+		view.kept,
+		(j, at) => {
+			out[j] = unitPlace(at);
+		},
+		true,
+	);
 	const missing = unitPlace(MISSING);
 	return out.map((p) => p ?? missing);
 }
@@ -289,9 +297,9 @@ function isSought<T>(sought: Sought<T>, item: T): boolean {
 }
 
 /**
- * Reads units `from` to `to`, in order, for the items `sought` looks for: `found(item, at, holding)`
- * for each at the first unit that holds it (`at` its position when stable, VOLATILE when not;
- * `holding` where in its text), and then it leaves its sets.
+ * Reads units `from` to `to`, in order (`newestFirst`: from `to` down), for the items `sought` looks
+ * for: `found(item, at, holding)` for each at the first unit that holds it (`at` its position when
+ * stable, VOLATILE when not; `holding` where in its text), and then it leaves its sets.
  */
 export function readUnits<T>(
 	view: AuditView,
@@ -299,8 +307,10 @@ export function readUnits<T>(
 	from: number,
 	to: number,
 	found: (item: T, at: number, holding: Holding) => void,
+	newestFirst = false,
 ): void {
-	for (let i = from; i < to; i++) {
+	for (let k = from; k < to; k++) {
+		const i = newestFirst ? to - 1 - (k - from) : k;
 		const left = soughtCount(sought);
 		if (left === 0) return;
 		const text = view.text(i);
