@@ -82,19 +82,26 @@ function runChild(main: string, args: readonly string[]): { seconds: number; pea
  * minutes). `only`: the rows whose name holds it, and only the chains they read (`BENCH_ROW`, bench/run.ts).
  */
 export function measureMemory(only?: string): MemoryRow[] {
-	mkdirSync(path.join(repoRoot, ".tmp"), { recursive: true });
-	const dir = mkdtempSync(path.join(repoRoot, ".tmp", "bench-memory-"));
 	const T = MEMORY_TARGETS;
+	// Made when a chosen row first reads a chain (`lazy`), and removed after.
+	let made: string | undefined;
+	const folder = () => {
+		if (made === undefined) {
+			mkdirSync(path.join(repoRoot, ".tmp"), { recursive: true });
+			made = mkdtempSync(path.join(repoRoot, ".tmp", "bench-memory-"));
+		}
+		return made;
+	};
 	const chattyOptions = { consultations: false, textScale: TEXT_SCALE, userEvery: USER_EVERY };
 	// Written when a row first reads it: a filtered run generates only what its rows read.
 	const lazy = (make: () => Chain) => {
 		let chain: Chain | undefined;
 		return () => (chain ??= make());
 	};
-	const chain = lazy(() => writeChain(dir, "chain.jsonl", { consultations: false, textScale: TEXT_SCALE }));
-	const chatty = lazy(() => writeChain(dir, "chatty.jsonl", chattyOptions));
-	const newFiles = lazy(() => writeChain(dir, "new-files.jsonl", { ...chattyOptions, newFiles: true }));
-	const long = lazy(() => writeSession(dir, "long-message.jsonl", generateLongMessage(LONG_MESSAGE)));
+	const chain = lazy(() => writeChain(folder(), "chain.jsonl", { consultations: false, textScale: TEXT_SCALE }));
+	const chatty = lazy(() => writeChain(folder(), "chatty.jsonl", chattyOptions));
+	const newFiles = lazy(() => writeChain(folder(), "new-files.jsonl", { ...chattyOptions, newFiles: true }));
+	const long = lazy(() => writeSession(folder(), "long-message.jsonl", generateLongMessage(LONG_MESSAGE)));
 	// The names carry no measured figure: a row is matched by its name from run to run (bench/rows.ts).
 	const name = `generated ${MEMORY_ENTRIES}-entry chain`;
 	const chattyName = `generated ${MEMORY_ENTRIES}-entry chain, a user message every five rounds`;
@@ -115,7 +122,7 @@ export function measureMemory(only?: string): MemoryRow[] {
 	try {
 		return chosen.map(([read, command, rowName, target]) => commandRow(built.main, read(), command, rowName, target));
 	} finally {
-		rmSync(dir, { recursive: true, force: true });
+		if (made !== undefined) rmSync(made, { recursive: true, force: true });
 		built.dispose();
 	}
 }
