@@ -70,6 +70,12 @@ export interface GenerateOptions {
 	 * shape of a chatty session (the memory bench's second chain, bench/memory.ts).
 	 */
 	userEvery?: number;
+	/**
+	 * Every tool round one `read` of a file no round read before (default false): the branch's
+	 * distinct paths grow with it, the fact audit's hardest shape (the memory bench's new-file chain,
+	 * bench/memory.ts).
+	 */
+	newFiles?: boolean;
 }
 
 export function generateSession(
@@ -89,16 +95,21 @@ export function generateSession(
 	// A compacted session stands for a long real one, where the same files and commands come back:
 	// its arguments are drawn from a project-sized pool (without it every path would be new).
 	const pool = options.compactEvery === undefined ? [] : Array.from({ length: ARGUMENT_POOL }, () => text(8, 60));
+	let files = 0;
+	// A new file: spread over 64 folders (`src/m7/…`), as a project's are, its name made unique by its
+	// number (whole within the 30 characters the session builder keeps of an argument).
+	const newFile = () => `m${files % 64}/${filler(int(3, 14), int(0, 9000))} ${files++}`;
 	const call = (): CallPlan => ({
-		tool: TOOLS[int(0, TOOLS.length - 1)]!,
-		arg: pool.length > 0 ? pool[int(0, pool.length - 1)]! : text(8, 60),
+		tool: options.newFiles === true ? "read" : TOOLS[int(0, TOOLS.length - 1)]!,
+		arg: options.newFiles === true ? newFile() : pool.length > 0 ? pool[int(0, pool.length - 1)]! : text(8, 60),
 		text: random() < 0.05 ? text(9000, 20000) : text(80, 3500),
 		outcome: random() < 0.08 ? "error" : "ok",
 		image: false,
 	});
 	const plan: Step[] = [];
-	// Roughly 2.9 entries per step; a margin, then the file is cut at exactly targetEntries.
-	const steps = Math.ceil(targetEntries / 2.4);
+	// Roughly 2.9 entries per step (1.8 with one call a round and a user every six steps); a margin,
+	// then the file is cut at exactly targetEntries.
+	const steps = Math.ceil(targetEntries / (options.newFiles === true ? 1.5 : 2.4));
 	for (let i = 0; i < steps; i++) {
 		if (consultations && i % 40 === 39) {
 			plan.push({
@@ -116,7 +127,7 @@ export function generateSession(
 		} else if (i % 131 === 70) {
 			plan.push({ t: "bash", excluded: random() < 0.3, command: "npm test", output: text(100, 3000) });
 		} else {
-			const calls = Array.from({ length: int(1, 3) }, call);
+			const calls = Array.from({ length: options.newFiles === true ? 1 : int(1, 3) }, call);
 			plan.push({
 				t: "turn",
 				prose: random() < 0.4 ? text(20, 500) : "",
@@ -187,4 +198,23 @@ export function generateTree(trunkEntries: number, leaves: number, seed = 202601
 	);
 	const body = [lines[0]!, ...lines.slice(1, -1), ...branches, lines.at(-1)!];
 	return { jsonl: `${body.join("\n")}\n`, entries: ids.length + leaves };
+}
+
+/**
+ * A short session whose one user message is `chars` characters long (a pasted log, a dump): a user
+ * asks, then a few tool rounds. What a replay and a render hold per character of one message, not
+ * per entry (bench/memory.ts).
+ */
+export function generateLongMessage(chars: number): GeneratedSession {
+	const plan: Step[] = [
+		{ t: "user", text: `Here is the whole log:\n${filler(chars, 7)}`, long: false, images: 0 },
+		...Array.from({ length: 4 }, (_, k): Step => {
+			const calls: CallPlan[] = [
+				{ tool: "read", arg: `m${k}/log part ${k}`, text: filler(2000, k), outcome: "ok", image: false },
+			];
+			return { t: "turn", prose: `Reading part ${k}.`, thinking: "", calls, order: [0] };
+		}),
+	];
+	const built = buildSession(plan);
+	return { jsonl: built.jsonl, entries: built.entries.length };
 }

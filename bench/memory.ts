@@ -1,6 +1,6 @@
 /**
- * The memory rows of the bench: `advisor-ledger replay` and `render` (at the last entry) on a long
- * generated chain, each in a child process of the CLI as `npm run build` makes it, so the peak
+ * The memory rows of the bench: `advisor-ledger replay` and `render` (at the last entry) on long
+ * generated chains, each in a child process of the CLI as `npm run build` makes it, so the peak
  * resident memory measured is the command's own (docs/decisions.md, "A replay's memory follows the
  * branch"). `BENCH_ONLY=memory npm run bench` measures only these and rewrites only their section
  * of BENCHMARKS.md.
@@ -9,22 +9,41 @@
  * tool rounds (6,528 points), and small texts, so the entries are many for their size. A second chain
  * of the same length has a user message every five rounds (12,628 of them): a replay's work per
  * point follows what changed, not how many users came before (docs/decisions.md, "A replay's work
- * follows the change").
+ * follows the change"). A third is the second with every round reading a file no round read before
+ * (about 90,000 paths): the fact audit's work follows the change, not how many facts the branch
+ * holds. And one short session with one 50 MB user message: memory per character of one message.
  */
 
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { buildCli, repoRoot } from "../test/support/cli-build.ts";
-import { type GenerateOptions, generateSession } from "./generate.ts";
+import { type GeneratedSession, type GenerateOptions, generateLongMessage, generateSession } from "./generate.ts";
 
 export const MEMORY_ENTRIES = 200_000;
 const TEXT_SCALE = 0.02;
 /** The chatty chain: a user message and five rounds (bench/generate.ts `userEvery`). */
 const USER_EVERY = 6;
 
-/** The targets: seconds of replay per 10,000 entries, peak RSS (MiB) of a replay and of a render. */
-export const MEMORY_TARGETS = { replayPer10k: 3, replayMb: 1024, renderMb: 512 };
+/** The one long message's length, in characters (one byte each). */
+const LONG_MESSAGE = 50_000_000;
+
+/** A row's targets: seconds per 10,000 entries (none for a row timed only to be seen), peak RSS in MiB. */
+export interface MemoryTarget {
+	per10k?: number;
+	mb: number;
+}
+
+/** The targets of the rows of each kind. */
+export const MEMORY_TARGETS = {
+	replay: { per10k: 3, mb: 1024 },
+	render: { mb: 512 },
+	/** The new-file chain: the fact audit follows the change. */
+	newFilesReplay: { per10k: 1.5, mb: 1024 },
+	newFilesRender: { per10k: 0.3, mb: 512 },
+	/** One 50 MB message: 600 MB. */
+	longMessage: { mb: 600e6 / 2 ** 20 },
+} satisfies Record<string, MemoryTarget>;
 
 export interface MemoryRow {
 	name: string;
@@ -36,6 +55,7 @@ export interface MemoryRow {
 	seconds: number;
 	/** MiB. */
 	peakMb: number;
+	target: MemoryTarget;
 }
 
 /** Printed by the child when it exits: its own peak resident set, in KiB (the preload below). */
@@ -57,31 +77,52 @@ function runChild(main: string, args: readonly string[]): { seconds: number; pea
 	return { seconds, peakMb: Number(kb) / 1024, stdout: child.stdout };
 }
 
-/** Generates the chains, builds the CLI, and runs each command once in its own process (about two minutes). */
-export function measureMemory(): MemoryRow[] {
-	mkdirSync(path.join(repoRoot, ".tmp"), { recursive: true });
-	const dir = mkdtempSync(path.join(repoRoot, ".tmp", "bench-memory-"));
+/**
+ * Generates the chains, builds the CLI, and runs each command once in its own process (a few
+ * minutes). `only`: the rows whose name holds it, and only the chains they read (`BENCH_ROW`, bench/run.ts).
+ */
+export function measureMemory(only?: string): MemoryRow[] {
+	const T = MEMORY_TARGETS;
+	// Made when a chosen row first reads a chain (`lazy`), and removed after.
+	let made: string | undefined;
+	const folder = () => {
+		if (made === undefined) {
+			mkdirSync(path.join(repoRoot, ".tmp"), { recursive: true });
+			made = mkdtempSync(path.join(repoRoot, ".tmp", "bench-memory-"));
+		}
+		return made;
+	};
+	const chattyOptions = { consultations: false, textScale: TEXT_SCALE, userEvery: USER_EVERY };
+	// Written when a row first reads it: a filtered run generates only what its rows read.
+	const lazy = (make: () => Chain) => {
+		let chain: Chain | undefined;
+		return () => (chain ??= make());
+	};
+	const chain = lazy(() => writeChain(folder(), "chain.jsonl", { consultations: false, textScale: TEXT_SCALE }));
+	const chatty = lazy(() => writeChain(folder(), "chatty.jsonl", chattyOptions));
+	const newFiles = lazy(() => writeChain(folder(), "new-files.jsonl", { ...chattyOptions, newFiles: true }));
+	const long = lazy(() => writeSession(folder(), "long-message.jsonl", generateLongMessage(LONG_MESSAGE)));
+	// The names carry no measured figure: a row is matched by its name from run to run (bench/rows.ts).
+	const name = `generated ${MEMORY_ENTRIES}-entry chain`;
+	const chattyName = `generated ${MEMORY_ENTRIES}-entry chain, a user message every five rounds`;
+	const newFilesName = `generated ${MEMORY_ENTRIES}-entry chain, a new file every round and a user every five`;
+	const longName = `one ${LONG_MESSAGE / 1e6} MB user message`;
+	const rows: [() => Chain, MemoryRow["command"], string, MemoryTarget][] = [
+		[chain, "replay", `${name}: replay`, T.replay],
+		[chain, "render", `${name}: render at the last entry`, T.render],
+		[chatty, "replay", `${chattyName}: replay`, T.replay],
+		[newFiles, "replay", `${newFilesName}: replay`, T.newFilesReplay],
+		[newFiles, "render", `${newFilesName}: render at the last entry`, T.newFilesRender],
+		[long, "replay", `${longName}: replay`, T.longMessage],
+		[long, "render", `${longName}: render at the last entry`, T.longMessage],
+	];
+	const chosen = rows.filter(([, , rowName]) => only === undefined || rowName.includes(only));
+	if (chosen.length === 0) return [];
 	const built = buildCli();
 	try {
-		const chain = writeChain(dir, "chain.jsonl", { consultations: false, textScale: TEXT_SCALE });
-		// The name carries no measured figure: a row is matched by its name from run to run (bench/rows.ts).
-		const name = `generated ${chain.entries}-entry chain`;
-		const chatty = writeChain(dir, "chatty.jsonl", {
-			consultations: false,
-			textScale: TEXT_SCALE,
-			userEvery: USER_EVERY,
-		});
-		return [
-			replayRow(built.main, chain, `${name}: replay`),
-			commandRow(built.main, chain, "render", `${name}: render at the last entry`),
-			replayRow(
-				built.main,
-				chatty,
-				`generated ${chatty.entries}-entry chain, a user message every five rounds: replay`,
-			),
-		];
+		return chosen.map(([read, command, rowName, target]) => commandRow(built.main, read(), command, rowName, target));
 	} finally {
-		rmSync(dir, { recursive: true, force: true });
+		if (made !== undefined) rmSync(made, { recursive: true, force: true });
 		built.dispose();
 	}
 }
@@ -93,13 +134,22 @@ interface Chain {
 }
 
 function writeChain(dir: string, name: string, options: GenerateOptions): Chain {
-	const session = generateSession(MEMORY_ENTRIES, 20260101, options);
+	return writeSession(dir, name, generateSession(MEMORY_ENTRIES, 20260101, options));
+}
+
+function writeSession(dir: string, name: string, session: GeneratedSession): Chain {
 	const file = path.join(dir, name);
 	writeFileSync(file, session.jsonl);
 	return { file, entries: session.entries, fileMb: Buffer.byteLength(session.jsonl) / 1e6 };
 }
 
-function commandRow(main: string, chain: Chain, command: MemoryRow["command"], name: string): MemoryRow {
+function commandRow(
+	main: string,
+	chain: Chain,
+	command: MemoryRow["command"],
+	name: string,
+	target: MemoryTarget,
+): MemoryRow {
 	const run = runChild(main, [command, chain.file]);
 	// "Replayed 1 session from 1 file: 6,528 consultation points"
 	const points = /([\d,]+) consultation point/.exec(run.stdout)?.[1]?.replaceAll(",", "");
@@ -111,11 +161,8 @@ function commandRow(main: string, chain: Chain, command: MemoryRow["command"], n
 		points: command === "replay" ? Number(points ?? Number.NaN) : undefined,
 		seconds: run.seconds,
 		peakMb: run.peakMb,
+		target,
 	};
-}
-
-function replayRow(main: string, chain: Chain, name: string): MemoryRow {
-	return commandRow(main, chain, "replay", name);
 }
 
 const fmt = (n: number, digits: number) => n.toFixed(digits);
@@ -125,27 +172,35 @@ export function per10k(row: MemoryRow): number {
 	return (row.seconds * 10_000) / row.entries;
 }
 
+/** A row's targets, as its table cell says them. */
+function targetCell(t: MemoryTarget): string {
+	const time = t.per10k === undefined ? [] : [`≤ ${t.per10k} s per 10k`];
+	return [...time, `≤ ${fmt(t.mb, 0)} MiB`].join(", ");
+}
+
 /** The section's table. */
 export function memoryTable(rows: readonly MemoryRow[]): string[] {
 	return [
-		"| input | entries | file | points | time | per 10k entries | peak RSS |",
-		"| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+		"| input | entries | file | points | time | per 10k entries | peak RSS | target |",
+		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
 		...rows.map(
 			(r) =>
-				`| ${r.name} | ${r.entries} | ${fmt(r.fileMb, 0)} MB | ${r.points ?? ""} | ${fmt(r.seconds, 1)} s | ${fmt(per10k(r), 2)} s | ${fmt(r.peakMb, 0)} MiB |`,
+				`| ${r.name} | ${r.entries} | ${fmt(r.fileMb, 0)} MB | ${r.points ?? ""} | ${fmt(r.seconds, 1)} s | ${fmt(per10k(r), 2)} s | ${fmt(r.peakMb, 0)} MiB | ${targetCell(r.target)} |`,
 		),
-		`| **target** | | | | | replay ≤ ${MEMORY_TARGETS.replayPer10k} s | replay ≤ ${MEMORY_TARGETS.replayMb} MiB, render ≤ ${MEMORY_TARGETS.renderMb} MiB |`,
 	];
 }
 
 const verdict = (ok: boolean) => (ok ? "met" : "**missed**");
 
 export function memoryVerdicts(rows: readonly MemoryRow[]): string[] {
-	return rows.map((r) =>
-		r.command === "replay"
-			? `- ${r.name}: ${fmt(per10k(r), 2)} s per 10k entries — ${verdict(per10k(r) <= MEMORY_TARGETS.replayPer10k)} (target ≤ ${MEMORY_TARGETS.replayPer10k} s); peak RSS ${fmt(r.peakMb, 0)} MiB — ${verdict(r.peakMb <= MEMORY_TARGETS.replayMb)} (target ≤ ${MEMORY_TARGETS.replayMb} MiB = 1 GiB)`
-			: `- ${r.name}: peak RSS ${fmt(r.peakMb, 0)} MiB — ${verdict(r.peakMb <= MEMORY_TARGETS.renderMb)} (target ≤ ${MEMORY_TARGETS.renderMb} MiB = 0.5 GiB)`,
-	);
+	return rows.map((r) => {
+		const t = r.target;
+		const time =
+			t.per10k === undefined
+				? ""
+				: `${fmt(per10k(r), 2)} s per 10k entries — ${verdict(per10k(r) <= t.per10k)} (target ≤ ${t.per10k} s); `;
+		return `- ${r.name}: ${time}peak RSS ${fmt(r.peakMb, 0)} MiB — ${verdict(r.peakMb <= t.mb)} (target ≤ ${fmt(t.mb, 0)} MiB)`;
+	});
 }
 
 /** The whole section, as BENCHMARKS.md holds it. */
@@ -153,7 +208,7 @@ export function memorySection(rows: readonly MemoryRow[]): string[] {
 	return [
 		"## Memory",
 		"",
-		"`advisor-ledger replay` and `render` on a long generated chain (bench/memory.ts): each command run once in a child process of the CLI as `npm run build` makes it; time is the child's wall time (Node's start and the CLI's modules included), peak RSS its own (`process.resourceUsage().maxRSS`, in MiB); it varies by some tens of MiB from run to run with the machine's load, which moves V8's collections. The chain is bench/generate.ts with no consultations (the replay simulates a point every 10 tool rounds) and texts at 2% of their usual length; the second chain is the same with a user message every five rounds (`userEvery: 6`, 12,628 user messages), whose replay once grew with the users before each point (docs/decisions.md, \"A replay's work follows the change\"). `BENCH_ONLY=memory npm run bench` measures only this section and rewrites only it.",
+		"`advisor-ledger replay` and `render` on long generated chains (bench/memory.ts): each command run once in a child process of the CLI as `npm run build` makes it; time is the child's wall time (Node's start and the CLI's modules included), peak RSS its own (`process.resourceUsage().maxRSS`, in MiB); it varies by some tens of MiB from run to run with the machine's load, which moves V8's collections. The chain is bench/generate.ts with no consultations (the replay simulates a point every 10 tool rounds) and texts at 2% of their usual length; the second chain is the same with a user message every five rounds (`userEvery: 6`, 12,628 user messages), whose replay once grew with the users before each point (docs/decisions.md, \"A replay's work follows the change\"); the third is the second with every tool round reading a file no round read before (`newFiles`: about 90,000 paths, spread over 64 folders), whose fact audit once grew with the facts before each point. The last rows are a short session whose first user message is 50 MB (`generateLongMessage`): what a replay and a render hold per character of one message. `BENCH_ONLY=memory npm run bench` measures only this section and rewrites only it.",
 		"",
 		...memoryTable(rows),
 		"",

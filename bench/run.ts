@@ -5,9 +5,10 @@
  *
  * Inputs, all in the repository so a fresh clone measures every row: the two real sessions in
  * samples/long (pi-mono's own and a Pi fork's), a generated, deterministic 10 000-entry session; the
- * fact audit also covers the bundled samples; the memory rows (bench/memory.ts) replay and render a
- * generated 200 000-entry chain in child processes (`BENCH_ONLY=memory` measures only those). The
- * file is never rewritten with fewer rows than it has (bench/rows.ts).
+ * fact audit also covers the bundled samples; the memory rows (bench/memory.ts) replay and render
+ * generated 200 000-entry chains and a session with one 50 MB message in child processes
+ * (`BENCH_ONLY=memory` measures only those; `BENCH_ROW=<text>` only the rows named so, unwritten). The file is never rewritten with fewer rows than it
+ * has (bench/rows.ts).
  */
 
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -27,7 +28,7 @@ import { normalizeBranch, readSession } from "../src/events/index.ts";
 import { foldLedger, ledgerOf } from "../src/reducers/index.ts";
 import { createRenderMemo, DEFAULT_LEDGER_CONFIG, type RenderOptions, renderRequest } from "../src/render/index.ts";
 import { COMPACTED, generateCompacted, generateSession, generateTree } from "./generate.ts";
-import { measureMemory, memorySection, withMemorySection } from "./memory.ts";
+import { measureMemory, memorySection, memoryTable, memoryVerdicts, withMemorySection } from "./memory.ts";
 import { droppedNote, droppedRows, REAL_SESSIONS } from "./rows.ts";
 import { v3ChoicesSection } from "./v3-choices.ts";
 import { v4ChoicesSection } from "./v4-choices.ts";
@@ -314,7 +315,9 @@ function factTable(rows: readonly Row[]): { table: string[]; verdicts: string[] 
 
 /** `BENCH_ONLY=memory`: the memory rows alone, written into their section of the existing BENCHMARKS.md. */
 function memoryOnly(): void {
-	console.error("bench: memory (replay and render of a 200,000-entry chain, in child processes) …");
+	console.error(
+		"bench: memory (replay and render of 200,000-entry chains and of one 50 MB message, in child processes) …",
+	);
 	const section = memorySection(measureMemory());
 	const previous = existsSync(BENCHMARKS) ? readFileSync(BENCHMARKS, "utf8") : "# Benchmarks\n";
 	writeFileSync(BENCHMARKS, withMemorySection(previous, section));
@@ -351,7 +354,9 @@ function main(): void {
 		replayRows.push(measureReplay("pi-mono session ×10", text, body.length * 10, false));
 	}
 	const maxRssMb = process.resourceUsage().maxRSS / 1024;
-	console.error("bench: memory (replay and render of a 200,000-entry chain, in child processes) …");
+	console.error(
+		"bench: memory (replay and render of 200,000-entry chains and of one 50 MB message, in child processes) …",
+	);
 	const memory = memorySection(measureMemory());
 	const replayTable: string[] = [
 		"| input | entries | branches | points | replay | per 10k entries |",
@@ -515,5 +520,31 @@ function writeBenchmarks(md: string): boolean {
 	return true;
 }
 
-if (process.env.BENCH_ONLY === "memory") memoryOnly();
+/**
+ * `BENCH_ROW=<text>`: only the whole-replay and memory rows whose name holds the text, printed and
+ * not written (a file of some rows would not be the bench's), so one row can be measured while it is
+ * worked on.
+ */
+function rowOnly(only: string): void {
+	const replays: [string, () => { jsonl: string; entries: number }, boolean][] = [
+		[`generated ${GENERATED_ENTRIES}-entry session`, () => generateSession(GENERATED_ENTRIES), false],
+		[`generated ${COMPACTED.entries}-entry compacted session`, generateCompacted, false],
+		["6,000-entry trunk + 2,000 leaves, --all-leaves", () => generateTree(6000, 2000), true],
+	];
+	for (const [name, make, allLeaves] of replays) {
+		if (!name.includes(only)) continue;
+		console.error(`bench: ${name} …`);
+		const input = make();
+		const r = measureReplay(name, input.jsonl, input.entries, allLeaves);
+		console.log(
+			`${name}: ${r.branches} branches, ${r.points} points, ${fmt(r.seconds, 2)} s, ${fmt((r.seconds * 10_000) / r.entries, 2)} s per 10k entries`,
+		);
+	}
+	const memory = measureMemory(only);
+	if (memory.length > 0) console.log([...memoryTable(memory), "", ...memoryVerdicts(memory)].join("\n"));
+}
+
+const only = process.env.BENCH_ROW;
+if (only !== undefined && only !== "") rowOnly(only);
+else if (process.env.BENCH_ONLY === "memory") memoryOnly();
 else main();

@@ -1,5 +1,5 @@
 /**
- * `advisor-ledger render FILE [--leaf ID] [--at ENTRY_ID] [--json] [--config FILE]`: the exact
+ * `advisor-ledger render FILE [--leaf ID] [--at ENTRY_ID] [--json] [--facts] [--config FILE]`: the exact
  * request a consultation dispatched right after one entry would send (request/render-at.ts), with
  * the user's advisor.json (cli/cli-config.ts): what would really be sent, credential marks included.
  */
@@ -30,7 +30,7 @@ export function runRender(args: RenderArgs, io: Io): number {
 	};
 	let rendered: Rendered;
 	try {
-		rendered = renderSession(file, load, args.leaf, args.at, { config: loaded.config });
+		rendered = renderSession(file, load, args.leaf, args.at, { config: loaded.config, facts: args.facts });
 	} catch (error) {
 		if (error instanceof RenderInputError) {
 			io.stderr(`${errorPrefix("render")}${visibleLine(error.message)}\n`);

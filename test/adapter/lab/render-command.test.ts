@@ -73,6 +73,23 @@ describe("--at takes the entry ids the request shows", () => {
 	});
 });
 
+describe("the fact audit runs only when asked (--facts)", () => {
+	it("without it the summary has no counts and the text says how to get them; with it, the audit's counts", () => {
+		const plain = renderAt("tools", TOOLS, undefined, undefined);
+		expect(plain.summary.facts).toBeNull();
+		expect(plain.summary.lostFacts).toBeNull();
+		expect(renderReadable(plain, styleFor(false, {}))).toContain("The fact audit was not run (--facts runs it).");
+		const audited = renderAt("tools", TOOLS, undefined, undefined, { facts: true });
+		expect(audited.summary.facts!.total).toBeGreaterThan(0);
+		expect(audited.summary.facts!.carried).toBeLessThanOrEqual(audited.summary.facts!.total);
+		expect(renderReadable(audited, styleFor(false, {}))).toContain(
+			`Facts the request carries (the fact audit): ${audited.summary.facts!.carried} of ${audited.summary.facts!.total}.`,
+		);
+		// The request is the same either way.
+		expect(audited.request.hash).toBe(plain.request.hash);
+	});
+});
+
 describe("a file without session entries is refused in the reader's words (exit 2)", () => {
 	it("empty", () => {
 		expect(refusal(() => renderAt("f", "", undefined, undefined))).toEqual({ message: "f: empty file", exitCode: 2 });

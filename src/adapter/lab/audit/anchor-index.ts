@@ -5,13 +5,14 @@
  * out; after a compaction, every fact Pi's context lost, in every new message. One search per needle
  * reads the text once per needle; the index reads it once for all of them.
  *
- * A needle is filed under one of its windows — WIDE characters, or NARROW for a needle shorter than
- * WIDE — hashed to an integer: the window whose bucket is smallest when it is filed, so that needles
- * sharing a start (`[user #`, `src/`) or made of the same words spread out. A text is read one
- * character at a time, the hash of the last WIDE and NARROW characters rolled along, and a count
- * table says which hashes may be filed before the map is asked; every needle filed there is compared
- * in place. Needles shorter than HEAD (= NARROW) are not filed: the caller looks for them directly
- * (`shortItems`).
+ * A needle is filed once, however many items look for it (every path of a folder looks for its
+ * folder's list, `src/{`): one entry per distinct needle, holding its items. It is filed under one of
+ * its windows — WIDE characters, or NARROW for a needle shorter than WIDE — hashed to an integer:
+ * the window whose bucket is smallest when it is filed, so that needles sharing a start (`[user #`,
+ * `src/`) or made of the same words spread out. A text is read one character at a time, the hash of
+ * the last WIDE and NARROW characters rolled along, and a count table says which hashes may be filed
+ * before the map is asked; every needle filed there is compared in place. Needles shorter than HEAD
+ * (= NARROW) are not filed: the caller looks for them directly (`shortItems`).
  */
 
 /** Needles shorter than this are not filed (`shortItems`). */
@@ -21,7 +22,7 @@ const NARROW = HEAD;
 const WIDE = 8;
 /** Windows of a needle considered for filing: the first ones. */
 const WINDOWS = 48;
-const MIN_FILTER_BITS = 10;
+const MIN_BITS = 10;
 const BASE = 0x01000193;
 /** BASE to the power WIDE (mod 2³²): what the character leaving a wide window weighs once the next is in. */
 const OUT_WEIGHT = (() => {
@@ -30,47 +31,90 @@ const OUT_WEIGHT = (() => {
 	return w;
 })();
 
-interface Entry<T> {
-	readonly item: T;
+/** One distinct needle and the items that look for it. */
+interface Needle<T> {
 	readonly needle: string;
+	readonly items: Set<T>;
 	/** Where the window it is filed under starts in the needle. */
 	readonly offset: number;
 	readonly table: Table<T>;
 	readonly hash: number;
+	/** Its place in its table (`Table.needles`). */
+	readonly id: number;
 }
 
-/** Needles filed under windows of one width. */
+/**
+ * Needles filed under windows of one width: a hash table of chains in typed arrays, so that the
+ * window at each character of a text costs a few array reads (a `Map` look-up there cost more than
+ * the rest of the reading). Most windows of a text land on an empty slot.
+ */
 interface Table<T> {
 	readonly width: number;
-	/** Entries by the hash of the window they are filed under. */
-	readonly buckets: Map<number, Set<Entry<T>>>;
-	/** How many entries each slot has (a slot is a window's hash, hashed again): most windows of a text are in none. */
-	filter: Uint16Array;
-	filterBits: number;
+	/** Slots by a window's hash hashed again: 1 + the id of the first needle of its chain, 0 for none. */
+	heads: Int32Array;
+	bits: number;
+	/** By needle id: 1 + the id of the next needle of its chain, 0 for none. */
+	next: number[];
+	/**
+	 * By needle id, read before the needle itself: the hash of its window, and two of its characters
+	 * (the last and the middle one) with their places. A text made of the same few words as its
+	 * needles (a generated session's) matches a window at most characters, and comparing whole
+	 * needles there cost more than all the rest of a reading.
+	 */
+	hashes: number[];
+	lastAt: number[];
+	lastChar: number[];
+	midAt: number[];
+	midChar: number[];
+	/** By id (ids from 1): the needle, undefined for a free id. */
+	readonly needles: (Needle<T> | undefined)[];
+	/** Ids free to use again. */
+	readonly free: number[];
+	/** While a text is read: the needles it needs no more, out of their chains until the reading ends. */
+	readonly unlinked: number[];
 	entries: number;
 }
 
 export interface AnchorIndex<T> {
 	readonly narrow: Table<T>;
 	readonly wide: Table<T>;
-	/** Each item's entries, to drop it. */
-	readonly entriesOf: Map<T, Entry<T>[]>;
+	/** The filed needles, by their text. */
+	readonly needles: Map<string, Needle<T>>;
+	/** Each item's needles, to drop it. */
+	readonly entriesOf: Map<T, Needle<T>[]>;
 	/** Items with a needle shorter than HEAD: the caller asks of each whether a text holds it. */
 	readonly short: Set<T>;
+	/** While a text is read: needles left without items, taken out when the reading ends. */
+	emptied: Needle<T>[] | undefined;
 }
 
 function table<T>(width: number): Table<T> {
 	return {
 		width,
-		buckets: new Map(),
-		filter: new Uint16Array(1 << MIN_FILTER_BITS),
-		filterBits: MIN_FILTER_BITS,
+		heads: new Int32Array(1 << MIN_BITS),
+		bits: MIN_BITS,
+		next: [0],
+		hashes: [0],
+		lastAt: [0],
+		lastChar: [0],
+		midAt: [0],
+		midChar: [0],
+		needles: [undefined],
+		free: [],
+		unlinked: [],
 		entries: 0,
 	};
 }
 
 export function createAnchorIndex<T>(): AnchorIndex<T> {
-	return { narrow: table(NARROW), wide: table(WIDE), entriesOf: new Map(), short: new Set() };
+	return {
+		narrow: table(NARROW),
+		wide: table(WIDE),
+		needles: new Map(),
+		entriesOf: new Map(),
+		short: new Set(),
+		emptied: undefined,
+	};
 }
 
 /** How many items the index holds. */
@@ -89,38 +133,107 @@ export function shortItems<T>(index: AnchorIndex<T>): ReadonlySet<T> {
 	return index.short;
 }
 
+/** Is `item` held as a short item (a needle shorter than HEAD)? */
+export function isShortItem<T>(index: AnchorIndex<T>, item: T): boolean {
+	return index.short.has(item);
+}
+
+/**
+ * A hash as a key: its low 30 bits, which V8 keeps as a small integer. A 32-bit one would be boxed
+ * as a heap number at every character read: an allocation, and a slower map look-up.
+ */
+const KEY = 0x3fffffff;
+
 /** A narrow window's hash: the low bytes of its characters, packed. */
 function narrowAt(text: string, at: number): number {
 	let h = 0;
 	for (let i = at; i < at + NARROW; i++) h = (h << 8) | (text.charCodeAt(i) & 0xff);
-	return h;
+	return h & KEY;
 }
 
 /** A wide window's hash: its characters as the digits of a number in BASE (mod 2³²). */
 function wideAt(text: string, at: number): number {
 	let h = 0;
 	for (let i = at; i < at + WIDE; i++) h = (Math.imul(h, BASE) + text.charCodeAt(i)) | 0;
-	return h;
+	return h & KEY;
 }
 
 function slot(hash: number, bits: number): number {
 	return Math.imul(hash, 0x9e3779b1) >>> (32 - bits);
 }
 
-function count(t: Table<unknown>, hash: number, step: 1 | -1): void {
-	const s = slot(hash, t.filterBits);
-	// A full slot stays full: it only costs a map look-up.
-	if (t.filter[s]! < 0xffff) t.filter[s]! += step;
+/** How many needles of `t` are filed under `hash`. */
+function bucketSize(t: Table<unknown>, hash: number): number {
+	let size = 0;
+	for (let id = t.heads[slot(hash, t.bits)]!; id !== 0; id = t.next[id]!) if (t.hashes[id] === hash) size++;
+	return size;
 }
 
-/** Keeps the filter at most a quarter full: a bigger one, counted again, when the entries outgrow it. */
-function growFilter(t: Table<unknown>): void {
-	if (t.entries * 4 <= 1 << t.filterBits) return;
-	let bits = t.filterBits;
-	while (t.entries * 4 > 1 << bits) bits++;
-	t.filterBits = bits;
-	t.filter = new Uint16Array(1 << bits);
-	for (const [hash, there] of t.buckets) for (let k = 0; k < there.size; k++) count(t, hash, 1);
+/** Puts needle `id` at the head of its slot's chain. */
+function link(t: Table<unknown>, id: number): void {
+	const s = slot(t.hashes[id]!, t.bits);
+	t.next[id] = t.heads[s]!;
+	t.heads[s] = id;
+}
+
+/** Keeps the table at most half full: a bigger one, every needle linked again, when the entries outgrow it. */
+function grow(t: Table<unknown>): void {
+	if (t.entries * 2 <= 1 << t.bits) return;
+	while (t.entries * 2 > 1 << t.bits) t.bits++;
+	t.heads = new Int32Array(1 << t.bits);
+	for (let id = 1; id < t.needles.length; id++) if (t.needles[id] !== undefined) link(t, id);
+}
+
+/** Files a needle no item has filed yet, under its window with the smallest bucket. */
+function fileNeedle<T>(index: AnchorIndex<T>, needle: string): Needle<T> {
+	if (index.emptied !== undefined) throw new Error("anchor index: a needle filed while a text is read");
+	const t = needle.length >= WIDE ? index.wide : index.narrow;
+	const hashAt = t === index.wide ? wideAt : narrowAt;
+	let best = 0;
+	let bestHash = hashAt(needle, 0);
+	let bestSize = bucketSize(t, bestHash);
+	for (let offset = 1; offset <= Math.min(needle.length - t.width, WINDOWS - 1) && bestSize > 0; offset++) {
+		const hash = hashAt(needle, offset);
+		const size = bucketSize(t, hash);
+		if (size < bestSize) {
+			best = offset;
+			bestHash = hash;
+			bestSize = size;
+		}
+	}
+	const id = t.free.pop() ?? t.needles.length;
+	const entry: Needle<T> = { needle, items: new Set(), offset: best, table: t, hash: bestHash, id };
+	t.needles[id] = entry;
+	t.next[id] = 0;
+	// Places from the start of the window the needle is filed under.
+	t.hashes[id] = bestHash;
+	t.lastAt[id] = needle.length - 1 - best;
+	t.lastChar[id] = needle.charCodeAt(needle.length - 1);
+	t.midAt[id] = (needle.length >> 1) - best;
+	t.midChar[id] = needle.charCodeAt(needle.length >> 1);
+	t.entries++;
+	link(t, id);
+	grow(t);
+	index.needles.set(needle, entry);
+	return entry;
+}
+
+/** Takes a needle no item looks for any more out of its bucket. */
+function unfileNeedle<T>(index: AnchorIndex<T>, entry: Needle<T>): void {
+	// Filed again since it was emptied (an item filed while a text was read): it stays.
+	if (entry.items.size > 0 || index.needles.get(entry.needle) !== entry) return;
+	index.needles.delete(entry.needle);
+	const t = entry.table;
+	const s = slot(entry.hash, t.bits);
+	if (t.heads[s] === entry.id) t.heads[s] = t.next[entry.id]!;
+	else {
+		let id = t.heads[s]!;
+		while (t.next[id] !== entry.id) id = t.next[id]!;
+		t.next[id] = t.next[entry.id]!;
+	}
+	t.needles[entry.id] = undefined;
+	t.free.push(entry.id);
+	t.entries--;
 }
 
 /** Files `item` under its needles; one needle shorter than HEAD makes it a short item. Drop it first to file it again. */
@@ -129,30 +242,12 @@ export function fileAnchors<T>(index: AnchorIndex<T>, item: T, needles: readonly
 		index.short.add(item);
 		return;
 	}
-	const entries: Entry<T>[] = [];
+	const entries: Needle<T>[] = [];
 	for (const needle of needles) {
-		const t = needle.length >= WIDE ? index.wide : index.narrow;
-		const hashAt = t === index.wide ? wideAt : narrowAt;
-		let best = 0;
-		let bestHash = hashAt(needle, 0);
-		let bestSize = t.buckets.get(bestHash)?.size ?? 0;
-		for (let offset = 1; offset <= Math.min(needle.length - t.width, WINDOWS - 1) && bestSize > 0; offset++) {
-			const hash = hashAt(needle, offset);
-			const size = t.buckets.get(hash)?.size ?? 0;
-			if (size < bestSize) {
-				best = offset;
-				bestHash = hash;
-				bestSize = size;
-			}
-		}
-		const entry: Entry<T> = { item, needle, offset: best, table: t, hash: bestHash };
-		const there = t.buckets.get(bestHash);
-		if (there === undefined) t.buckets.set(bestHash, new Set([entry]));
-		else there.add(entry);
+		const entry = index.needles.get(needle) ?? fileNeedle(index, needle);
+		if (entry.items.has(item)) continue;
+		entry.items.add(item);
 		entries.push(entry);
-		t.entries++;
-		count(t, bestHash, 1);
-		growFilter(t);
 	}
 	if (entries.length > 0) index.entriesOf.set(item, entries);
 }
@@ -164,52 +259,100 @@ export function dropAnchors<T>(index: AnchorIndex<T>, item: T): void {
 	if (entries === undefined) return;
 	index.entriesOf.delete(item);
 	for (const entry of entries) {
-		const t = entry.table;
-		const there = t.buckets.get(entry.hash)!;
-		there.delete(entry);
-		if (there.size === 0) t.buckets.delete(entry.hash);
-		t.entries--;
-		count(t, entry.hash, -1);
-	}
-}
-
-/** The entries of `t` filed under `hash`, compared where the window ending before `end` stands. */
-function visitBucket<T>(
-	t: Table<T>,
-	hash: number,
-	text: string,
-	end: number,
-	visit: (item: T, needle: string, at: number) => void,
-): void {
-	if (t.filter[slot(hash, t.filterBits)] === 0) return;
-	const there = t.buckets.get(hash);
-	if (there === undefined) return;
-	const start = end - t.width;
-	for (const entry of there) {
-		const at = start - entry.offset;
-		if (at >= 0 && text.startsWith(entry.needle, at)) visit(entry.item, entry.needle, at);
+		entry.items.delete(item);
+		if (entry.items.size > 0) continue;
+		// While a text is read its buckets stay as they are: the needle goes when the reading ends.
+		if (index.emptied !== undefined) index.emptied.push(entry);
+		else unfileNeedle(index, entry);
 	}
 }
 
 /**
- * Calls `visit` at every place in `text` where a filed needle starts (never for a short item). `visit`
- * may drop items, the one visited included.
+ * What `eachNeedle` calls at a place where a needle starts, with the items that look for it: true
+ * when the rest of the text need not be read for that needle (its items are found, say).
+ */
+export type NeedleVisit<T> = (items: ReadonlySet<T>, needle: string, at: number) => boolean | undefined;
+
+/**
+ * The needles of `t` filed under `hash`, compared where the window ending before `end` stands. A
+ * needle the visitor needs no more leaves its chain for the rest of the reading: in a text made of
+ * the same few words as the needles (a generated session's), those found once are met again at most
+ * characters, and passing over them there cost more than all the rest of a reading.
+ */
+function visitBucket<T>(t: Table<T>, hash: number, text: string, end: number, visit: NeedleVisit<T>): void {
+	const start = end - t.width;
+	const s = slot(hash, t.bits);
+	let prev = 0;
+	for (let id = t.heads[s]!; id !== 0; ) {
+		const next = t.next[id]!;
+		if (
+			t.hashes[id] === hash &&
+			text.charCodeAt(start + t.lastAt[id]!) === t.lastChar[id] &&
+			text.charCodeAt(start + t.midAt[id]!) === t.midChar[id]
+		) {
+			const entry = t.needles[id]!;
+			const at = start - entry.offset;
+			if (
+				entry.items.size > 0 &&
+				at >= 0 &&
+				text.startsWith(entry.needle, at) &&
+				visit(entry.items, entry.needle, at) === true
+			) {
+				if (prev === 0) t.heads[s] = next;
+				else t.next[prev] = next;
+				t.unlinked.push(id);
+				id = next;
+				continue;
+			}
+		}
+		prev = id;
+		id = next;
+	}
+}
+
+/**
+ * Calls `visit` at every place in `text` where a filed needle starts, with the items that look for
+ * it (never for a short item), until it says the needle is no longer needed in this text. `visit`
+ * may drop items, any of those it is given included.
+ */
+export function eachNeedle<T>(index: AnchorIndex<T>, text: string, visit: NeedleVisit<T>): void {
+	const { narrow, wide } = index;
+	if (narrow.entries === 0 && wide.entries === 0) return;
+	if (index.emptied !== undefined) throw new Error("anchor index: a text read while another is");
+	index.emptied = [];
+	try {
+		let n = 0;
+		let w = 0;
+		for (let i = 0; i < text.length; i++) {
+			const c = text.charCodeAt(i);
+			n = (n << 8) | (c & 0xff);
+			w = (Math.imul(w, BASE) + c) | 0;
+			if (i >= WIDE) w = (w - Math.imul(text.charCodeAt(i - WIDE), OUT_WEIGHT)) | 0;
+			if (i >= NARROW - 1 && narrow.entries > 0) visitBucket(narrow, n & KEY, text, i + 1, visit);
+			if (i >= WIDE - 1 && wide.entries > 0) visitBucket(wide, w & KEY, text, i + 1, visit);
+		}
+	} finally {
+		for (const t of [narrow, wide]) {
+			for (const id of t.unlinked) link(t, id);
+			t.unlinked.length = 0;
+		}
+		const emptied = index.emptied;
+		index.emptied = undefined;
+		for (const entry of emptied) unfileNeedle(index, entry);
+	}
+}
+
+/**
+ * Calls `visit` at every place in `text` where a filed needle starts, once for each item that looks
+ * for it (never for a short item). `visit` may drop items, the one visited included.
  */
 export function eachOccurrence<T>(
 	index: AnchorIndex<T>,
 	text: string,
 	visit: (item: T, needle: string, at: number) => void,
 ): void {
-	const { narrow, wide } = index;
-	if (narrow.entries === 0 && wide.entries === 0) return;
-	let n = 0;
-	let w = 0;
-	for (let i = 0; i < text.length; i++) {
-		const c = text.charCodeAt(i);
-		n = (n << 8) | (c & 0xff);
-		w = (Math.imul(w, BASE) + c) | 0;
-		if (i >= WIDE) w = (w - Math.imul(text.charCodeAt(i - WIDE), OUT_WEIGHT)) | 0;
-		if (i >= NARROW - 1 && narrow.entries > 0) visitBucket(narrow, n, text, i + 1, visit);
-		if (i >= WIDE - 1 && wide.entries > 0) visitBucket(wide, w, text, i + 1, visit);
-	}
+	eachNeedle(index, text, (items, needle, at) => {
+		for (const item of items) visit(item, needle, at);
+		return undefined;
+	});
 }

@@ -17,9 +17,9 @@
  */
 
 import { type ChunkedList, emptyList } from "../../../reducers/index.ts";
-import { type AnchorIndex, createAnchorIndex, dropAnchors, fileAnchors } from "./anchor-index.ts";
+import { type AnchorIndex, createAnchorIndex, dropAnchors, fileAnchors, isShortItem } from "./anchor-index.ts";
 import { addCounts, emptyCounts, type FactCounts, type FactTally } from "./fact-audit.ts";
-import { type AuditSide, anchors, forms } from "./fact-forms.ts";
+import { type AuditSide, anchors, forms, type Holding } from "./fact-forms.ts";
 import {
 	type AuditMemo,
 	type AuditUnits,
@@ -27,15 +27,26 @@ import {
 	GONE,
 	isCarried,
 	MISSING,
+	oldKnown,
 	openAudit,
 	type Presence,
-	placeMany,
 	readUnits,
-	type ToPlace,
+	type Sought,
+	stands,
 	VOLATILE,
 	VOLATILE_ONLY,
 } from "./fact-presence.ts";
-import { type Fact, type FactState, type HorizonFacts, holdsFact, replacedFacts, replacedSources } from "./facts.ts";
+import {
+	emptyFacts,
+	type Fact,
+	type FactCategory,
+	type FactState,
+	type HorizonFacts,
+	holdsFact,
+	replacedSources,
+} from "./facts.ts";
+import { followFacts } from "./follow.ts";
+import { type ReplacedRead, readReplaced, replacedSince } from "./replaced.ts";
 
 /** What the executor lost, and what that was worked out from. */
 interface LostSplit {
@@ -45,8 +56,8 @@ interface LostSplit {
 	kept: ChunkedList<Fact>;
 	/** Their replaced facts' sources, as last read. */
 	sources: readonly unknown[];
-	/** Lost facts of the appended categories, by `category\0text` (as the facts fold keys them). */
-	byKey: Map<string, Fact>;
+	/** Lost facts of the appended categories, by category and text (as the facts fold keys them). */
+	byKey: Map<FactCategory, Map<string, Fact>>;
 	tally: FactTally;
 }
 
@@ -58,15 +69,33 @@ interface Run {
 	/** The last audit it made. */
 	audit: number;
 	kept: ChunkedList<Fact>;
-	sources: readonly unknown[];
-	replaced: Set<Fact>;
+	/** The replaced facts it counts, as last read (replaced.ts). */
+	replaced: ReplacedRead;
 	counts: FactCounts;
-	/** Facts by the stable unit that holds them (an entry whose fact has moved is passed over). */
-	byUnit: (Fact[] | undefined)[];
+	/** The records of the facts by the stable unit that holds them (a record that has moved is passed over). */
+	byUnit: (Presence[] | undefined)[];
 	/** Facts only volatile units hold. */
 	volatile: Set<Fact>;
-	missing: AnchorIndex<Fact>;
+	/** The length of each stable unit's text where it placed facts: a long one rewritten is followed (follow.ts). */
+	lengths: number[];
+	/**
+	 * The facts no unit holds, filed under their anchors (what a new unit is read for), and while an
+	 * audit looks for them, the facts it places.
+	 */
+	seeking: AnchorIndex<Fact>;
+	/** Facts no unit holds. */
+	missing: Set<Fact>;
+	/** Of those, the ones with a needle shorter than HEAD (the index does not file them: each is asked). */
+	shortMissing: Set<Fact>;
 	lost: LostSplit | undefined;
+}
+
+/** The facts one audit looks for, besides the missing ones. */
+interface Seeking {
+	/** In any unit: the facts new to the run, and those whose unit is gone. */
+	anywhere: Set<Fact>;
+	/** Only in the new units: those the previous audit found in no unit it had but volatile ones. */
+	inNew: Set<Fact>;
 }
 
 const runs = new WeakMap<AuditMemo, Run>();
@@ -103,16 +132,13 @@ export function auditBranch(
 ): BranchAudit {
 	const view = openAudit(units, stableUnits, memo, as);
 	const previous = runs.get(memo);
+	const current = previous !== undefined && previous.audit === view.audit - 1 && previous.as === as;
+	const shared = current ? previous.kept.sharedPrefix(facts.kept) : 0;
 	let run: Run;
 	let added: Fact[];
-	if (
-		previous !== undefined &&
-		previous.audit === view.audit - 1 &&
-		previous.as === as &&
-		extendsList(previous.kept, facts.kept)
-	) {
+	if (current && resumes(previous.kept.length, facts.kept.length, shared)) {
 		run = previous;
-		added = advance(run, view, memo, facts);
+		added = advance(run, view, memo, facts, shared);
 	} else {
 		run = start(view, memo, previous, facts);
 		runs.set(memo, run);
@@ -126,18 +152,29 @@ export function auditBranch(
 	};
 }
 
+/**
+ * Whether a run that counted `before` facts, `shared` of them the first of the `after` it is asked
+ * for, goes on from there: when it only grows (the next point of its branch), or when what it takes
+ * back and adds is less than all of them (a branch resumed where it parts from the one before).
+ */
+function resumes(before: number, after: number, shared: number): boolean {
+	return before === shared || before - shared + (after - shared) < after;
+}
+
 function newRun(view: AuditView): Run {
 	return {
 		id: view.audit,
 		as: view.as,
 		audit: view.audit,
 		kept: emptyList(),
-		sources: [],
-		replaced: new Set(),
+		replaced: readReplaced(emptyFacts()),
 		counts: emptyCounts(),
 		byUnit: [],
 		volatile: new Set(),
-		missing: createAnchorIndex(),
+		lengths: [],
+		seeking: createAnchorIndex(),
+		missing: new Set(),
+		shortMissing: new Set(),
 		lost: undefined,
 	};
 }
@@ -149,59 +186,116 @@ function start(view: AuditView, memo: AuditMemo, previous: Run | undefined, fact
 	const current = (p: Presence): boolean =>
 		p.audit === view.audit - 1 ||
 		(previous !== undefined && previous.audit === view.audit - 1 && p.run === previous.id && p.at !== GONE);
-	const replaced = replacedFacts(facts);
-	track(run, view, memo, [...facts.kept, ...replaced], current);
-	run.replaced = new Set(replaced);
+	run.replaced = readReplaced(facts);
+	const seeking: Seeking = { anywhere: new Set(), inNew: new Set() };
+	track(run, view, memo, facts.kept, seeking, current);
+	track(run, view, memo, run.replaced.all, seeking, current);
+	seek(run, view, memo, seeking);
 	run.kept = facts.kept;
-	run.sources = replacedSources(facts);
 	return run;
 }
 
-/** Counts facts the run did not count, placed at this audit. */
+/**
+ * Counts facts the run did not count: files them, and places those whose place at the previous
+ * audit (`current`) still stands; the others are for `seek`.
+ */
 function track(
 	run: Run,
 	view: AuditView,
 	memo: AuditMemo,
-	facts: readonly Fact[],
+	facts: Iterable<Fact>,
+	seeking: Seeking,
 	current: (p: Presence) => boolean = (p) => p.audit === view.audit - 1,
 ): void {
-	const records = facts.map((fact) => {
+	for (const fact of facts) {
 		let record = memo.presence.get(fact);
 		if (record === undefined) {
-			record = { at: GONE, key: undefined, audit: -1, run: run.id, lost: false };
+			record = { fact, at: GONE, key: undefined, audit: -1, run: run.id, lost: false };
 			memo.presence.set(fact, record);
 		}
-		return record;
-	});
-	const places = placeMany(
-		view,
-		facts.map((fact, j) => ({ forms: forms(fact), prior: records[j], current: current(records[j]!) })),
-	);
-	facts.forEach((fact, j) => {
-		const record = records[j]!;
-		// A place that stands is the record itself: read before the record is reset.
-		const { at, key } = places[j]!;
+		const now = current(record);
+		// A place that stands is the record's own: read before the record is reset.
+		const stood = stands(view, record, now) ? { at: record.at, key: record.key, holding: record.holding } : undefined;
+		const known = oldKnown(record, now);
 		record.at = GONE;
 		record.run = run.id;
 		record.lost = false;
 		run.counts[fact.category].total++;
-		settle(run, view, fact, record, at, key);
-	});
+		if (stood !== undefined) settle(run, view, fact, record, stood.at, stood.key, stood.holding);
+		else (known ? seeking.inNew : seeking.anywhere).add(fact);
+	}
 }
 
-/** Records where a counted fact is now (its old place already left) and counts it carried or not. */
-function settle(run: Run, view: AuditView, fact: Fact, record: Presence, at: number, key: unknown): void {
+/**
+ * Places the facts `seeking` names, and looks for the missing ones in the new units: the new units
+ * are read once for all of them, the units the previous audit had only for the facts that may be
+ * there (fact-presence.ts `place` says where each is looked for).
+ */
+function seek(run: Run, view: AuditView, memo: AuditMemo, seeking: Seeking): void {
+	const record = (fact: Fact) => memo.presence.get(fact)!;
+	const { anywhere, inNew } = seeking;
+	for (const set of [anywhere, inNew])
+		for (const fact of set) fileAnchors(run.seeking, fact, anchors(forms(fact), run.as));
+	const shortOf = (set: Set<Fact>) => new Set([...set].filter((fact) => isShortItem(run.seeking, fact)));
+	const shortAnywhere = shortOf(anywhere);
+	const search: Sought<Fact> = {
+		index: run.seeking,
+		sets: [anywhere, inNew, run.missing],
+		short: [shortAnywhere, shortOf(inNew), run.shortMissing],
+		formsOf: forms,
+	};
+	const key = (at: number) => (at >= 0 ? view.units.key(at) : undefined);
+	// Called before the fact leaves its set: one not sought anywhere was in none of the previous units.
+	readUnits(view, search, view.kept, view.units.length, (fact, at, holding) => {
+		const place = at === VOLATILE && !anywhere.has(fact) ? VOLATILE_ONLY : at;
+		dropAnchors(run.seeking, fact);
+		settle(run, view, fact, record(fact), place, key(place), holding);
+	});
+	// Newest first: a fact sought here is one a branch resumed elsewhere adds again, or one whose unit
+	// went, and it stands mostly in the units just before the new ones; read from the oldest, each of
+	// a few dozen facts was asked of thousands of units on the bench's tree.
+	readUnits(
+		view,
+		{ ...search, sets: [anywhere], short: [shortAnywhere] },
+		0,
+		view.kept,
+		(fact, at, holding) => {
+			dropAnchors(run.seeking, fact);
+			settle(run, view, fact, record(fact), at, key(at), holding);
+		},
+		true,
+	);
+	// What is still sought stays filed: it is missing.
+	for (const fact of [...anywhere, ...inNew]) settle(run, view, fact, record(fact), MISSING, undefined);
+}
+
+/** Records where a counted fact is now (leaving where it was) and counts it carried or not. */
+function settle(
+	run: Run,
+	view: AuditView,
+	fact: Fact,
+	record: Presence,
+	at: number,
+	key: unknown,
+	holding?: Holding,
+): void {
 	const was = isCarried(record);
+	leave(run, fact, record);
 	record.at = at;
 	record.key = key;
 	record.audit = view.audit;
+	record.holding = at >= 0 ? holding : undefined;
 	if (at >= 0) {
 		// Most of Pi's messages hold no fact: a place without one stays a hole.
 		const there = run.byUnit[at];
-		if (there === undefined) run.byUnit[at] = [fact];
-		else there.push(fact);
-	} else if (at === MISSING) fileAnchors(run.missing, fact, anchors(forms(fact), run.as));
-	else run.volatile.add(fact);
+		if (there === undefined) run.byUnit[at] = [record];
+		else there.push(record);
+		// Cleared from `kept` on at every point (advance): a length set is this unit's.
+		run.lengths[at] ??= view.text(at).length;
+	} else if (at === MISSING) {
+		run.missing.add(fact);
+		if (isShortItem(run.seeking, fact)) run.shortMissing.add(fact);
+	} else run.volatile.add(fact);
 	const is = isCarried(record);
 	if (was === is) return;
 	const step = is ? 1 : -1;
@@ -209,63 +303,67 @@ function settle(run: Run, view: AuditView, fact: Fact, record: Presence, at: num
 	if (record.lost && run.lost !== undefined) run.lost.tally.carried += step;
 }
 
-/** Moves the run on by one point; returns the facts it counts from now on. */
-function advance(run: Run, view: AuditView, memo: AuditMemo, facts: FactState): Fact[] {
+/**
+ * Moves the run on by one point; returns the facts it counts from now on. `shared`: how many of the
+ * facts it counted the branch still holds first (fewer when the branch was resumed where it parts
+ * from the one audited before: those after go).
+ */
+function advance(run: Run, view: AuditView, memo: AuditMemo, facts: FactState, shared: number): Fact[] {
 	const record = (fact: Fact) => memo.presence.get(fact)!;
-	// The missing facts a new unit holds; they leave the index as they are found.
-	const found: [Fact, number][] = [];
-	readUnits(view, run.missing, forms, view.kept, view.units.length, (fact, at) =>
-		found.push([fact, at === VOLATILE ? VOLATILE_ONLY : at]),
-	);
-	const moved = movedFacts(run, view, record);
-	const places = placeMany(
-		view,
-		moved.map((fact): ToPlace => ({ forms: forms(fact), prior: record(fact), current: true })),
-	);
-	for (const [fact, at] of found) settle(run, view, fact, record(fact), at, at >= 0 ? view.units.key(at) : undefined);
-	moved.forEach((fact, j) => {
-		const r = record(fact);
-		if (r.at < 0) run.volatile.delete(fact);
-		const { at, key } = places[j]!;
-		settle(run, view, fact, r, at, key);
-	});
+	for (let i = shared; i < run.kept.length; i++) untrack(run, run.kept.at(i)!, record(run.kept.at(i)!));
+	const { gone, fresh } = replacedSince(run.replaced, facts);
+	for (const fact of gone) untrack(run, fact, record(fact));
+	const { seeking, unitMoved } = movedFacts(run, view, record);
+	// The lengths of the units it leaves, from `kept` on: what tells a long unit rewritten in place.
+	const lengths = run.lengths.splice(view.kept);
+	followFacts(view, unitMoved, lengths, (r, at, key, holding) => settle(run, view, r.fact, r, at, key, holding));
+	// A record followed is placed at this audit: the others are sought, before the volatile ones.
+	const anywhere = new Set<Fact>();
+	for (const r of unitMoved) if (r.audit !== view.audit) anywhere.add(r.fact);
+	for (const fact of seeking.anywhere) anywhere.add(fact);
+	seeking.anywhere = anywhere;
 	const added: Fact[] = [];
-	for (let i = run.kept.length; i < facts.kept.length; i++) added.push(facts.kept.at(i)!);
-	track(run, view, memo, added);
+	for (let i = shared; i < facts.kept.length; i++) added.push(facts.kept.at(i)!);
+	track(run, view, memo, added, seeking);
 	run.kept = facts.kept;
-	const sources = replacedSources(facts);
-	if (!sameSources(sources, run.sources)) {
-		const now = new Set(replacedFacts(facts));
-		for (const fact of run.replaced) if (!now.has(fact)) untrack(run, fact, record(fact));
-		const fresh = [...now].filter((fact) => !run.replaced.has(fact));
-		track(run, view, memo, fresh);
-		added.push(...fresh);
-		run.replaced = now;
-		run.sources = sources;
-	}
+	track(run, view, memo, fresh, seeking);
+	added.push(...fresh);
+	seek(run, view, memo, seeking);
 	return added;
 }
 
 /**
- * The counted facts this audit may place elsewhere, besides the missing ones: those a stable unit
- * held that is not kept at its place, and those only volatile units held.
+ * The counted facts this audit may place elsewhere, besides the missing ones: the records of those a
+ * stable unit held that is not kept at its place (`unitMoved`: to follow, follow.ts), and those only
+ * volatile units held (`seeking`). A cut of the log moves every fact of the log: the records are read
+ * as filed, without a look-up per fact.
  */
-function movedFacts(run: Run, view: AuditView, record: (fact: Fact) => Presence): Fact[] {
-	const out = new Set<Fact>();
-	for (let p = view.kept; p < run.byUnit.length; p++)
-		for (const fact of run.byUnit[p] ?? []) if (record(fact).at === p) out.add(fact);
+function movedFacts(
+	run: Run,
+	view: AuditView,
+	record: (fact: Fact) => Presence,
+): { seeking: Seeking; unitMoved: Presence[] } {
+	const seeking: Seeking = { anywhere: new Set(), inNew: new Set() };
+	const unitMoved: Presence[] = [];
+	for (let p = view.kept; p < run.byUnit.length; p++) {
+		const there = run.byUnit[p];
+		if (there !== undefined) for (const r of there) if (r.at === p) unitMoved.push(r);
+	}
 	run.byUnit.length = Math.min(run.byUnit.length, view.kept);
-	for (const fact of run.volatile) out.add(fact);
-	return [...out];
+	for (const fact of run.volatile) (record(fact).at === VOLATILE_ONLY ? seeking.inNew : seeking.anywhere).add(fact);
+	return { seeking, unitMoved };
 }
 
 /** Takes a fact out of the structure that holds it by its place (a unit's list is left to pass it over). */
 function leave(run: Run, fact: Fact, record: Presence): void {
-	if (record.at === MISSING) dropAnchors(run.missing, fact);
-	else if (record.at < 0) run.volatile.delete(fact);
+	if (record.at === MISSING) {
+		dropAnchors(run.seeking, fact);
+		run.missing.delete(fact);
+		run.shortMissing.delete(fact);
+	} else if (record.at === VOLATILE || record.at === VOLATILE_ONLY) run.volatile.delete(fact);
 }
 
-/** Stops counting a fact (a replaced fact the branch no longer holds). */
+/** Stops counting a fact (a replaced fact the branch no longer holds, or one of a branch left). */
 function untrack(run: Run, fact: Fact, record: Presence): void {
 	leave(run, fact, record);
 	const tally = run.counts[fact.category];
@@ -280,8 +378,9 @@ function untrack(run: Run, fact: Fact, record: Presence): void {
 	record.lost = false;
 }
 
-function factKey(fact: Fact): string {
-	return `${fact.category}\u0000${fact.text}`;
+/** The lost fact of `fact`'s category and text, if any. */
+function lostByKey(split: LostSplit, fact: Fact): Fact | undefined {
+	return split.byKey.get(fact.category)?.get(fact.text);
 }
 
 /** Marks a counted fact lost or not, and counts it; an appended one (`keyed`) is filed by its key. */
@@ -292,8 +391,13 @@ function setLost(split: LostSplit, fact: Fact, record: Presence, lost: boolean, 
 	split.tally.total += step;
 	if (isCarried(record)) split.tally.carried += step;
 	if (!keyed) return;
-	if (lost) split.byKey.set(factKey(fact), fact);
-	else split.byKey.delete(factKey(fact));
+	let texts = split.byKey.get(fact.category);
+	if (texts === undefined) {
+		texts = new Map();
+		split.byKey.set(fact.category, texts);
+	}
+	if (lost) texts.set(fact.text, fact);
+	else texts.delete(fact.text);
 }
 
 /**
@@ -303,7 +407,7 @@ function setLost(split: LostSplit, fact: Fact, record: Presence, lost: boolean, 
  */
 function splitLost(run: Run, memo: AuditMemo, since: HorizonFacts | undefined, added: readonly Fact[]): void {
 	const record = (fact: Fact) => memo.presence.get(fact)!;
-	const keyed = (fact: Fact) => !run.replaced.has(fact);
+	const keyed = (fact: Fact) => !run.replaced.all.has(fact);
 	const split = run.lost;
 	if (
 		split !== undefined &&
@@ -330,18 +434,18 @@ function splitLost(run: Run, memo: AuditMemo, since: HorizonFacts | undefined, a
 	const open = run.lost;
 	// Facts seen again from the horizon on are held again.
 	for (let i = open.kept.length; i < since.facts.kept.length; i++) {
-		const fact = open.byKey.get(factKey(since.facts.kept.at(i)!));
+		const fact = lostByKey(open, since.facts.kept.at(i)!);
 		if (fact !== undefined) setLost(open, fact, record(fact), false, true);
 	}
 	open.kept = since.facts.kept;
 	for (const fact of added) setLost(open, fact, record(fact), !holdsFact(since.facts, fact), keyed(fact));
 	if (!sameSources(sources, open.sources)) {
-		for (const fact of run.replaced) setLost(open, fact, record(fact), !holdsFact(since.facts, fact), false);
+		for (const fact of run.replaced.all) setLost(open, fact, record(fact), !holdsFact(since.facts, fact), false);
 		open.sources = sources;
 	}
 }
 
 function* countedFacts(run: Run): Iterable<Fact> {
 	yield* run.kept;
-	yield* run.replaced;
+	yield* run.replaced.all;
 }

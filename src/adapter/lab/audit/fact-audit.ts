@@ -76,7 +76,7 @@ export function auditUnits(
 		tally.total++;
 		const prior = memo.presence.get(fact);
 		const at = place(view, forms(fact), prior, prior?.audit === view.audit - 1);
-		memo.presence.set(fact, { at: at.at, key: at.key, audit: view.audit, run: 0, lost: false });
+		memo.presence.set(fact, { fact, at: at.at, key: at.key, audit: view.audit, run: 0, lost: false });
 		const carried = isCarried(at);
 		if (carried) tally.carried++;
 		else missing.push(fact);

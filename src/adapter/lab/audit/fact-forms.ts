@@ -56,9 +56,10 @@ export function forms(fact: Fact): Forms {
 	if (f === undefined) {
 		const max = JUDGED_CHARS[fact.category];
 		const cut = (text: string) => (text.length > max ? text.slice(0, max).trimEnd() : text);
+		const collapsed = judgedPrefix(fact.text, max, collapse, ANY);
 		f = {
-			collapsed: cut(collapse(fact.text)),
-			shown: cut(collapse(neutralise(fact.text))),
+			collapsed,
+			shown: neutralise(fact.text) === fact.text ? collapsed : judgedPrefix(fact.text, max, shownForm, SETTLED),
 			written: cut(fact.text.trim()),
 			token: TOKEN_CATEGORIES.has(fact.category),
 		};
@@ -74,14 +75,50 @@ export function forms(fact: Fact): Forms {
 	return f;
 }
 
-const NAME_CHAR = /[A-Za-z0-9_$]/;
-const PATH_LEAD = /[A-Za-z0-9_$./\\-]/;
+const shownForm = (text: string) => collapse(neutralise(text));
+
+/** Any character: collapsing a prefix of a text gives a prefix of the collapsed text, wherever it ends. */
+const ANY = /[\s\S]/g;
+
+/**
+ * A character no pattern of `neutralise` is in the middle of: not blank, not part of a name or an
+ * id, not framing. Every rewrite of a text up to and including one is decided there.
+ */
+const SETTLED = /[^\s\w.:\-<>[\]#/»]/g;
+
+/**
+ * `form(text)` cut to its first `max` characters (`JUDGED_CHARS`), computed from as little of the
+ * text as decides them: a fact can be a pasted log of many megabytes, and its forms are judged on a
+ * few hundred characters (docs/request-format.md#the-fact-audit). `form` maps a prefix of the text
+ * that ends in a character `end` matches to a prefix of what it maps the whole text to; once that is
+ * longer than `max`, the rest of the text cannot change the cut.
+ */
+function judgedPrefix(text: string, max: number, form: (text: string) => string, end: RegExp): string {
+	const cut = (t: string) => (t.length > max ? t.slice(0, max).trimEnd() : t);
+	for (let want = Math.max(256, 2 * max); want < text.length; want *= 4) {
+		end.lastIndex = want - 1;
+		const at = end.exec(text)?.index;
+		if (at === undefined || at > 4 * want) break;
+		const prefix = form(text.slice(0, at + 1));
+		if (prefix.length > max) return cut(prefix);
+	}
+	return cut(form(text));
+}
+
+/** A name character: `[A-Za-z0-9_$]`. */
+function isNameChar(c: number): boolean {
+	return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
+}
+
+/** A name or path character: `[A-Za-z0-9_$./\\-]`. */
+function isPathLead(c: number): boolean {
+	return isNameChar(c) || c === 46 || c === 47 || c === 92 || c === 45;
+}
 
 /** Does the `length` characters at `at` stand as a token: no name character after, no name or path character before? */
 function tokenAt(text: string, at: number, length: number): boolean {
-	const before = at === 0 ? "" : text[at - 1]!;
-	const after = text[at + length] ?? "";
-	return (before === "" || !PATH_LEAD.test(before)) && (after === "" || !NAME_CHAR.test(after));
+	// charCodeAt past either end is NaN: neither kind of character.
+	return !isPathLead(text.charCodeAt(at - 1)) && !isNameChar(text.charCodeAt(at + length));
 }
 
 /** `needle` in `text` with no name character right after it and no name or path character right before. */
@@ -96,9 +133,8 @@ function containsToken(text: string, needle: string): boolean {
 
 /** The names of the folder list opening at `at` (`open`, `src/{`); undefined where none opens there. */
 function listAt(text: string, at: number, open: string): readonly string[] | undefined {
-	const before = at === 0 ? "" : text[at - 1]!;
 	const end = text.indexOf("}", at);
-	if (end === -1 || (before !== "" && PATH_LEAD.test(before))) return undefined;
+	if (end === -1 || isPathLead(text.charCodeAt(at - 1))) return undefined;
 	return text.slice(at + open.length, end).split(", ");
 }
 
@@ -173,6 +209,40 @@ export function holdsAt(
 	if (as === "written") return whole(fact.written);
 	if (whole(fact.collapsed) || whole(fact.shown)) return true;
 	return fact.grouped?.some((g) => g.open === anchor && listedIn(lists, text, at, g.open).has(g.name)) === true;
+}
+
+/** Where `anchor` first stands at or after `from` in `text` such that the text holds the fact there (`holdsAt`); -1 for nowhere. */
+export function holdingAt(
+	text: string,
+	fact: Forms,
+	as: AuditSide,
+	anchor: string,
+	from: number,
+	lists: FolderLists = new Map(),
+): number {
+	for (let at = text.indexOf(anchor, from); at !== -1; at = text.indexOf(anchor, at + 1))
+		if (holdsAt(text, fact, as, anchor, at, lists)) return at;
+	return -1;
+}
+
+/** A place where a text holds a fact: the anchor that stands there, and where it starts. */
+export interface Holding {
+	anchor: string;
+	at: number;
+}
+
+/** Where `text` holds the fact (`holds`), found one anchor at a time; undefined where it does not. */
+export function holdingIn(
+	text: string,
+	fact: Forms,
+	as: AuditSide,
+	lists: FolderLists = new Map(),
+): Holding | undefined {
+	for (const anchor of anchors(fact, as)) {
+		const at = holdingAt(text, fact, as, anchor, 0, lists);
+		if (at !== -1) return { anchor, at };
+	}
+	return undefined;
 }
 
 /**

@@ -11,18 +11,17 @@
  */
 
 import { collapse } from "../../../reducers/index.ts";
+import { type AnchorIndex, createAnchorIndex, eachNeedle, fileAnchors, HEAD } from "./anchor-index.ts";
 import {
-	type AnchorIndex,
-	createAnchorIndex,
-	dropAnchors,
-	eachOccurrence,
-	fileAnchors,
-	HEAD,
-	indexedCount,
-	indexedItems,
-	shortItems,
-} from "./anchor-index.ts";
-import { type AuditSide, anchors, type FolderLists, type Forms, holds, holdsAt } from "./fact-forms.ts";
+	type AuditSide,
+	anchors,
+	type FolderLists,
+	type Forms,
+	type Holding,
+	holdingIn,
+	holds,
+	holdsAt,
+} from "./fact-forms.ts";
 import type { Fact } from "./facts.ts";
 
 /**
@@ -53,12 +52,18 @@ export const GONE = -4;
 
 /** Where a fact was at the audit that last placed it, and what a branch's audit keeps of it. */
 export interface Presence extends Place {
+	/** The fact it places: a branch audit files the records by unit, and reads a unit's facts from them without a look-up each. */
+	readonly fact: Fact;
 	/** The audit that placed it. */
 	audit: number;
 	/** The branch audit that counts it (branch-audit.ts); 0 for none. */
 	run: number;
 	/** Whether the executor lost it (branch-audit.ts): set only while a branch audit counts it. */
 	lost: boolean;
+	/** Where in its stable unit's text it stands, when known (branch-audit.ts follows it there when the unit is rewritten). */
+	holding?: Holding | undefined;
+	/** The fact's forms, once a branch audit has followed it (a cut of the log follows every fact of the log again). */
+	forms?: Forms;
 }
 
 export function isCarried(place: Place): boolean {
@@ -168,7 +173,7 @@ export interface Place {
 }
 
 /** A prior place that still stands: the same unit at the same place (`current`: known to be kept). */
-function stands(view: AuditView, prior: Place | undefined, current: boolean): prior is Place {
+export function stands(view: AuditView, prior: Place | undefined, current: boolean): prior is Place {
 	return (
 		prior !== undefined &&
 		prior.at >= 0 &&
@@ -178,7 +183,7 @@ function stands(view: AuditView, prior: Place | undefined, current: boolean): pr
 }
 
 /** Missing, or in no stable unit, at the previous audit: not in the units that audit had either. */
-function oldKnown(prior: Place | undefined, current: boolean): boolean {
+export function oldKnown(prior: Place | undefined, current: boolean): boolean {
 	return current && prior !== undefined && (prior.at === MISSING || prior.at === VOLATILE_ONLY);
 }
 
@@ -234,9 +239,10 @@ export function placeMany(view: AuditView, facts: readonly ToPlace[]): Place[] {
 	pending = pending.filter((j) => out[j] === undefined);
 	if (pending.length === 0) return out as Place[];
 	const known = (j: number) => oldKnown(facts[j]!.prior, facts[j]!.current);
-	const formsOf = (j: number) => facts[j]!.forms;
 	const index = createAnchorIndex<number>();
 	for (const j of pending) fileAnchors(index, j, anchors(facts[j]!.forms, view.as));
+	const sought = new Set(pending);
+	const search: Sought<number> = { index, sets: [sought], short: [], formsOf: (j) => facts[j]!.forms };
 	// One place per unit, shared by the facts found there.
 	const places = new Map<number, Place>();
 	const unitPlace = (at: number): Place => {
@@ -247,50 +253,93 @@ export function placeMany(view: AuditView, facts: readonly ToPlace[]): Place[] {
 		}
 		return p;
 	};
-	readUnits(view, index, formsOf, view.kept, view.units.length, (j, at) => {
+	readUnits(view, search, view.kept, view.units.length, (j, at) => {
 		out[j] = unitPlace(at === VOLATILE && known(j) ? VOLATILE_ONLY : at);
 	});
-	for (const j of pending) if (known(j)) dropAnchors(index, j);
-	readUnits(view, index, formsOf, 0, view.kept, (j, at) => {
-		out[j] = unitPlace(at);
-	});
+	for (const j of pending) if (known(j)) sought.delete(j);
+	// Newest first, as `place` looks: see branch-audit.ts `seek`.
+	readUnits(
+		view,
+		search,
+		0,
+		view.kept,
+		(j, at) => {
+			out[j] = unitPlace(at);
+		},
+		true,
+	);
 	const missing = unitPlace(MISSING);
 	return out.map((p) => p ?? missing);
 }
 
 /**
- * Reads units `from` to `to`, in order, for the facts `index` holds: `found(item, at)` for each at the
- * first unit that holds it (`at` its position when stable, VOLATILE when not), and it leaves the index.
+ * What a reading of units looks for: the items of `sets` (an item is in one at most), their needles
+ * filed in `index` (which may hold others too: a branch's audit files every fact it counts once, and
+ * asks for those a point can have changed). The items with a needle shorter than HEAD, which the
+ * index does not file, are also in one of `short`. A found item leaves its sets.
+ */
+export interface Sought<T> {
+	readonly index: AnchorIndex<T>;
+	readonly sets: readonly Set<T>[];
+	readonly short: readonly Set<T>[];
+	formsOf(item: T): Forms;
+}
+
+function soughtCount<T>(sought: Sought<T>): number {
+	let n = 0;
+	for (const set of sought.sets) n += set.size;
+	return n;
+}
+
+function isSought<T>(sought: Sought<T>, item: T): boolean {
+	for (const set of sought.sets) if (set.has(item)) return true;
+	return false;
+}
+
+/**
+ * Reads units `from` to `to`, in order (`newestFirst`: from `to` down), for the items `sought` looks
+ * for: `found(item, at, holding)` for each at the first unit that holds it (`at` its position when
+ * stable, VOLATILE when not; `holding` where in its text), and then it leaves its sets.
  */
 export function readUnits<T>(
 	view: AuditView,
-	index: AnchorIndex<T>,
-	formsOf: (item: T) => Forms,
+	sought: Sought<T>,
 	from: number,
 	to: number,
-	found: (item: T, at: number) => void,
+	found: (item: T, at: number, holding: Holding) => void,
+	newestFirst = false,
 ): void {
-	for (let i = from; i < to && indexedCount(index) > 0; i++) {
+	for (let k = from; k < to; k++) {
+		const i = newestFirst ? to - 1 - (k - from) : k;
+		const left = soughtCount(sought);
+		if (left === 0) return;
 		const text = view.text(i);
-		// Few needles: one native search each reads the text faster than the rolling hash does once.
-		if (indexedCount(index) <= FEW_NEEDLES) {
-			const at = i < view.stable ? i : VOLATILE;
-			for (const item of [...indexedItems(index)])
-				if (holds(text, formsOf(item), view.as)) {
-					dropAnchors(index, item);
-					found(item, at);
-				}
-			continue;
-		}
 		const at = i < view.stable ? i : VOLATILE;
 		const lists: FolderLists = new Map();
-		const hit = (item: T) => {
-			dropAnchors(index, item);
-			found(item, at);
+		const hit = (item: T, holding: Holding) => {
+			found(item, at, holding);
+			for (const set of sought.sets) set.delete(item);
+			for (const set of sought.short) set.delete(item);
 		};
-		eachOccurrence(index, text, (item, anchor, at) => {
-			if (holdsAt(text, formsOf(item), view.as, anchor, at, lists)) hit(item);
+		const ask = (item: T) => {
+			const holding = holdingIn(text, sought.formsOf(item), view.as, lists);
+			if (holding !== undefined) hit(item, holding);
+		};
+		// Few needles: one native search each reads the text faster than the rolling hash does once.
+		if (left <= FEW_NEEDLES) {
+			for (const set of sought.sets) for (const item of [...set]) ask(item);
+			continue;
+		}
+		// A needle none of whose items is still sought is not compared again in this text.
+		eachNeedle(sought.index, text, (items, anchor, at) => {
+			let open = false;
+			for (const item of items) {
+				if (!isSought(sought, item)) continue;
+				if (holdsAt(text, sought.formsOf(item), view.as, anchor, at, lists)) hit(item, { anchor, at });
+				else open = true;
+			}
+			return !open;
 		});
-		for (const item of [...shortItems(index)]) if (holds(text, formsOf(item), view.as)) hit(item);
+		for (const set of sought.short) for (const item of [...set]) ask(item);
 	}
 }

@@ -47,6 +47,7 @@ import {
 	testSummaryLine,
 } from "../../../reducers/index.ts";
 import { backtickedNames } from "../../../render/index.ts";
+import { emptyKeyMap, type KeyMap } from "./key-map.ts";
 
 export const FACT_CATEGORIES = [
 	"user",
@@ -69,6 +70,12 @@ export interface Fact {
 	text: string;
 }
 
+/** One change to the open failures: the run key and its failure now (undefined: resolved). */
+export interface FailureChange {
+	readonly key: string;
+	readonly fact: Fact | undefined;
+}
+
 /** A call waiting for its result: what its result is judged against. */
 interface OpenCall {
 	call: ToolCallInfo;
@@ -81,10 +88,19 @@ export interface FactState {
 	 * folds): a chunked list (chunked.ts), so a fold does not copy them all.
 	 */
 	readonly kept: ChunkedList<Fact>;
-	/** `category\0text` of every kept fact: a set shared between states, like `kept` (key-set.ts). */
-	readonly seen: KeySet;
-	/** Failures no later success of the same run resolved, by run key. */
-	readonly failures: ReadonlyMap<string, Fact>;
+	/**
+	 * The text of every kept fact, by category: sets shared between states, like `kept` (key-set.ts).
+	 * Keyed by the text itself, so that a fact of many megabytes is not copied into a key.
+	 */
+	readonly seen: Readonly<Partial<Record<FactCategory, KeySet>>>;
+	/** Failures no later success of the same run resolved, by run key: a map shared between states (key-map.ts). */
+	readonly failures: KeyMap<Fact>;
+	/**
+	 * Every change to `failures`, in order: the run key and the failure it now has (undefined: none).
+	 * Shared between states like `kept`, so a reader that kept an earlier state's log reads only what
+	 * changed since (the audit along a branch: branch-audit.ts), never all the open failures.
+	 */
+	readonly failureLog: ChunkedList<FailureChange>;
 	/** The newest summary line of each test command, by its command fact. */
 	readonly tests: ReadonlyMap<string, Fact>;
 	/** The newest executor prose. */
@@ -99,8 +115,9 @@ export function emptyFacts(cwd?: string): FactState {
 	return {
 		cwd,
 		kept: emptyList(),
-		seen: emptyKeySet(),
-		failures: new Map(),
+		seen: {},
+		failures: emptyKeyMap(),
+		failureLog: emptyList(),
 		tests: new Map(),
 		prose: undefined,
 		calls: new Map(),
@@ -113,10 +130,10 @@ type FactDraft = Draft<FactState>;
 
 function keep(draft: FactDraft, category: FactCategory, text: string): void {
 	if (text.trim().length === 0) return;
-	const before = draft.seen;
-	const seen = before.with(`${category}\u0000${text}`);
+	const before = draft.seen[category] ?? emptyKeySet();
+	const seen = before.with(text);
 	if (seen === before) return;
-	draft.seen = seen;
+	draft.seen[category] = seen;
 	draft.kept = draft.kept.appended([Object.freeze({ category, text })]);
 }
 
@@ -135,17 +152,21 @@ function onResult(draft: FactDraft, call: ToolCallInfo, isError: boolean, text: 
 	const path = pathArgument(call.arguments);
 	if (READING_TOOLS.has(call.name.toLowerCase()) && path !== undefined) keep(draft, "read", relativePath(path, cwd));
 	const key = sameRunKey(call, cwd);
-	if (failed) {
-		const line = failureLine(text);
-		if (line.length > 0) draft.failures.set(key, Object.freeze({ category: "failure", text: line }));
-		else draft.failures.delete(key);
-	} else draft.failures.delete(key);
+	const line = failed ? failureLine(text) : "";
+	if (line.length > 0) setFailure(draft, key, Object.freeze({ category: "failure", text: line }));
+	else if (draft.failures.has(key)) setFailure(draft, key, undefined);
 	const command = shellCommand(call);
 	if (command !== undefined && isTestCommand(command)) {
 		const summary = testSummaryLine(text);
 		if (summary !== undefined)
 			draft.tests.set(commandFact(command, cwd), Object.freeze({ category: "test", text: summary }));
 	}
+}
+
+/** Sets or resolves the open failure of a run, and logs the change. */
+function setFailure(draft: FactDraft, key: string, fact: Fact | undefined): void {
+	draft.failures = draft.failures.with(key, fact);
+	draft.failureLog = draft.failureLog.appended([Object.freeze({ key, fact })]);
 }
 
 /** What each kind of event adds to the facts. */
@@ -242,6 +263,19 @@ export function replacedSources(state: FactState): readonly unknown[] {
 	return [state.failures, state.tests, state.prose, state.system];
 }
 
+/** The facts that replace and are replaced, but the open failures (read from `failureLog`): few, and each source changes seldom. */
+export function otherReplacedFacts(state: FactState): Fact[] {
+	const out: Fact[] = [...state.tests.values()];
+	if (state.prose !== undefined) out.push(state.prose);
+	if (state.system !== undefined) out.push(...instructionFacts(state.system));
+	return out;
+}
+
+/** What `otherReplacedFacts` is made from. */
+export function otherReplacedSources(state: FactState): readonly unknown[] {
+	return [state.tests, state.prose, state.system];
+}
+
 const instructionFactsOf = new WeakMap<object, Fact[]>();
 
 /** Each non-empty line of the user's standing instructions is a fact (the same objects while the prompt is). */
@@ -273,13 +307,13 @@ export function holdsFact(state: FactState, fact: Fact): boolean {
 		case "command":
 		case "identifier":
 		case "advice":
-			return state.seen.has(`${fact.category}\u0000${fact.text}`);
+			return state.seen[fact.category]?.has(fact.text) === true;
 		case "failure":
 		case "test": {
 			let texts = heldTexts.get(state);
 			if (texts === undefined) {
 				texts = {
-					failures: new Set([...state.failures.values()].map((f) => f.text)),
+					failures: new Set(state.failures.values().map((f) => f.text)),
 					tests: new Set([...state.tests.values()].map((f) => f.text)),
 				};
 				heldTexts.set(state, texts);

@@ -16,13 +16,18 @@ const ENTRY_NAMING =
 
 /** What the request carries of the branch's facts, of what the executor lost, and what the log leaves out. */
 function factLines(summary: RenderSummary): string[] {
-	const lines = [`Facts the request carries (the fact audit): ${summary.facts.carried} of ${summary.facts.total}.`];
-	const lost = summary.lostFacts;
-	lines.push(
-		lost === null
-			? "No compaction on this branch: the executor still has every entry."
-			: `The executor's horizon is ${lost.horizon} (Pi compacted its context): of the ${lost.total} facts it lost there, the request carries ${lost.carried}.`,
-	);
+	const lines: string[] = [];
+	const { facts } = summary;
+	if (facts === null) lines.push("The fact audit was not run (--facts runs it).");
+	else {
+		lines.push(`Facts the request carries (the fact audit): ${facts.carried} of ${facts.total}.`);
+		const lost = summary.lostFacts;
+		lines.push(
+			lost === null
+				? "No compaction on this branch: the executor still has every entry."
+				: `The executor's horizon is ${lost.horizon} (Pi compacted its context): of the ${lost.total} facts it lost there, the request carries ${lost.carried}.`,
+		);
+	}
 	if (summary.leftOut > 0)
 		lines.push(`The log's ${summary.leftOut} oldest entries are left out behind a stand-in that keeps their facts.`);
 	return lines;

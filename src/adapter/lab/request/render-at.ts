@@ -1,7 +1,7 @@
 /**
  * The request a consultation dispatched right after one entry of a session would send, built the
  * way the replay builds it: what `advisor-ledger render` prints and `eval`'s ledger arm sends, with
- * the summary, the cache marks and the fact audit the render command reports.
+ * the summary, the cache marks and, when asked, the fact audit the render command reports.
  */
 
 import type { Context } from "@mariozechner/pi-ai";
@@ -33,14 +33,13 @@ import {
 } from "../../../render/index.ts";
 import { type AdvisorConfig, DEFAULT_ADVISOR_CONFIG } from "../../extension/config/load.ts";
 import {
-	auditRequest,
-	branchFacts,
+	auditBranch,
 	createAuditMemo,
 	emptyFacts,
 	FACT_CATEGORIES,
 	factsSinceHorizon,
 	foldFacts,
-	lostFacts,
+	requestUnits,
 } from "../audit/index.ts";
 import { EXIT } from "../cli/args.ts";
 import { privacyOf } from "../cli/cli-config.ts";
@@ -61,11 +60,14 @@ export interface RenderSummary {
 	messageCount: number;
 	/** Credential marks in the request (docs/privacy.md): what `details.redactions` would record. */
 	redactions: number;
-	/** The fact audit (docs/request-format.md, "The fact audit"): the branch's facts the request carries. */
-	facts: { carried: number; total: number };
+	/**
+	 * The fact audit (docs/request-format.md, "The fact audit"): the branch's facts the request
+	 * carries; null unless asked for (`facts` below: it reads the whole request for every fact).
+	 */
+	facts: { carried: number; total: number } | null;
 	/**
 	 * The executor's newest horizon (`#` and its position) and, of the facts it lost there, how many
-	 * the request carries; null when no compaction is on the branch.
+	 * the request carries; null when no compaction is on the branch, or the audit was not asked for.
 	 */
 	lostFacts: { horizon: string; carried: number; total: number } | null;
 	/** Oldest log entries the request leaves out behind its stand-in (docs/request-format.md, "The log's size"). */
@@ -172,6 +174,11 @@ export interface RenderAtOptions {
 	repo?: boolean;
 	/** The advisor call in flight, when the caller knows it (a replay point); else found from --at. */
 	inFlightCallId?: string;
+	/**
+	 * Run the fact audit for the summary (`render --facts`). Off by default: a render computes what it
+	 * prints, and the audit costs more than the rest of a render of a long session.
+	 */
+	facts?: boolean;
 }
 
 export function renderAt(
@@ -302,7 +309,9 @@ export function renderSession(
 			hash: request.hash,
 			messageCount: request.messageCount,
 			redactions: redactionCount(context.messages, context.systemPrompt ?? ""),
-			...factsOf(events.slice(0, index + 1), state, request, cwd),
+			...(options.facts === true
+				? factsOf(events.slice(0, index + 1), state, request, cwd)
+				: { facts: null, lostFacts: null }),
 			leftOut: logCut(state, renderOptions(inFlightCallId), memo)?.droppedItems ?? 0,
 		},
 		diagnostics: prepared.diagnostics,
@@ -310,7 +319,10 @@ export function renderSession(
 	};
 }
 
-/** The fact audit of the request, and its split at the executor's horizon. */
+/**
+ * The fact audit of the request, and its split at the executor's horizon: the branch's audit at one
+ * point, which reads the request once for all the facts (adapter/lab/audit/branch-audit.ts).
+ */
 function factsOf(
 	events: readonly LedgerEvent[],
 	state: LedgerState,
@@ -318,11 +330,14 @@ function factsOf(
 	cwd: string | undefined,
 ): Pick<RenderSummary, "facts" | "lostFacts"> {
 	const since = factsSinceHorizon(undefined, state.horizon, events, 0, events.length, cwd);
-	const audit = auditRequest(
-		request,
-		branchFacts(foldFacts(emptyFacts(cwd), events)),
+	const facts = foldFacts(emptyFacts(cwd), events);
+	const audit = auditBranch(
+		requestUnits(request),
+		request.stable.unitCount,
+		facts,
+		since,
 		createAuditMemo(),
-		lostFacts(since),
+		"ledger",
 	);
 	let carried = 0;
 	let total = 0;
@@ -332,7 +347,10 @@ function factsOf(
 	}
 	return {
 		facts: { carried, total },
-		lostFacts: since === undefined ? null : { horizon: `#${ordinalId(since.from)}`, ...audit.lost },
+		lostFacts:
+			since === undefined || audit.lost === undefined
+				? null
+				: { horizon: `#${ordinalId(since.from)}`, ...audit.lost },
 	};
 }
 

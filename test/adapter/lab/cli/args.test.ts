@@ -91,15 +91,17 @@ describe("arguments", () => {
 		expect(out).toEqual([]);
 	});
 
-	it("render: one FILE, --leaf, --at and --config", () => {
+	it("render: one FILE, --leaf, --at, --facts and --config", () => {
 		expect(parseArgs(["render", "f.jsonl", "--at", "abc", "--leaf=def", "--config", "c.json"])).toEqual({
 			command: "render",
 			file: "f.jsonl",
 			leaf: "def",
 			at: "abc",
 			json: false,
+			facts: false,
 			config: "c.json",
 		});
+		expect(parseArgs(["render", "f.jsonl", "--facts"])).toMatchObject({ command: "render", facts: true });
 		expect(parseArgs(["render", "--help"])).toMatchObject({ command: "help" });
 	});
 
