@@ -32,7 +32,6 @@ import {
 	emptyList,
 	failureLine,
 	foldCases,
-	isTestCommand,
 	type KeySet,
 	mergeSections,
 	nothing,
@@ -44,7 +43,7 @@ import {
 	shellCommand,
 	splitCd,
 	standingInstructions,
-	testSummaryLine,
+	testSummary,
 } from "../../../reducers/index.ts";
 import { backtickedNames } from "../../../render/index.ts";
 
@@ -141,11 +140,14 @@ function onResult(draft: FactDraft, call: ToolCallInfo, isError: boolean, text: 
 		else draft.failures.delete(key);
 	} else draft.failures.delete(key);
 	const command = shellCommand(call);
-	if (command !== undefined && isTestCommand(command)) {
-		const summary = testSummaryLine(text);
-		if (summary !== undefined)
-			draft.tests.set(commandFact(command, cwd), Object.freeze({ category: "test", text: summary }));
-	}
+	if (command !== undefined) keepTest(draft, command, text);
+}
+
+/** The newest summary line of a test command's runs (test-summary.ts `testSummary` says which runs and lines). */
+function keepTest(draft: FactDraft, command: string, output: string): void {
+	const summary = testSummary(command, output);
+	if (summary !== undefined)
+		draft.tests.set(commandFact(command, draft.cwd), Object.freeze({ category: "test", text: summary }));
 }
 
 /** What each kind of event adds to the facts. */
@@ -182,7 +184,9 @@ const factCases: CaseReducers<FactState, LedgerEvent> = {
 		onResult(draft, call, event.isError, partsText(event.parts));
 	},
 	bashRun: (draft, event) => {
-		if (!event.excluded) keep(draft, "command", commandFact(event.command, draft.cwd));
+		if (event.excluded) return;
+		keep(draft, "command", commandFact(event.command, draft.cwd));
+		keepTest(draft, event.command, event.output);
 	},
 	customMessage: (draft, event) => {
 		if (event.customType !== CUSTOM_TYPES.review) return;
