@@ -5,10 +5,15 @@
  * catalogue, framing and instruction) is larger than the executor's own. The log is held by its cut
  * (log-cut.ts), whose decisions stay put so the cached prefix does; what is left to give is the
  * appendix, the one volatile part: its oldest entries go first, the newest too when they must, and
- * the appendix says so.
+ * the appendix says so. Only when the appendix has given all it has — after a compaction that left
+ * Pi's context smaller than the log's newest items, which Pi does not make — does the log's cut move
+ * further, as few items as fit, the stand-in saying what it left out; that cut is this request's
+ * alone, so the next request's prefix may differ from it.
  */
 
+import type { LedgerState } from "../reducers/index.ts";
 import { tokensForChars } from "./estimate.ts";
+import { cutAfter, firstItem, firstKept, itemAfter, type LogCut } from "./log-items.ts";
 import { APPENDIX_HEADER, APPENDIX_LEFT_OUT } from "./model-text.ts";
 import type { LedgerRequest } from "./request-units.ts";
 
@@ -65,4 +70,67 @@ export function heldToPayload(
 		room -= Math.max(1, request.tokens - budget);
 	}
 	return request;
+}
+
+/**
+ * The cut `k` items further than `cut` (none: from the first item), or undefined when fewer than one
+ * item would be left: what the request gives when the appendix has nothing more to give.
+ */
+export function furtherCut(state: LedgerState, cut: LogCut | undefined, k: number): LogCut | undefined {
+	let next = cut === undefined ? firstItem(state) : firstKept(state, cut);
+	let dropped = cut?.droppedItems ?? 0;
+	for (let i = 0; i < k; i++) {
+		if (next === undefined) return undefined;
+		const after = itemAfter(state, next);
+		if (after === undefined) return undefined;
+		if (i === k - 1) return cutAfter(next, dropped + 1);
+		dropped++;
+		next = after;
+	}
+	return cut;
+}
+
+/** A request rendered against the budget, and whether it is still larger. */
+export interface Held {
+	request: LedgerRequest;
+	over: boolean;
+}
+
+/**
+ * The request with the log cut at `base`, or, when that is still larger than the budget with its
+ * appendix given up, cut further: as few items as fit (a doubling search, then a bisection, so a long
+ * log costs a logarithmic number of renders), or all but the newest item when nothing fits.
+ */
+export function cutToPayload(
+	state: LedgerState,
+	base: LogCut | undefined,
+	render: (cut: LogCut | undefined) => Held,
+): LedgerRequest {
+	const first = render(base);
+	if (!first.over) return first.request;
+	const at = (k: number) => furtherCut(state, base, k);
+	let fits: { k: number; request: LedgerRequest } | undefined;
+	let over = 0;
+	for (let k = 1; fits === undefined && at(k) !== undefined; k *= 2) {
+		const tried = render(at(k));
+		if (tried.over) over = k;
+		else fits = { k, request: tried.request };
+	}
+	if (fits === undefined) {
+		// Past the last doubling: the most that can go (all but the newest item), if more than tried.
+		let most = over;
+		while (at(most + 1) !== undefined) most++;
+		if (most === over) return over === 0 ? first.request : render(at(over)).request;
+		const tried = render(at(most));
+		if (tried.over) return tried.request;
+		fits = { k: most, request: tried.request };
+	}
+	let [low, high] = [over, fits.k];
+	while (high - low > 1) {
+		const mid = Math.floor((low + high) / 2);
+		const tried = render(at(mid));
+		if (tried.over) low = mid;
+		else [high, fits] = [mid, { k: mid, request: tried.request }];
+	}
+	return fits.request;
 }

@@ -52,7 +52,7 @@ import {
 } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
 import { ordinalId } from "./ordinal.ts";
-import { fitAppendix, heldToPayload, type Payload, requestBudget } from "./payload-cap.ts";
+import { cutToPayload, fitAppendix, type Held, heldToPayload, type Payload, requestBudget } from "./payload-cap.ts";
 import { configKey, type RenderedSegment, type RenderMemo, sharedMemo } from "./render-memo.ts";
 import { type Assembled, type LedgerRequest, measure, whole } from "./request-units.ts";
 import { standInFor } from "./stand-in.ts";
@@ -385,19 +385,44 @@ export function renderRequest(
 	options: RenderOptions,
 	memo: RenderMemo = sharedMemo,
 ): LedgerRequest {
-	const { config } = options;
-	const messages: Assembled[] = [];
-
 	const catalogue = [memo.catalogue(options.catalogue)];
-	const instructions = renderInstructions(instructionSource(state, options), config, state.cwd);
+	const instructions = renderInstructions(instructionSource(state, options), options.config, state.cwd);
 	if (instructions !== undefined) catalogue.push(instructions);
-	messages.push(whole(userMessage(catalogue)));
-
-	// The cut, if any: the stand-in part opens the first log message that is kept.
+	const system = advisorSystemPrompt(options.toolsMode);
 	const cut = logCut(state, options, memo);
+	const payload = options.payload;
+	if (payload === undefined) return renderCut(state, options, memo, catalogue, cut).request;
+	// Never larger than the payload (payload-cap.ts): the advisor's fixed head is the system prompt, the
+	// declarations, the catalogue, the log's opening, the question and the instruction.
+	const budget = (closing: readonly string[]) =>
+		requestBudget(
+			payload,
+			tokensForChars(system.length) +
+				estimateToolsTokens([...options.tools]) +
+				tokensForChars(catalogue.join("").length) +
+				tokensForChars(LOG_OPEN.length + closing.join("").length),
+		);
+	return cutToPayload(state, cut, (at) => renderCut(state, options, memo, catalogue, at, budget));
+}
+
+/**
+ * The request with the log cut at `cut` (none: whole): the catalogue message, the closed segments
+ * kept, the open message. With `budget`, the appendix is held to it, and `over` says whether the
+ * request is still larger.
+ */
+function renderCut(
+	state: LedgerState,
+	options: RenderOptions,
+	memo: RenderMemo,
+	catalogue: readonly string[],
+	cut: LogCut | undefined,
+	budget?: (closing: readonly string[]) => number,
+): Held {
+	const { config } = options;
+	const messages: Assembled[] = [whole(userMessage(catalogue))];
+	// The stand-in part opens the first log message that is kept.
 	let lead = cut === undefined ? undefined : standInFor(state, cut, config, memo);
 	const tailConfig = trimmedTailConfig(config, options.trim?.tailCaps);
-
 	for (let s = cut?.firstSegment ?? 0; s < state.closed.length; s++) {
 		const segment = state.closed[s]!;
 		const from = cut !== undefined && s === cut.firstSegment ? cut.firstBlock : 0;
@@ -411,30 +436,19 @@ export function renderRequest(
 		lead = undefined;
 		messages.push(whole(rendered.log), whole(rendered.advice));
 	}
-
 	const openFrom = cut !== undefined && cut.firstSegment === state.closed.length ? cut.firstBlock : 0;
 	const log = openLog(state.open, openFrom, lead, config, memo);
 	const { entries, closing } = volatileParts(state, options, cut, openFrom, tailConfig);
 	const system = advisorSystemPrompt(options.toolsMode);
 	const assemble = (appendix: string | undefined) => {
 		const tail = (appendix === undefined ? closing : [appendix, ...closing]).map(textPart);
-		return measure(
-			system,
-			[...options.tools],
-			[...messages, { role: "user", message: undefined, log, tail }],
-			log.length,
-			memo,
-		);
+		const open: Assembled = { role: "user", message: undefined, log, tail };
+		return measure(system, [...options.tools], [...messages, open], log.length, memo);
 	};
-	if (options.payload === undefined) return assemble(fitAppendix(entries, Number.POSITIVE_INFINITY));
-	// The advisor's fixed head: the system prompt, the declarations, the catalogue, the log's opening,
-	// the question and the instruction.
-	const head =
-		tokensForChars(system.length) +
-		estimateToolsTokens([...options.tools]) +
-		tokensForChars(catalogue.join("").length) +
-		tokensForChars(LOG_OPEN.length + closing.join("").length);
-	return heldToPayload(entries, requestBudget(options.payload, head), assemble);
+	if (budget === undefined) return { request: assemble(fitAppendix(entries, Number.POSITIVE_INFINITY)), over: false };
+	const most = budget(closing);
+	const request = heldToPayload(entries, most, assemble);
+	return { request, over: request.tokens > most };
 }
 
 /** What follows the open log: the appendix's entries (if any), then the question and instruction, or the review instruction. */

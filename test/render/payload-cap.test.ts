@@ -1,10 +1,12 @@
 /** Never larger than the payload: the appendix's fit, pinned, and held as a property. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { ledgerOf } from "../../src/reducers/index.ts";
 import { tokensForChars } from "../../src/render/estimate.ts";
 import { APPENDIX_HEADER, APPENDIX_LEFT_OUT } from "../../src/render/model-text.ts";
-import { fitAppendix, heldToPayload, requestBudget } from "../../src/render/payload-cap.ts";
+import { cutToPayload, fitAppendix, furtherCut, heldToPayload, requestBudget } from "../../src/render/payload-cap.ts";
 import type { LedgerRequest } from "../../src/render/request-units.ts";
+import { user } from "../support/events.ts";
 
 describe("the appendix, fitted", () => {
 	it("whole when it fits; none without entries", () => {
@@ -53,6 +55,34 @@ describe("held to the payload (property)", () => {
 				expect(appendix!.slice(note![0].length)).toBe(entries.slice(dropped).join(""));
 				// Whole would not have fitted.
 				expect(tokensForChars(rest + whole.length)).toBeGreaterThan(budget);
+			}),
+		);
+	});
+});
+
+describe("the log's cut, moved further only when the appendix has nothing left to give", () => {
+	const ledger = (n: number) => ledgerOf(Array.from({ length: n }, (_, i) => user(`u${i}`, `words ${i}`)));
+	it("k items further, never the newest item", () => {
+		const state = ledger(4);
+		expect(furtherCut(state, undefined, 1)).toEqual({ firstSegment: 0, firstBlock: 1, droppedItems: 1 });
+		const two = furtherCut(state, undefined, 2)!;
+		expect(furtherCut(state, two, 1)).toEqual({ firstSegment: 0, firstBlock: 3, droppedItems: 3 });
+		expect(furtherCut(state, two, 2)).toBeUndefined();
+		expect(furtherCut(state, undefined, 4)).toBeUndefined();
+	});
+	it("as few items as fit; all but the newest when none do; the cut as it was when it fits (property)", () => {
+		fc.assert(
+			fc.property(fc.integer({ min: 1, max: 40 }), fc.nat(45), (n, need) => {
+				const state = ledger(n);
+				const renders: number[] = [];
+				const request = cutToPayload(state, undefined, (cut) => {
+					const dropped = cut?.droppedItems ?? 0;
+					renders.push(dropped);
+					return { request: { tokens: dropped } as LedgerRequest, over: dropped < need };
+				});
+				expect(request.tokens).toBe(Math.min(need, n - 1));
+				// A logarithmic number of renders, not one per item.
+				expect(renders.length).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(n + 1)) + 2);
 			}),
 		);
 	});

@@ -128,11 +128,16 @@ describe("request layout", () => {
 		const whole = render(session());
 		// An executor with no head at all: its context 60 tokens under the request is no reason.
 		expect(render(session(), { payload: { tokens: whole.tokens - 60, headTokens: 0 } }).hash).toBe(whole.hash);
-		// An executor context that is all head: nothing of the appendix fits, and the note stays.
+		// An executor context that is all head: nothing of the appendix fits, and the log gives all but
+		// its newest item to the stand-in, which keeps the user's words.
 		const least = render(session(), { payload: { tokens: 1, headTokens: 1 } });
-		expect(texts(least, 1)[6]).toBe(
-			`${APPENDIX_HEADER}\n[omitted] 5 older appendix entries left out: the request may not be larger than the executor's own context; advisor_expand returns any of them.\n`,
-		);
+		expect(texts(least, 1).slice(0, 4)).toEqual([
+			"<executor_log>\n",
+			"[omitted] The log's oldest entries are left out to keep it short; advisor_expand returns any of them. What they held — the user's own words, verbatim:\n[user #1]\nAdd a --json flag.\nFiles changed: cli.ts\n[omitted] End of what stands in for the entries up to #5.\n",
+			"#7 bash npm test · ✗ 1 failing\n",
+			`${APPENDIX_HEADER}\n[omitted] 4 older appendix entries left out: the request may not be larger than the executor's own context; advisor_expand returns any of them.\n`,
+		]);
+		expect(texts(least, 1).slice(4)).toEqual(texts(whole, 1).slice(7));
 	});
 
 	it("a completed consultation closes the segment; its advice is the only assistant turn", () => {
