@@ -44,7 +44,6 @@ import { formatColonKey, modelDisplayName, modelKeyOf } from "../pi/model-key.ts
 import { type FindModel, renderAdvisorResult } from "../pi/result-renderer.ts";
 import type { ConsultationAuth, ConsultationInput, InvestigationTools } from "./consultation-input.ts";
 import { type AdvisorEnvelope, type EnvelopeBase, failureEnvelope, identityBase } from "./envelope.ts";
-import { executorPayload } from "./executor-payload.ts";
 import { type MarkTarget, markTargets } from "./payload-cache-marks.ts";
 import { runConsultation } from "./request-loop.ts";
 import type { SessionLedger } from "./session-ledger.ts";
@@ -341,17 +340,14 @@ function planConsultationSetup(
 	// The system prompt's tool paragraph and the declarations come from the same plan: a mode
 	// without tools to back it would promise the advisor tools it does not have.
 	const tools = plan.tools !== undefined && plan.tools.declarations.length > 0 ? plan.tools : undefined;
-	const executorTools = deps.pi.getAllTools();
-	const payload = executorPayload(ctx, executorTools);
 	const renderOptions: RenderOptions = {
 		config: chosen.config.ledger,
-		catalogue: executorTools.map(({ name, description }) => ({ name, description })),
+		catalogue: deps.pi.getAllTools().map(({ name, description }) => ({ name, description })),
 		tools: tools?.declarations ?? [],
 		toolsMode: tools === undefined ? "none" : plan.toolsMode,
 		mode: req.mode,
 		...(req.inFlightCallId !== undefined ? { inFlightCallId: req.inFlightCallId } : {}),
 		instructions: hostInstructions(ctx),
-		...(payload !== undefined ? { payload } : {}),
 	};
 	const render = (overrides: Partial<RenderOptions> = {}) =>
 		renderRequest(ledger.state, { ...renderOptions, ...overrides }, ledger.memo);
