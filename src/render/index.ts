@@ -6,13 +6,7 @@
 export { backtickedNames } from "./backticked-names.ts";
 export { renderBlock, userWords } from "./blocks.ts";
 export type { CatalogueEntry } from "./catalogue.ts";
-export {
-	estimateContextTokens,
-	estimateMessageTokens,
-	estimateToolsTokens,
-	IMAGE_TOKENS,
-	tokensForChars,
-} from "./estimate.ts";
+export { estimateContextTokens, estimateMessageTokens, IMAGE_TOKENS, tokensForChars } from "./estimate.ts";
 export { expandSource } from "./expand-source.ts";
 export { hashString } from "./hash.ts";
 export { DEFAULT_LEDGER_CONFIG, type LedgerConfig, LedgerSchema } from "./ledger-section.ts";
@@ -67,7 +61,6 @@ export {
 } from "./model-text.ts";
 export { neutralise } from "./neutralise.ts";
 export { ordinalId, ordinalPosition } from "./ordinal.ts";
-export type { Payload } from "./payload-cap.ts";
 export { createRenderMemo, type RenderMemo } from "./render-memo.ts";
 export { type RenderOptions, type RequestMode, renderRequest, stableOpenBlocks } from "./request-assembly.ts";
 export {
