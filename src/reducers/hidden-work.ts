@@ -9,7 +9,7 @@ import { partsText } from "./advisor-result.ts";
 import type { CarriedFailure, CarriedTest, Positioned } from "./ledger-state.ts";
 import type { Round } from "./round.ts";
 import { commandFact, shellCommand } from "./shell.ts";
-import { isTestCommand, testSummaryLine } from "./test-summary.ts";
+import { testSummary } from "./test-summary.ts";
 
 /** Tools whose successful call changes the named files. */
 const WRITING_TOOLS = new Set(["write", "edit", "multi_edit", "multiedit", "apply_patch", "patch", "create"]);
@@ -77,12 +77,12 @@ export function runKey(call: ToolCallInfo): string {
 	return `${call.name}\u0000${json}`;
 }
 
-/** A test run's summary line, when the round is a test run that printed one (keyed by its command fact). */
+/** A shell run's test summary line, when its output gives one (test-summary.ts `testSummary`; keyed by its command fact). */
 export function testRun(round: Round): CarriedTest | undefined {
 	if (round.status !== "ok" && round.status !== "error") return undefined;
 	const command = shellCommand(round.call);
-	if (command === undefined || !isTestCommand(command)) return undefined;
-	const summary = testSummaryLine(partsText(round.resultParts));
+	if (command === undefined) return undefined;
+	const summary = testSummary(command, partsText(round.resultParts));
 	return summary === undefined ? undefined : { command: commandFact(command, round.cwd), summary };
 }
 

@@ -51,7 +51,7 @@ export {
 	mergeSections,
 	standingInstructions,
 } from "./standing-instructions.ts";
-export { isTestCommand, testSummaryLine } from "./test-summary.ts";
+export { isTestCommand, isTestRun, SUMMARY_MAX, testSummary, testSummaryLine } from "./test-summary.ts";
 export {
 	type BilledUsage,
 	cacheReadShare,

@@ -10,21 +10,19 @@
 import { pathArgument, type ToolCallInfo } from "../events/index.ts";
 import { failureLine } from "./error-line.ts";
 import { collapse, shellCommand, splitCd } from "./shell.ts";
-import { isTestCommand } from "./test-summary.ts";
+import { isTestRun } from "./test-summary.ts";
 
 /** A run that tells whether the work holds: the tests, a build, a type or lint check. */
 export type VerifyKind = "test" | "build" | "check";
 
-/** Builds and checks by their usual spellings (tests: test-summary.ts `isTestCommand`). */
+/** Builds and checks by their usual spellings (tests: test-summary.ts `isTestRun`). */
 const BUILD_COMMAND =
 	/(?:^|[\s;&|(/])(?:(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?build(?:[:._-][\w:.-]*)?|cargo\s+build|go\s+build|make(?:\s+(?:all|build))?|gradlew?\s+(?:\S+\s+){0,4}(?:build|assemble)|mvn\s+(?:\S+\s+){0,4}(?:compile|package)|dotnet\s+build|astro\s+build|vite\s+build|next\s+build)(?=$|[\s;&|)])/;
 const CHECK_COMMAND =
 	/(?:^|[\s;&|(/])(?:tsc|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:check|typecheck|type-check|lint|tsc|verify)(?:[:._-][\w:.-]*)?|eslint|biome|ruff|mypy|pyright|flake8|clippy|cargo\s+(?:check|clippy)|go\s+vet|astro\s+check|svelte-check|vue-tsc)(?=$|[\s;&|)])/;
-/** A script under a test folder, run by an interpreter: `node test/run.js queue`, `python tests/run.py`. */
-const TEST_SCRIPT = /(?:^|\s)(?:node|python3?|ruby|bash|sh|deno\s+run|bun)\s+(?:\S+\/)?tests?\/\S+/;
 
 export function verifyKind(command: string): VerifyKind | undefined {
-	if (isTestCommand(command) || TEST_SCRIPT.test(command)) return "test";
+	if (isTestRun(command)) return "test";
 	if (CHECK_COMMAND.test(command)) return "check";
 	if (BUILD_COMMAND.test(command)) return "build";
 	return undefined;

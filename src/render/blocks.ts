@@ -7,8 +7,8 @@
 import type { ContentPart } from "../events/index.ts";
 import { assertNever } from "../events/index.ts";
 import type { Block, CarriedFailure, CarriedTest, Round, SummaryWords } from "../reducers/index.ts";
-import { failureLine, shellCommand } from "../reducers/index.ts";
-import { cardLine, ERROR_LINE_MAX, TOOL_NAME_MAX, toolName } from "./card.ts";
+import { failureLine, shellCommand, testSummary } from "../reducers/index.ts";
+import { cardLine, ERROR_LINE_MAX, SUMMARY_LINE_MAX, TOOL_NAME_MAX, toolName } from "./card.ts";
 import { commandShownWhole, imagePath, relativePath } from "./card-argument.ts";
 import type { LedgerConfig } from "./ledger-section.ts";
 import {
@@ -191,7 +191,9 @@ export function carriedWork(
 	const read = shown(reads).filter((path) => !changed.includes(path));
 	if (read.length > 0) out += `${FILES_READ} ${groupPaths(read)}\n`;
 	if (tests.length > 0) {
-		const runs = tests.map((t) => `${oneLine(neutralise(t.command))} · ${oneLine(neutralise(t.summary))}`);
+		const runs = tests.map(
+			(t) => `${oneLine(neutralise(t.command))} · ${clip(oneLine(neutralise(t.summary)), SUMMARY_LINE_MAX)}`,
+		);
 		out += `${TEST_RUNS} ${runs.join("; ")}\n`;
 	}
 	if (failures.length > 0)
@@ -250,16 +252,16 @@ export function renderBlock(block: Block, config: LedgerConfig): string {
 			if (block.cancelled) header += " · cancelled";
 			if (block.truncated) header += " · truncated";
 			const output = neutralise(block.output);
-			// Capped like older prose: the whole output is one advisor_expand away, and a failed run
-			// also names its error line, which a cut may hide.
-			if (
-				block.exitCode !== undefined &&
-				block.exitCode !== null &&
-				block.exitCode !== 0 &&
-				output.length > config.proseMaxChars
-			) {
-				const error = clip(oneLine(neutralise(failureLine(output))), ERROR_LINE_MAX);
-				if (error.length > 0) header += ` · ✗ ${error}`;
+			// Capped like older prose: the whole output is one advisor_expand away, and the header
+			// names what a cut may hide: a test run's summary line, a failed run's error line.
+			if (output.length > config.proseMaxChars) {
+				const summary = testSummary(block.command, block.output);
+				const said = summary === undefined ? "" : clip(oneLine(neutralise(summary)), SUMMARY_LINE_MAX);
+				if (said.length > 0) header += ` · ${said}`;
+				if (block.exitCode !== undefined && block.exitCode !== null && block.exitCode !== 0) {
+					const error = clip(oneLine(neutralise(failureLine(output))), ERROR_LINE_MAX);
+					if (error.length > 0 && error !== said) header += ` · ✗ ${error}`;
+				}
 			}
 			return `${header}\n${capWithGap(output, config.proseMaxChars, undefined)}\n`;
 		}

@@ -6,7 +6,7 @@
 
 import { assertNever } from "../events/index.ts";
 import type { Round, RoundStatus } from "../reducers/index.ts";
-import { failureLine, isTestCommand, partsText, shellCommand, testSummaryLine } from "../reducers/index.ts";
+import { failureLine, partsText, SUMMARY_MAX, shellCommand, testSummary } from "../reducers/index.ts";
 import { cardArgument, cardPath } from "./card-argument.ts";
 import { SAME_PATH, WITHHELD_CARD } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
@@ -15,8 +15,8 @@ import { clip, compactSize, oneLine } from "./text-shape.ts";
 
 /** The error line a card (or a failed shell run's header) shows, at most. */
 export const ERROR_LINE_MAX = 100;
-/** A test run's summary line on its card, at most. */
-const SUMMARY_LINE_MAX = 100;
+/** A test run's summary line on a card or a carried list, at most. */
+export const SUMMARY_LINE_MAX = SUMMARY_MAX;
 /** A tool or custom type name in a header, at most. */
 export const TOOL_NAME_MAX = 40;
 
@@ -69,8 +69,8 @@ export function cardLine(id: string, round: Round, status: CardStatus = round.st
 		line += ` · ${size}`;
 	}
 	// A test run says how it went: its summary line, unless the error line already is that line.
-	if (finished && command !== undefined && isTestCommand(command)) {
-		const summary = testSummaryLine(text);
+	if (finished && command !== undefined) {
+		const summary = testSummary(command, text);
 		const said = summary === undefined ? "" : clip(oneLine(neutralise(summary)), SUMMARY_LINE_MAX);
 		if (said.length > 0 && said !== error) line += ` · ${said}`;
 	}

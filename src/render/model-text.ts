@@ -210,6 +210,9 @@ export const PROSE_GAP = (omitted: number, names: readonly string[]) =>
  * newest prose whole and the current reasoning. Everything before it is the cached prefix.
  */
 export const APPENDIX_HEADER = "[appendix]";
+/** Said when the appendix leaves out its oldest entries so the request stays within the executor's own context. */
+export const APPENDIX_LEFT_OUT = (n: number) =>
+	`[omitted] ${n} older appendix ${n === 1 ? "entry" : "entries"} left out: the request may not be larger than the executor's own context; advisor_expand returns any of them.`;
 
 export const RESULT_RUNNING = "(still running)";
 export const RESULT_MISSING = "(no result was recorded)";

@@ -31,13 +31,13 @@ import {
 import { proseBlock, reasoningBlock, renderBlock, verbatimRound } from "./blocks.ts";
 import { cardLine } from "./card.ts";
 import type { CatalogueEntry } from "./catalogue.ts";
+import { estimateToolsTokens, tokensForChars } from "./estimate.ts";
 import { type InstructionSource, renderInstructions } from "./instructions-part.ts";
 import type { LedgerConfig } from "./ledger-section.ts";
 import { logCut } from "./log-cut.ts";
 import type { LogCut } from "./log-items.ts";
 import {
 	type AdvisorToolsMode,
-	APPENDIX_HEADER,
 	advisorSystemPrompt,
 	CONSULT_INSTRUCTION,
 	CONTEXT_OMITTED,
@@ -52,6 +52,7 @@ import {
 } from "./model-text.ts";
 import { neutralise } from "./neutralise.ts";
 import { ordinalId } from "./ordinal.ts";
+import { cutToPayload, fitAppendix, type Held, heldToPayload, type Payload, requestBudget } from "./payload-cap.ts";
 import { configKey, type RenderedSegment, type RenderMemo, sharedMemo } from "./render-memo.ts";
 import { type Assembled, type LedgerRequest, measure, whole } from "./request-units.ts";
 import { standInFor } from "./stand-in.ts";
@@ -85,6 +86,11 @@ export interface RenderOptions {
 	 * verbatim tail's parts. An anchor that names no ledger item renders untrimmed.
 	 */
 	trim?: RenderTrim;
+	/**
+	 * The executor's context this request stands in for, as the host measured it: the request is held
+	 * within it, beyond what the advisor's fixed head has over the executor's (payload-cap.ts).
+	 */
+	payload?: Payload;
 }
 
 const ZERO_USAGE: AssistantMessage["usage"] = Object.freeze(zeroUsage());
@@ -185,23 +191,23 @@ function newestProse(state: LedgerState): ProseAt | undefined {
 }
 
 /**
- * The appendix: the one volatile part of the open log. The newest prose is repeated in full only
- * when the log shows less of it (capped there, or left out by a trim).
+ * The appendix's entries, oldest first: the one volatile part of the open log. The newest prose is
+ * repeated in full only when the log shows less of it (capped there, or left out by a trim).
  */
-function appendixPart(
+function appendixEntries(
 	state: LedgerState,
 	tail: TailSelection,
 	reasoning: readonly { pos: number; thinking: string }[],
 	config: LedgerConfig,
 	tailConfig: LedgerConfig,
 	cut: { firstSegment: number; firstBlock: number } | undefined,
-): string | undefined {
-	let body = "";
-	for (const r of tail.rounds) body += verbatimRound(ordinalId(r.pos), r.round, tailConfig, false);
+): string[] {
+	const body: string[] = [];
+	for (const r of tail.rounds) body.push(verbatimRound(ordinalId(r.pos), r.round, tailConfig, false));
 	for (const pending of tail.pendingCards)
-		body += cardLine(ordinalId(pending.callPos), unansweredRound(pending), "running");
+		body.push(cardLine(ordinalId(pending.callPos), unansweredRound(pending), "running"));
 	for (const pending of tail.pendingTail)
-		body += verbatimRound(ordinalId(pending.callPos), unansweredRound(pending), tailConfig, true);
+		body.push(verbatimRound(ordinalId(pending.callPos), unansweredRound(pending), tailConfig, true));
 	const prose = newestProse(state);
 	const last = state.lastProse;
 	// The newest prose a compaction hid (the in-flight question is shown as the question).
@@ -209,7 +215,7 @@ function appendixPart(
 		last !== undefined &&
 		(prose === undefined || prose.pos < last.pos) &&
 		!state.pendingConsultations.toArray().some((p) => p.callEntryId === last.id);
-	if (hidden) body += proseBlock(ordinalId(last.pos), last.text, tailConfig.tailMaxChars);
+	if (hidden) body.push(proseBlock(ordinalId(last.pos), last.text, tailConfig.tailMaxChars));
 	else if (prose !== undefined) {
 		const trimmed =
 			cut !== undefined &&
@@ -221,11 +227,11 @@ function appendixPart(
 			text !== undefined &&
 			(trimmed || (!prose.question && neutralise(prose.text).length > Math.max(1, config.proseMaxChars)))
 		) {
-			body += proseBlock(ordinalId(prose.pos), text, tailConfig.tailMaxChars);
+			body.push(proseBlock(ordinalId(prose.pos), text, tailConfig.tailMaxChars));
 		}
 	}
-	for (const r of reasoning) body += reasoningBlock(ordinalId(r.pos), r.thinking, tailConfig);
-	return body.length === 0 ? undefined : `${APPENDIX_HEADER}\n${body}`;
+	for (const r of reasoning) body.push(reasoningBlock(ordinalId(r.pos), r.thinking, tailConfig));
+	return body;
 }
 
 /**
@@ -379,19 +385,44 @@ export function renderRequest(
 	options: RenderOptions,
 	memo: RenderMemo = sharedMemo,
 ): LedgerRequest {
-	const { config } = options;
-	const messages: Assembled[] = [];
-
 	const catalogue = [memo.catalogue(options.catalogue)];
-	const instructions = renderInstructions(instructionSource(state, options), config, state.cwd);
+	const instructions = renderInstructions(instructionSource(state, options), options.config, state.cwd);
 	if (instructions !== undefined) catalogue.push(instructions);
-	messages.push(whole(userMessage(catalogue)));
-
-	// The cut, if any: the stand-in part opens the first log message that is kept.
+	const system = advisorSystemPrompt(options.toolsMode);
 	const cut = logCut(state, options, memo);
+	const payload = options.payload;
+	if (payload === undefined) return renderCut(state, options, memo, catalogue, cut).request;
+	// Never larger than the payload (payload-cap.ts): the advisor's fixed head is the system prompt, the
+	// declarations, the catalogue, the log's opening, the question and the instruction.
+	const budget = (closing: readonly string[]) =>
+		requestBudget(
+			payload,
+			tokensForChars(system.length) +
+				estimateToolsTokens([...options.tools]) +
+				tokensForChars(catalogue.join("").length) +
+				tokensForChars(LOG_OPEN.length + closing.join("").length),
+		);
+	return cutToPayload(state, cut, (at) => renderCut(state, options, memo, catalogue, at, budget));
+}
+
+/**
+ * The request with the log cut at `cut` (none: whole): the catalogue message, the closed segments
+ * kept, the open message. With `budget`, the appendix is held to it, and `over` says whether the
+ * request is still larger.
+ */
+function renderCut(
+	state: LedgerState,
+	options: RenderOptions,
+	memo: RenderMemo,
+	catalogue: readonly string[],
+	cut: LogCut | undefined,
+	budget?: (closing: readonly string[]) => number,
+): Held {
+	const { config } = options;
+	const messages: Assembled[] = [whole(userMessage(catalogue))];
+	// The stand-in part opens the first log message that is kept.
 	let lead = cut === undefined ? undefined : standInFor(state, cut, config, memo);
 	const tailConfig = trimmedTailConfig(config, options.trim?.tailCaps);
-
 	for (let s = cut?.firstSegment ?? 0; s < state.closed.length; s++) {
 		const segment = state.closed[s]!;
 		const from = cut !== undefined && s === cut.firstSegment ? cut.firstBlock : 0;
@@ -405,22 +436,29 @@ export function renderRequest(
 		lead = undefined;
 		messages.push(whole(rendered.log), whole(rendered.advice));
 	}
-
 	const openFrom = cut !== undefined && cut.firstSegment === state.closed.length ? cut.firstBlock : 0;
 	const log = openLog(state.open, openFrom, lead, config, memo);
-	const tail = volatileParts(state, options, cut, openFrom, tailConfig).map(textPart);
-	messages.push({ role: "user", message: undefined, log, tail });
-	return measure(advisorSystemPrompt(options.toolsMode), [...options.tools], messages, log.length, memo);
+	const { entries, closing } = volatileParts(state, options, cut, openFrom, tailConfig);
+	const system = advisorSystemPrompt(options.toolsMode);
+	const assemble = (appendix: string | undefined) => {
+		const tail = (appendix === undefined ? closing : [appendix, ...closing]).map(textPart);
+		const open: Assembled = { role: "user", message: undefined, log, tail };
+		return measure(system, [...options.tools], [...messages, open], log.length, memo);
+	};
+	if (budget === undefined) return { request: assemble(fitAppendix(entries, Number.POSITIVE_INFINITY)), over: false };
+	const most = budget(closing);
+	const request = heldToPayload(entries, most, assemble);
+	return { request, over: request.tokens > most };
 }
 
-/** What follows the open log: the appendix (if any), then the question and instruction, or the review instruction. */
+/** What follows the open log: the appendix's entries (if any), then the question and instruction, or the review instruction. */
 function volatileParts(
 	state: LedgerState,
 	options: RenderOptions,
 	cut: LogCut | undefined,
 	openFrom: number,
 	tailConfig: LedgerConfig,
-): string[] {
+): { entries: string[]; closing: string[] } {
 	const { config } = options;
 	const tail = selectTail(state, config, openFrom);
 	const consultation = options.mode === "consult" ? inFlight(state, options.inFlightCallId) : undefined;
@@ -430,7 +468,6 @@ function volatileParts(
 			reasoning.push({ pos: consultation.callPos, thinking: consultation.reasoning });
 		}
 	}
-	const appendix = appendixPart(state, tail, reasoning, config, tailConfig, cut);
-	const closing = closingParts(options, consultation, tailConfig);
-	return appendix === undefined ? closing : [appendix, ...closing];
+	const entries = appendixEntries(state, tail, reasoning, config, tailConfig, cut);
+	return { entries, closing: closingParts(options, consultation, tailConfig) };
 }

@@ -12,6 +12,7 @@ import {
 	type RoundStatus,
 	shellCommand,
 	splitCd,
+	testSummary,
 	trackWork,
 } from "../reducers/index.ts";
 import { backtickedNames } from "./backticked-names.ts";
@@ -63,14 +64,17 @@ export function standInPart(
 				if (command !== undefined) commands.add(command, block.round.cwd, block.round.status);
 				break;
 			}
-			case "shell":
-				// The user's own `!` run: a command the branch ran too.
+			case "shell": {
+				// The user's own `!` run: a command the branch ran too, and a test run when it says so.
+				const summary = testSummary(block.command, block.output);
+				if (summary !== undefined) work.addTest({ command: commandFact(block.command, state.cwd), summary });
 				commands.add(
 					block.command,
 					state.cwd,
 					block.exitCode === 0 ? "ok" : block.exitCode === undefined ? "no-result" : "error",
 				);
 				break;
+			}
 			case "prose":
 				for (const name of backtickedNames(block.text)) names.add(name);
 				break;

@@ -1,6 +1,6 @@
 /** Example tests that pin the exact strings of each block kind the advisor reads. */
 import { beforeEach, describe, expect, it } from "vitest";
-import { renderBlock } from "../../src/render/blocks.ts";
+import { carriedWork, renderBlock } from "../../src/render/blocks.ts";
 import { DEFAULT_LEDGER_CONFIG, type LedgerConfig } from "../../src/render/ledger-section.ts";
 import { neutralise } from "../../src/render/neutralise.ts";
 import { capWithGap } from "../../src/render/text-shape.ts";
@@ -104,6 +104,35 @@ describe("blocks", () => {
 		expect(failed.length).toBeLessThan(400);
 		// Exit 0: the same cap, no error line.
 		expect(shell(0).split("\n")[0]).toBe("[shell #19] the user ran: npm run check · exit 0");
+	});
+	it("a long `!` test run names its summary line in the header, which the cut may hide", () => {
+		const output = `${"ok 1 - x\n".repeat(100)}  3 passing (20ms)\n  1 failing\n${"  at x.js:1\n".repeat(100)}`;
+		const shell = (command: string, exitCode: number) =>
+			renderBlock(
+				{ kind: "shell", id: "s1", pos: 45, command, output, exitCode, cancelled: false, truncated: false },
+				{ ...config, proseMaxChars: 200 },
+			).split("\n")[0];
+		// The error line is the summary line here: said once.
+		expect(shell("npx mocha", 1)).toBe("[shell #19] the user ran: npx mocha · exit 1 · 1 failing");
+		expect(shell("npx mocha", 0)).toBe("[shell #19] the user ran: npx mocha · exit 0 · 1 failing");
+		expect(shell("less out.txt", 0)).toBe("[shell #19] the user ran: less out.txt · exit 0");
+	});
+	it("a left-out span's test runs: each command's newest summary, clipped", () => {
+		const long = `Tests: 1 failed ${"z".repeat(200)}`;
+		expect(
+			carriedWork(
+				[],
+				[],
+				[
+					{ command: "npm test", summary: "Tests  1 failed | 2 passed (3)" },
+					{ command: "npx jest", summary: long },
+				],
+				[],
+				"/p",
+			),
+		).toBe(
+			`Test runs, newest summary per command: npm test · Tests 1 failed | 2 passed (3); npx jest · ${long.slice(0, 99)}…\n`,
+		);
 	});
 	it("a compaction is its summary under the executor's horizon mark, naming the first entry Pi kept", () => {
 		const block = { kind: "compaction" as const, id: "c9", pos: 300, summary: "Did X.", contextChars: 5000 };

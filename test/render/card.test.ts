@@ -155,6 +155,27 @@ describe("cards by tool kind", () => {
 			`#ab12cd34 bash npm run check · ${output.length} · ✗ src/x.ts(16,58): error TS2305: Module '"./agent-session.js"' has no exported member 'AgentSession'.\n`,
 		);
 	});
+	it("a test run: its summary line (blanks collapsed) after the size, before the error line", () => {
+		const vitest = " Test Files  1 failed | 4 passed (5)\n      Tests  2 failed | 10 passed (12)\n";
+		expect(card("bash", { command: "npx vitest run" }, `${vitest}\nCommand exited with code 1`, "error")).toBe(
+			"#ab12cd34 bash npx vitest run · 103 · Tests 2 failed | 10 passed (12) · ✗ Test Files 1 failed | 4 passed (5)\n",
+		);
+		expect(card("bash", { command: "npm test" }, "  12 passing (40ms)\n")).toBe(
+			"#ab12cd34 bash npm test · 20 · 12 passing (40ms)\n",
+		);
+	});
+	it("a project's own runner says its summary too; a program that shows text does not", () => {
+		const output = "FAIL  retry › counts waits\n17 passing, 1 failing (1 suites)\n";
+		expect(card("bash", { command: "node test/run.js retry" }, output)).toBe(
+			"#ab12cd34 bash node test/run.js retry · 60 · 17 passing, 1 failing (1 suites)\n",
+		);
+		expect(card("bash", { command: "cat out.log" }, output)).toBe("#ab12cd34 bash cat out.log · 60\n");
+	});
+	it("a summary line is clipped to one short line", () => {
+		const line = `Tests: 1 failed, 2 passed ${"y".repeat(200)}`;
+		const shown = card("bash", { command: "npx jest" }, line).split(" · ")[2]!;
+		expect(shown).toBe(`${line.slice(0, 99)}…\n`);
+	});
 	it("grep and find: pattern, folder relative to the cwd, glob filter; ls: the folder or `.`", () => {
 		expect(card("grep", { pattern: "TODO", path: `${CWD}/src`, glob: "*.ts" }, "a")).toBe(
 			"#ab12cd34 grep TODO in src (*.ts) · 1\n",

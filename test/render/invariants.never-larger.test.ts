@@ -40,7 +40,16 @@ import { ordinalId } from "../../src/render/ordinal.ts";
 import { createRenderMemo } from "../../src/render/render-memo.ts";
 import { renderRequest } from "../../src/render/request-assembly.ts";
 import { buildContext } from "../../src/render/request-units.ts";
-import { RUNS, sessionArb } from "../support/session-gen.ts";
+import {
+	type BuiltSession,
+	buildSession,
+	type CallPlan,
+	filler,
+	RUNS,
+	type Step,
+	sessionArb,
+	type ToolKind,
+} from "../support/session-gen.ts";
 
 const CWD = "/work/project";
 
@@ -66,48 +75,106 @@ function wordsTokens(parts: readonly ContentPart[]): number {
 	return tokensForChars(Math.min(text.length, DEFAULT_LEDGER_CONFIG.userMessageMaxChars) + 24);
 }
 
-/** User words the ledger re-states that Pi's context for the branch does not carry. */
-function restatedTokens(events: readonly LedgerEvent[], piContextJson: string): number {
+/**
+ * User words the ledger re-states that Pi's context for the branch does not carry: those before the
+ * newest compaction's horizon (Pi has only its summary of them; judged by position, since generated
+ * texts can share their start), and an abandoned branch's behind a branch summary.
+ */
+function restatedTokens(events: readonly LedgerEvent[], horizon: number | undefined): number {
 	let tokens = 0;
-	for (const e of events) {
-		if (e.kind === "user") {
-			const text = e.parts.map((p) => (p.type === "text" ? p.text : "")).join("\n");
-			if (!piContextJson.includes(JSON.stringify(text.slice(0, 200)).slice(1, -1))) tokens += wordsTokens(e.parts);
-		}
+	for (const [i, e] of events.entries()) {
+		if (e.kind === "user" && horizon !== undefined && i + 1 < horizon) tokens += wordsTokens(e.parts);
 		if (e.kind === "branchSummary") for (const w of e.hiddenUserWords) tokens += wordsTokens(w.parts);
 	}
 	return tokens;
 }
 
+/** What a request may hold beyond Pi's context for the same branch, and the request's size. */
+async function sizer(): Promise<(session: BuiltSession) => { request: number; bound: number }> {
+	const system = await piSystemPrompt();
+	const declarations = advisorToolDeclarations(CWD);
+	const ledgerHead =
+		tokensForChars(advisorSystemPrompt("repo").length) +
+		tokensForChars(JSON.stringify(declarations).length) +
+		tokensForChars(LOG_OPEN.length + LOG_CLOSE.length + DEFAULT_QUESTION.length + 24 + CONSULT_INSTRUCTION.length);
+	const piHead = tokensForChars(system.length) + tokensForChars(JSON.stringify(executorTools).length);
+	const head = Math.max(0, ledgerHead - piHead);
+	// The allowance is a small constant, not a fraction of anything: if it grows, the head got fat.
+	expect(head).toBeLessThan(800);
+	return (session) => {
+		const read = readSession(session.jsonl);
+		const tools = sessionTools(CWD, calledToolNames(read.entries));
+		const state = ledgerOf(read.events);
+		const messages = baselineMessages(prepareBaseline(read.path, []), read.path.length).slice(1);
+		const pi = estimateContextTokens({ systemPrompt: system, tools: executorTools as never, messages });
+		// The payload as the host measures it: Pi's context for the branch, and its head.
+		const request = renderRequest(state, {
+			config: DEFAULT_LEDGER_CONFIG,
+			catalogue: tools.catalogue,
+			tools: declarations,
+			toolsMode: "repo",
+			mode: "consult",
+			payload: { tokens: pi, headTokens: piHead },
+		});
+		const catalogue = tokensForChars(JSON.stringify(tools.catalogue).length);
+		const restated = restatedTokens(read.events, state.horizon);
+		return { request: request.tokens, bound: pi + catalogue + restated + head };
+	};
+}
+
+/** Large tool rounds, then a compaction that keeps little or nothing of them, then a little more. */
+const heavyCall: fc.Arbitrary<CallPlan> = fc.record({
+	tool: fc.constantFrom<ToolKind>("bash", "read", "grep"),
+	arg: fc.tuple(fc.integer({ min: 1, max: 120 }), fc.nat(9000)).map(([n, s]) => filler(n, s)),
+	text: fc.tuple(fc.integer({ min: 0, max: 12000 }), fc.nat(9000)).map(([n, s]) => filler(n, s)),
+	outcome: fc.constantFrom<CallPlan["outcome"]>("ok", "ok", "error", "missing"),
+	image: fc.constant(false),
+});
+const prose = fc.tuple(fc.integer({ min: 0, max: 3000 }), fc.nat(9000)).map(([n, s]) => filler(n, s));
+const heavyStep: fc.Arbitrary<Step> = fc.oneof(
+	{
+		weight: 4,
+		arbitrary: fc
+			.record({
+				prose,
+				thinking: prose,
+				calls: fc.array(heavyCall, { minLength: 0, maxLength: 4 }),
+				seed: fc.nat(1000),
+			})
+			.map(
+				({ seed, ...s }): Step => ({ t: "turn", ...s, order: s.calls.map((_, i) => (i + seed) % s.calls.length) }),
+			),
+	},
+	{ weight: 1, arbitrary: prose.map((text): Step => ({ t: "user", text, long: false, images: 0 })) },
+);
+const keepsLittle = fc
+	.tuple(
+		fc.array(heavyStep, { minLength: 1, maxLength: 12 }),
+		fc.double({ min: 0.8, max: 1, noNaN: true, maxExcluded: true }),
+		prose,
+		fc.array(heavyStep, { maxLength: 3 }),
+	)
+	.map(([before, keep, summary, after]) =>
+		buildSession([...before, { t: "compaction", keep, summary: summary.slice(0, 200) }, ...after]),
+	);
+
 describe("invariant 7: never larger", () => {
 	it("beyond a constant head and the user words it re-states by design, the ledger is never larger than Pi's context", async () => {
-		const system = await piSystemPrompt();
-		const declarations = advisorToolDeclarations(CWD);
-		const ledgerHead =
-			tokensForChars(advisorSystemPrompt("repo").length) +
-			tokensForChars(JSON.stringify(declarations).length) +
-			tokensForChars(LOG_OPEN.length + LOG_CLOSE.length + DEFAULT_QUESTION.length + 24 + CONSULT_INSTRUCTION.length);
-		const piHead = tokensForChars(system.length) + tokensForChars(JSON.stringify(executorTools).length);
-		const head = Math.max(0, ledgerHead - piHead);
-		// The allowance is a small constant, not a fraction of anything: if it grows, the head got fat.
-		expect(head).toBeLessThan(800);
-
+		const size = await sizer();
 		fc.assert(
 			fc.property(sessionArb(), (session) => {
-				const read = readSession(session.jsonl);
-				const tools = sessionTools(CWD, calledToolNames(read.entries));
-				const request = renderRequest(ledgerOf(read.events), {
-					config: DEFAULT_LEDGER_CONFIG,
-					catalogue: tools.catalogue,
-					tools: declarations,
-					toolsMode: "repo",
-					mode: "consult",
-				});
-				const messages = baselineMessages(prepareBaseline(read.path, []), read.path.length).slice(1);
-				const pi = estimateContextTokens({ systemPrompt: system, tools: executorTools as never, messages });
-				const catalogue = tokensForChars(JSON.stringify(tools.catalogue).length);
-				const restated = restatedTokens(read.events, JSON.stringify(messages));
-				expect(request.tokens).toBeLessThanOrEqual(pi + catalogue + restated + head);
+				const { request, bound } = size(session);
+				expect(request).toBeLessThanOrEqual(bound);
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+	it("also after a compaction that keeps less than a round or two, which Pi does not make", async () => {
+		const size = await sizer();
+		fc.assert(
+			fc.property(keepsLittle, (session) => {
+				const { request, bound } = size(session);
+				expect(request).toBeLessThanOrEqual(bound);
 			}),
 			{ numRuns: RUNS },
 		);

@@ -105,6 +105,41 @@ describe("request layout", () => {
 		expect(JSON.stringify(buildContext(req))).not.toContain("plan A");
 	});
 
+	it("never larger than the payload: the appendix's oldest entries go first, and the appendix says so", () => {
+		// The edit's result is long: its verbatim round is the appendix's largest entry, and its oldest.
+		const events = session().map((e) => (e.id === "r2" ? result("r2", "c2", "edit", "edited ".repeat(300)) : e));
+		const whole = render(events);
+		// A payload as large as the request leaves it as it is.
+		const all = whole.tokens;
+		expect(render(events, { payload: { tokens: all, headTokens: all } }).hash).toBe(whole.hash);
+		// 60 tokens less (an executor whose head is as large as the advisor's): the oldest entry goes.
+		const held = render(events, { payload: { tokens: all - 60, headTokens: all - 60 } });
+		expect(held.tokens).toBeLessThanOrEqual(all - 60);
+		const [, ...kept] = texts(whole, 1)[6]!.split("[tool #7]");
+		expect(texts(held, 1)[6]).toBe(
+			`${APPENDIX_HEADER}\n[omitted] 1 older appendix entry left out: the request may not be larger than the executor's own context; advisor_expand returns any of them.\n[tool #7]${kept.join("[tool #7]")}`,
+		);
+		// The stable portion, the question and the instruction never change.
+		expect(held.stable).toEqual(whole.stable);
+		expect(texts(held, 1).slice(0, 6)).toEqual(texts(whole, 1).slice(0, 6));
+		expect(texts(held, 1).slice(7)).toEqual(texts(whole, 1).slice(7));
+	});
+	it("what the advisor's fixed head has over the executor's is room beyond the payload", () => {
+		const whole = render(session());
+		// An executor with no head at all: its context 60 tokens under the request is no reason.
+		expect(render(session(), { payload: { tokens: whole.tokens - 60, headTokens: 0 } }).hash).toBe(whole.hash);
+		// An executor context that is all head: nothing of the appendix fits, and the log gives all but
+		// its newest item to the stand-in, which keeps the user's words.
+		const least = render(session(), { payload: { tokens: 1, headTokens: 1 } });
+		expect(texts(least, 1).slice(0, 4)).toEqual([
+			"<executor_log>\n",
+			"[omitted] The log's oldest entries are left out to keep it short; advisor_expand returns any of them. What they held — the user's own words, verbatim:\n[user #1]\nAdd a --json flag.\nFiles changed: cli.ts\n[omitted] End of what stands in for the entries up to #5.\n",
+			"#7 bash npm test · ✗ 1 failing\n",
+			`${APPENDIX_HEADER}\n[omitted] 4 older appendix entries left out: the request may not be larger than the executor's own context; advisor_expand returns any of them.\n`,
+		]);
+		expect(texts(least, 1).slice(4)).toEqual(texts(whole, 1).slice(7));
+	});
+
 	it("a completed consultation closes the segment; its advice is the only assistant turn", () => {
 		const events = [...session(), advice("r4", "c4", "Severity: concern\nDo not mock fs."), user("u2", "go on")];
 		const req = render(events);

@@ -32,7 +32,6 @@ import {
 	emptyList,
 	failureLine,
 	foldCases,
-	isTestCommand,
 	type KeySet,
 	mergeSections,
 	nothing,
@@ -44,7 +43,7 @@ import {
 	shellCommand,
 	splitCd,
 	standingInstructions,
-	testSummaryLine,
+	testSummary,
 } from "../../../reducers/index.ts";
 import { backtickedNames } from "../../../render/index.ts";
 import { emptyKeyMap, type KeyMap } from "./key-map.ts";
@@ -156,11 +155,14 @@ function onResult(draft: FactDraft, call: ToolCallInfo, isError: boolean, text: 
 	if (line.length > 0) setFailure(draft, key, Object.freeze({ category: "failure", text: line }));
 	else if (draft.failures.has(key)) setFailure(draft, key, undefined);
 	const command = shellCommand(call);
-	if (command !== undefined && isTestCommand(command)) {
-		const summary = testSummaryLine(text);
-		if (summary !== undefined)
-			draft.tests.set(commandFact(command, cwd), Object.freeze({ category: "test", text: summary }));
-	}
+	if (command !== undefined) keepTest(draft, command, text);
+}
+
+/** The newest summary line of a test command's runs (test-summary.ts `testSummary` says which runs and lines). */
+function keepTest(draft: FactDraft, command: string, output: string): void {
+	const summary = testSummary(command, output);
+	if (summary !== undefined)
+		draft.tests.set(commandFact(command, draft.cwd), Object.freeze({ category: "test", text: summary }));
 }
 
 /** Sets or resolves the open failure of a run, and logs the change. */
@@ -203,7 +205,9 @@ const factCases: CaseReducers<FactState, LedgerEvent> = {
 		onResult(draft, call, event.isError, partsText(event.parts));
 	},
 	bashRun: (draft, event) => {
-		if (!event.excluded) keep(draft, "command", commandFact(event.command, draft.cwd));
+		if (event.excluded) return;
+		keep(draft, "command", commandFact(event.command, draft.cwd));
+		keepTest(draft, event.command, event.output);
 	},
 	customMessage: (draft, event) => {
 		if (event.customType !== CUSTOM_TYPES.review) return;

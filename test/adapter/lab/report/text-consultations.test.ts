@@ -27,24 +27,24 @@ describe("billed vs estimated", () => {
 		expect(consultationLines(r, plain, { wide: true })).toEqual([
 			"Whole consultations (ledger), estimated as the extension does, at anthropic/claude-sonnet-4-5 prices",
 			"points         count  follow-ups  first request  consultation               basis",
-			"advisor calls      3        4.00        $0.0182       $0.0410  history 2, prior 1",
+			"advisor calls      3        4.00        $0.0182       $0.0411  history 2, prior 1",
 			"",
 			"Billed vs estimated: the 2 advisor calls that recorded their usage, at the same prices",
 			"                requests  fresh  cache read  cache write  output   billed  estimated  ratio",
-			"first requests         2  4,005         770        4,005      42  $0.0279    $0.0121  2.309",
+			"first requests         2  4,005         770        4,005      42  $0.0279    $0.0121  2.303",
 			"follow-ups             2  2,359       2,655        2,361      79  $0.0179    $0.0219  0.818",
-			"consultations          4  6,364       3,425        6,366     121  $0.0458    $0.0340  1.348",
-			"Prompt tokens of the first requests: billed 8,780, estimated 3,118 (ratio 2.816); sent then as 4,748",
-			"  (chars/4, as recorded), rendered now as 2,598.",
+			"consultations          4  6,364       3,425        6,366     121  $0.0458    $0.0340  1.347",
+			"Prompt tokens of the first requests: billed 8,780, estimated 3,126 (ratio 2.809); sent then as 4,748",
+			"  (chars/4, as recorded), rendered now as 2,604.",
 			"2 calls went to faux:…, pi-ai's scripted test model, which reports what it writes to its cache",
 			"  twice, as input and as cache write. Without the copy (6,364 input tokens, $0.0191): $0.0267",
-			"  billed, ratio 0.786.",
+			"  billed, ratio 0.785.",
 		]);
 		// The figures are the JSON report's.
 		const b = r.billed.byRequest;
 		expect([b.points, b.requests, b.first.input, b.followUps.cacheRead]).toEqual([2, 4, 4005, 2655]);
-		expect(b.ratio.first).toBe(2.3086);
-		expect(b.ratio.consultation).toBe(1.3479);
+		expect(b.ratio.first).toBe(2.3029);
+		expect(b.ratio.consultation).toBe(1.3466);
 		expect(r.billed.usd).toBe(0.045807);
 	});
 
@@ -69,7 +69,7 @@ describe("billed vs estimated", () => {
 		const lines = consultationLines(r, plain);
 		// Twice tools.jsonl's two calls: the table sums both files' bills.
 		expect(lines).toContain(
-			"first requests         4   8,010       1,540        8,010      84  $0.0558    $0.0242  2.309",
+			"first requests         4   8,010       1,540        8,010      84  $0.0558    $0.0242  2.303",
 		);
 		expect(lines.slice(-2)).toEqual([
 			"2 of these calls went to faux:…, pi-ai's scripted test model; --wide says what that does to the",
