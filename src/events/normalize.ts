@@ -12,6 +12,15 @@
  */
 
 import type { EntryRecord, KnownEntry } from "./entries.ts";
+import {
+	abandonedLeaf,
+	buildLookup,
+	callAbove,
+	type Lookup,
+	lookups,
+	toolArguments,
+	userMessage,
+} from "./entry-lookup.ts";
 import { assertNever } from "./never.ts";
 import {
 	DEFAULT_DENY_PATTERNS,
@@ -26,14 +35,7 @@ import {
 	redactValue,
 	WITHHELD_READ_TEXT,
 } from "./redact/index.ts";
-import type {
-	AgentMessageJson,
-	ContextEditContent,
-	ImagePart,
-	SystemMessageJson,
-	TextPart,
-	UserMessageJson,
-} from "./schemas.ts";
+import type { AgentMessageJson, ContextEditContent, ImagePart, SystemMessageJson, TextPart } from "./schemas.ts";
 import type {
 	BranchSummaryEvent,
 	ContentPart,
@@ -66,11 +68,6 @@ function toParts(content: string | readonly (TextPart | ImagePart)[], privacy: P
 				? { type: "text", text: privacy.text(part.text) }
 				: { type: "image", mimeType: part.mimeType },
 	);
-}
-
-function toolArguments(value: unknown): Record<string, unknown> {
-	if (value === undefined) return {};
-	return isRecord(value) ? value : { value };
 }
 
 /** A tool result's text, or the withheld line when the deny list covers the path its call read. */
@@ -332,32 +329,6 @@ function entryEvent(base: Base, entry: KnownEntry, hidden: () => HiddenUserWords
 	}
 }
 
-function userMessage(record: EntryRecord): UserMessageJson | undefined {
-	if (record.kind !== "known" || record.entry.type !== "message") return undefined;
-	return record.entry.message.role === "user" ? record.entry.message : undefined;
-}
-
-interface Lookup {
-	byId: ReadonlyMap<string, EntryRecord>;
-	/** Position in file order. */
-	position: ReadonlyMap<string, number>;
-	all: readonly EntryRecord[];
-}
-
-/**
- * Where the abandoned branch ended. The summary's `fromId` when it names an entry off the
- * path (what Pi's docs describe); Pi 0.73 actually writes the navigation target there,
- * which is on the path, so then the entry written just before the summary: Pi appends
- * the summary right after leaving that leaf.
- */
-function abandonedLeaf(summary: EntryRecord, fromId: string | undefined, onPath: ReadonlySet<string>, lookup: Lookup) {
-	const from = fromId === undefined ? undefined : lookup.byId.get(fromId);
-	if (from !== undefined && !onPath.has(from.id)) return from;
-	const at = lookup.position.get(summary.id);
-	const previous = at === undefined ? undefined : lookup.all[at - 1];
-	return previous !== undefined && !onPath.has(previous.id) ? previous : undefined;
-}
-
 /** User messages from the abandoned leaf up to (excluding) the common ancestor, oldest first. */
 function hiddenUserWords(
 	summary: EntryRecord,
@@ -398,36 +369,6 @@ export interface NormalizeOptions {
 /** A stable name for the options that decide an event's bytes: whatever memoises events keys on it. */
 export function privacyKey(privacy: PrivacySettings, denyPatterns: readonly string[]): string {
 	return `${privacyFingerprint(privacy)}\u0000${JSON.stringify(denyPatterns)}`;
-}
-
-const lookups = new WeakMap<readonly EntryRecord[], Lookup>();
-
-function buildLookup(entries: readonly EntryRecord[]): Lookup {
-	const byId = new Map<string, EntryRecord>();
-	const position = new Map<string, number>();
-	entries.forEach((record, i) => {
-		if (byId.has(record.id)) return;
-		byId.set(record.id, record);
-		position.set(record.id, i);
-	});
-	return { byId, position, all: entries };
-}
-
-/** Pi writes a message's results right after it: the first assistant message above a result holds its call. */
-function callAbove(parentId: string | null, callId: string, lookup: Lookup): ToolCallInfo | undefined {
-	let current = parentId === null ? undefined : lookup.byId.get(parentId);
-	const seen = new Set<string>();
-	while (current !== undefined && !seen.has(current.id)) {
-		seen.add(current.id);
-		if (current.kind === "known" && current.entry.type === "message" && current.entry.message.role === "assistant") {
-			const part = current.entry.message.content.find((p) => p.type === "toolCall" && p.id === callId);
-			return part?.type === "toolCall"
-				? { id: part.id, name: part.name, arguments: toolArguments(part.arguments) }
-				: undefined;
-		}
-		current = current.parentId === null ? undefined : lookup.byId.get(current.parentId);
-	}
-	return undefined;
 }
 
 /**
