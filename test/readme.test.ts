@@ -4,7 +4,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { consultingLine } from "../src/adapter/extension/pi/notices.ts";
-import { EXIT, MAIN_HELP } from "../src/adapter/lab/cli/args.ts";
+import { EXIT } from "../src/adapter/lab/cli/args.ts";
+import { MAIN_HELP } from "../src/adapter/lab/cli/help.ts";
 import { EXTENSION_ENTRY, REPO_ROOT } from "./support/hosts.ts";
 
 const read = (name: string) => readFileSync(fileURLToPath(new URL(`../${name}`, import.meta.url)), "utf8");

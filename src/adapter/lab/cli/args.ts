@@ -16,18 +16,6 @@ import {
 	STATS_HELP,
 } from "./help.ts";
 
-export {
-	DEFAULT_EVAL_OUT,
-	DEFAULT_EVERY,
-	DEFAULT_POINTS,
-	DEFAULT_SEED,
-	EVAL_HELP,
-	MAIN_HELP,
-	RENDER_HELP,
-	REPLAY_HELP,
-	STATS_HELP,
-};
-
 export const EXIT = Object.freeze({
 	ok: 0,
 	usage: 1,

@@ -15,7 +15,7 @@ import {
 	parseSessionText,
 	selectBranch,
 } from "../../../events/index.ts";
-import { DEFAULT_EVERY } from "../cli/args.ts";
+import { DEFAULT_EVERY } from "../cli/help.ts";
 import { type ConsultationPoint, pointsOfScan, scanPoints } from "../replay/points.ts";
 import { type Random, seededRandom, shuffled, spreadOrder } from "./random.ts";
 

@@ -19,7 +19,7 @@ import { fileBranches } from "./file-branches.ts";
 import { defaultCostSetup } from "./point-estimate.ts";
 import { replayWatch } from "./watch-replay.ts";
 
-export { DEFAULT_EVERY } from "../cli/args.ts";
+export { DEFAULT_EVERY } from "../cli/help.ts";
 export type { ReplayOptions } from "./branch-replay.ts";
 
 /** The replay's options, and the watch's settings when `replay --watch` replays it too. */
