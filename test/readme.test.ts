@@ -39,6 +39,23 @@ describe("README.md", () => {
 		}
 	});
 
+	it("quotes the watch's reviews and share on the bundled real sessions as BENCHMARKS.md measured them", () => {
+		const from = BENCHMARKS.indexOf("## The watch");
+		const section = BENCHMARKS.slice(from, BENCHMARKS.indexOf("\n## ", from + 1));
+		const rows = section
+			.split("\n")
+			.filter((l) => l.startsWith("| samples/long/"))
+			.map((l) => l.split("|").map((c) => c.trim()));
+		expect(rows.length).toBeGreaterThan(0);
+		// Columns: input, reviews, by signal, held back, watch $, executor $, share, reuse, time.
+		const dollars = (cell: string) => Number(cell.replace("$", ""));
+		const reviews = rows.reduce((n, r) => n + Number(r[2]), 0);
+		const share = rows.reduce((n, r) => n + dollars(r[5]!), 0) / rows.reduce((n, r) => n + dollars(r[6]!), 0);
+		expect(README.replace(/\s+/g, " ")).toContain(
+			`(\`advisor-ledger replay --watch\`) it reviewed ${reviews} times for ${share.toFixed(3)} of the executor's spend.`,
+		);
+	});
+
 	it("stays a guide: at most 15 KB (reference goes to docs/)", () => {
 		expect(Buffer.byteLength(README, "utf8")).toBeLessThanOrEqual(15_000);
 	});
