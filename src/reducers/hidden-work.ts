@@ -78,7 +78,19 @@ export function runKey(call: ToolCallInfo): string {
 }
 
 /** A shell run's test summary line, when its output gives one (test-summary.ts `testSummary`; keyed by its command fact). */
+// A stand-in is rebuilt from the first hidden round at every cut of the log, and rounds are never
+// changed once folded: a round's output is searched for a test summary once, not once per cut.
+const testRuns = new WeakMap<Round, CarriedTest | null>();
+
 export function testRun(round: Round): CarriedTest | undefined {
+	const known = testRuns.get(round);
+	if (known !== undefined) return known ?? undefined;
+	const run = readTestRun(round);
+	testRuns.set(round, run ?? null);
+	return run;
+}
+
+function readTestRun(round: Round): CarriedTest | undefined {
 	if (round.status !== "ok" && round.status !== "error") return undefined;
 	const command = shellCommand(round.call);
 	if (command === undefined) return undefined;
