@@ -1,7 +1,8 @@
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { gitDiffArgv, gitUntrackedArgv } from "../../../../src/adapter/extension/tools/git-diff.ts";
+import { running, settledPid } from "../../../support/processes.ts";
 import { git, makeSandbox, run, type Sandbox, textOf, toolsFor } from "./fixture.ts";
 
 let box: Sandbox;
@@ -25,23 +26,6 @@ afterEach(() => {
 });
 
 const diff = (args: Record<string, unknown> = {}, root = box.root) => run(toolsFor(root), "git_diff", args);
-
-/** Whether process `pid` still runs (signal 0 only asks). */
-function running(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch {
-		return false;
-	}
-}
-
-/** The pid a fake program wrote, once it is gone or after five seconds (it would sleep ten). */
-async function settledPid(file: string): Promise<number> {
-	const pid = Number(readFileSync(file, "utf8"));
-	for (let i = 0; i < 50 && running(pid); i++) await new Promise((r) => setTimeout(r, 100));
-	return pid;
-}
 
 describe("git_diff", () => {
 	test("the argv is fixed: no shell, no external diff or textconv, no submodule status, --stat unless patch, -- before paths", () => {

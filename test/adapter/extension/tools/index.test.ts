@@ -1,6 +1,6 @@
 /** read/grep/find/ls behaviour beyond the security table, declarations, deadlines and binaries. */
 
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -15,6 +15,7 @@ import {
 	type DEFAULT_TOOLS_CONFIG,
 	withoutDescriptions,
 } from "../../../../src/adapter/extension/tools/index.ts";
+import { running, settledPid } from "../../../support/processes.ts";
 import { makeSandbox, PNG_1X1, run, type Sandbox, textOf, toolsFor } from "./fixture.ts";
 
 let box: Sandbox;
@@ -30,23 +31,6 @@ beforeAll(() => {
 });
 
 afterAll(() => box.cleanup());
-
-/** Whether process `pid` still runs (signal 0 only asks). */
-function running(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch {
-		return false;
-	}
-}
-
-/** The pid a fake program wrote, once it is gone or after five seconds (it would sleep ten). */
-async function settledPid(file: string): Promise<number> {
-	const pid = Number(readFileSync(file, "utf8"));
-	for (let i = 0; i < 50 && running(pid); i++) await new Promise((r) => setTimeout(r, 100));
-	return pid;
-}
 
 describe("declarations", () => {
 	const names = (config: Partial<typeof DEFAULT_TOOLS_CONFIG>) =>
